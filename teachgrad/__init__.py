@@ -1,0 +1,23 @@
+"""teachgrad: automatic differentiation you can watch.
+
+    import teachgrad as tg
+    x = tg.Variable(3.0)
+    with tg.GradientTape() as tape:
+        y = x * x
+    tape.gradient(y, x)          # 6.0
+"""
+from . import autodiff, backend, nest, ops, viz
+from .autodiff import (AggregationMethod, GradcheckError, GradientTape, UnconnectedGradients,
+                       grad, gradcheck, hessian, jacrev, value_and_grad, vjp)
+from .backend import get_backend, set_backend
+from .dtypes import bool_, float32, float64, int32, int64
+from .ops import (IndexedSlices, abs, add, add_n, broadcast_to, cast, concat, cos, divide,
+                  equal, exp, expand_dims, gather, greater, greater_equal, identity,
+                  identity_n, less, less_equal, log, log1p, log_softmax, logsumexp, matmul,
+                  max, maximum, mean, min, minimum, multiply, negative, not_equal, ones,
+                  ones_like, power, relu, reshape, sigmoid, sign, sin, softmax, split, sqrt,
+                  square, squeeze, stack, stop_gradient, subtract, sum, tanh, transpose,
+                  where, zeros, zeros_like)
+from .tensor import Tensor, Variable, constant, convert_to_tensor
+
+__version__ = "0.1.0"

@@ -1,0 +1,195 @@
+"""The backward pass: one engine for the tape and for graphs.
+
+Reverse mode visits the recorded ops from the targets back towards the
+sources. An op may only run its VJP rule once *every* consumer of its outputs
+has handed back its contribution, so the engine keeps, for each node, a
+**pending count**: how many consumer edges between sources and targets have
+not reported yet. A node whose count reaches zero joins a FIFO **queue**; the
+loop pops a node, sums the contributions for each of its outputs, calls its
+VJP rule, hands each input its cotangent, and releases the producers of the
+inputs, enqueuing those that become ready.
+
+This is TensorFlow's ``_GradientsHelper``. A queue instead of recursion means
+no Python recursion limit and a deterministic order that the BackpropStepper
+replays event by event.
+
+The engine needs very little of the graph it walks (``producer(tensor)``
+gives the Node that made a tensor, or None; a Node has ``op``, ``inputs``,
+``outputs``), so tape entries and graph operations both fit.
+"""
+import collections
+
+from .. import dtypes
+from ..ops import IndexedSlices, zeros_like
+from . import events
+from .aggregation import aggregate, check_method
+
+
+def trainable(tensor):
+    """Only floating-point tensors carry gradients; ints and bools are constants."""
+    return dtypes.is_floating(tensor.dtype)
+
+
+def backward(targets, target_grads, sources, producer,
+             aggregation_method=None, stop_tensors=(), observer=None):
+    """Gradients of ``targets`` (seeded with ``target_grads``) for each of ``sources``.
+
+    Returns a list with one entry per source: a Tensor, an IndexedSlices, or
+    None when no path connects the source to the targets.
+    """
+    method = check_method(aggregation_method)
+    source_ids = {s._id for s in sources}
+    between, pending = pending_counts(targets, sources, producer)
+    stop_nodes = _stop_nodes(sources, stop_tensors, producer, pending)
+
+    grads = collections.defaultdict(list)   # tensor id -> contributions so far
+    for y, g in zip(targets, target_grads):
+        grads[y._id].append(g)
+
+    queue = collections.deque()
+    for y in targets:
+        node = producer(y)
+        if node in between and pending[node] == 0 and node not in queue:
+            queue.append(node)
+    if observer is not None:
+        observer(events.Start(tuple(targets), tuple(sources),
+                              {n: pending[n] for n in between}, tuple(queue)))
+
+    while queue:
+        node = queue.popleft()
+        if observer is not None:
+            observer(events.Pop(node, tuple(queue)))
+        out_grads = [_sum_contributions(grads, t, node, i, method, source_ids, observer)
+                     for i, t in enumerate(node.outputs)]
+
+        if node in stop_nodes or all(g is None for g in out_grads):
+            if observer is not None:
+                reason = "stop gradient" if node in stop_nodes else "no incoming gradient"
+                observer(events.Skip(node, reason))
+        else:
+            in_grads = _call_vjp(node, out_grads, source_ids, between, producer)
+            for x, g in zip(node.inputs, in_grads):
+                if g is not None:
+                    grads[x._id].append(g)
+            if observer is not None:
+                observer(events.CallVJP(node, f"{node.op.name} VJP", tuple(out_grads),
+                                        tuple(in_grads)))
+
+        # This node has reported to each of its inputs' producers: release them.
+        for x in node.inputs:
+            parent = producer(x) if trainable(x) else None
+            if parent in between:
+                pending[parent] -= 1
+                if observer is not None:
+                    observer(events.Release(parent, pending[parent]))
+                if pending[parent] == 0:
+                    queue.append(parent)
+                    if observer is not None:
+                        observer(events.Enqueue(parent))
+
+    results = [_sum_contributions(grads, s, None, 0, method, source_ids, observer)
+               for s in sources]
+    if observer is not None:
+        observer(events.Finish(tuple(results)))
+    return results
+
+
+def pending_counts(targets, sources, producer):
+    """The nodes between sources and targets, and each one's pending count.
+
+    1. Walk back from the targets to find every node they depend on, noting
+       each tensor's consumers.
+    2. Walk forward from the sources along those consumers: the *reached* nodes.
+    3. A node is *between* when it is reached and the targets depend on it.
+    4. Its pending count is the number of input edges of between nodes that
+       it produced.
+    """
+    consumers = collections.defaultdict(list)
+    seen, walk = set(), collections.deque()
+    for y in targets:
+        node = producer(y)
+        if node is not None and node not in seen:
+            seen.add(node)
+            walk.append(node)
+    while walk:
+        node = walk.popleft()
+        for x in node.inputs:
+            if not trainable(x):
+                continue
+            consumers[x._id].append(node)
+            parent = producer(x)
+            if parent is not None and parent not in seen:
+                seen.add(parent)
+                walk.append(parent)
+
+    reached, walk = set(), collections.deque()
+    for s in sources:
+        walk.extend(consumers.get(s._id, ()))
+        if producer(s) is not None:
+            walk.append(producer(s))  # a source made by an op: that op counts as reached
+    while walk:
+        node = walk.popleft()
+        if node in reached or node not in seen:
+            continue
+        reached.add(node)
+        for out in node.outputs:
+            walk.extend(consumers.get(out._id, ()))
+
+    between = {node for node in seen if node in reached}
+    pending = dict.fromkeys(between, 0)
+    for node in between:
+        for x in node.inputs:
+            parent = producer(x) if trainable(x) else None
+            if parent in between:
+                pending[parent] += 1
+    return between, pending
+
+
+def _stop_nodes(sources, stop_tensors, producer, pending):
+    """Nodes whose rule must not run: the producers of sources that no other
+    source depends on (the gradient stops at a source), and of stop_tensors."""
+    stops = set()
+    for s in sources:
+        node = producer(s)
+        if node is not None and not any(
+                pending.get(producer(x), 0) > 0 for x in node.inputs if trainable(x)):
+            stops.add(node)
+    stops.update(producer(t) for t in stop_tensors if producer(t) is not None)
+    return stops
+
+
+def _sum_contributions(grads, tensor, node, index, method, source_ids, observer):
+    """Aggregate the contributions for ``tensor``; keep the sum only for sources."""
+    contributions = grads.pop(tensor._id, None)
+    if not contributions:
+        return None
+    total, how = aggregate(contributions, method)
+    if tensor._id in source_ids:
+        grads[tensor._id] = [total]
+    if observer is not None and how != "nop":
+        observer(events.Aggregate(node, index, tuple(contributions), how, total))
+    return total
+
+
+def _call_vjp(node, out_grads, source_ids, between, producer):
+    """Run ``node``'s VJP rule for the inputs that lead to a source."""
+    op = node.op
+    if op.multiple_results:
+        # A rule for several outputs needs a cotangent for each: unused ones are zero.
+        out_grads = [zeros_like(t) if g is None and trainable(t) else g
+                     for g, t in zip(out_grads, node.outputs)]
+    if not op.accepts_sparse:
+        out_grads = [g.to_dense() if isinstance(g, IndexedSlices) else g for g in out_grads]
+    needed = [trainable(x) and (x._id in source_ids or producer(x) in between)
+              for x in node.inputs]
+    in_grads = op.vjp(node, out_grads, needed)
+    if len(in_grads) != len(node.inputs):
+        raise ValueError(f"The VJP rule of {node.name} returned {len(in_grads)} gradients "
+                         f"for {len(node.inputs)} inputs.")
+    for i, (x, g) in enumerate(zip(node.inputs, in_grads)):
+        if g is not None and tuple(g.shape) != tuple(x.shape):
+            raise ValueError(
+                f"Incompatible shapes between op input and calculated input gradient. "
+                f"Forward operation: {node.name}. Input index: {i}. Original input shape: "
+                f"{tuple(x.shape)}. Calculated input gradient shape: {tuple(g.shape)}.")
+    return [g if need else None for g, need in zip(in_grads, needed)]

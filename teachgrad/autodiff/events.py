@@ -1,0 +1,117 @@
+"""What the backward engine reports, step by step, for the visualizers.
+
+Each event is a frozen dataclass: plain data that a widget can replay and a
+test can fold back into the gradients. The engine only builds them when an
+observer is listening (``with tg.viz.record() as rec: ...``); otherwise the
+cost is one ``if observer is not None`` per node.
+"""
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+
+@dataclass(frozen=True)
+class Start:
+    """The backward pass begins: what is differentiated, and the initial queue."""
+    targets: tuple
+    sources: tuple
+    pending: dict       # node -> how many of its consumers must hand it a gradient first
+    queue: tuple        # nodes ready at once (their pending count is 0)
+
+
+@dataclass(frozen=True)
+class Pop:
+    """``node`` is taken from the front of the queue."""
+    node: Any
+    queue: tuple        # what is left in the queue
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """The contributions to one output's gradient are summed."""
+    node: Any           # the node whose output it is (None for a source with no producer)
+    index: int
+    contributions: tuple
+    method: str         # "nop" (one contribution), "add_n", "tree", or "sparse"
+    result: Any
+
+
+@dataclass(frozen=True)
+class CallVJP:
+    """The node's VJP rule turns output cotangents into input cotangents."""
+    node: Any
+    rule: str
+    output_grads: tuple
+    input_grads: tuple
+
+
+@dataclass(frozen=True)
+class Skip:
+    """The node's rule is not called, and why."""
+    node: Any
+    reason: str         # "stop gradient", "no incoming gradient", "source"
+
+
+@dataclass(frozen=True)
+class Release:
+    """One consumer of ``node`` is done: its pending count drops to ``count``."""
+    node: Any
+    count: int
+
+
+@dataclass(frozen=True)
+class Enqueue:
+    """``node``'s pending count reached zero: all its gradients are in."""
+    node: Any
+
+
+@dataclass(frozen=True)
+class Finish:
+    """The backward pass is over: one gradient per source."""
+    gradients: tuple
+
+
+@dataclass
+class Trace:
+    """The events of one backward pass, in order."""
+    events: list = field(default_factory=list)
+
+    def __call__(self, event):
+        self.events.append(event)
+
+
+class Recorder:
+    """Collects one ``Trace`` per backward pass run while it is active."""
+
+    def __init__(self):
+        self.traces = []
+
+    def new_trace(self):
+        trace = Trace()
+        self.traces.append(trace)
+        return trace
+
+
+_recorders = []
+
+
+def current_observer() -> Optional[Trace]:
+    """A fresh trace to report to, if someone is recording; else None."""
+    return _recorders[-1].new_trace() if _recorders else None
+
+
+@contextlib.contextmanager
+def record():
+    """Record what every backward pass inside the block does.
+
+    >>> with tg.viz.record() as rec:
+    ...     grads = tape.gradient(y, x)
+    >>> rec.traces[0].events[0]
+    Start(...)
+    """
+    recorder = Recorder()
+    _recorders.append(recorder)
+    try:
+        yield recorder
+    finally:
+        _recorders.remove(recorder)

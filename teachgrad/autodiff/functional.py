@@ -1,0 +1,119 @@
+"""Function transformations on top of the tape, with JAX's names.
+
+``tg.grad(f)`` is a new function that returns the gradient of ``f``: it runs
+``f`` under a GradientTape that watches the chosen arguments and asks the tape
+for the gradient. Unconnected arguments get zeros, and sparse gradients are
+made dense, so the results are always plain tensors.
+"""
+from .. import dtypes, nest
+from ..ops import IndexedSlices, zeros_like
+from ..tensor import Tensor, Variable, constant
+from .tape import GradientTape
+
+
+def _as_float_tensor(value, position):
+    if isinstance(value, Variable):
+        return value
+    t = value if isinstance(value, Tensor) else constant(value)
+    if not dtypes.is_floating(t.dtype):
+        raise TypeError(f"Argument {position} has dtype {t.dtype}; only floating-point "
+                        f"arguments can be differentiated. Pass e.g. 3.0 instead of 3.")
+    return t
+
+
+def _dense(g, like):
+    if g is None:
+        return zeros_like(like)
+    return g.to_dense() if isinstance(g, IndexedSlices) else g
+
+
+def _prepare(args, argnums):
+    """Convert the differentiated arguments to tensors."""
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+    for n in nums:
+        if not -len(args) <= n < len(args):
+            raise ValueError(f"argnums {argnums} is out of range for a call with "
+                             f"{len(args)} positional arguments.")
+    args = list(args)
+    for n in nums:
+        args[n] = nest.pack_sequence_as(
+            args[n], [_as_float_tensor(a, n) for a in nest.flatten(args[n])])
+    return args, nums, single
+
+
+def value_and_grad(f, argnums=0):
+    """A function returning ``(f(*args), gradient of f w.r.t. args[argnums])``.
+
+    ``f`` must return a scalar. ``argnums`` is an int (one gradient) or a tuple
+    (a tuple of gradients); an argument may be a nested list/dict of tensors.
+    """
+    def wrapped(*args, **kwargs):
+        args, nums, single = _prepare(args, argnums)
+        with GradientTape() as tape:
+            tape.watch([args[n] for n in nums])
+            value = f(*args, **kwargs)
+        if not isinstance(value, Tensor) or value.size != 1:
+            shape = getattr(value, "shape", type(value).__name__)
+            raise TypeError(f"grad requires a function with a scalar output, but it returned "
+                            f"{shape}. For vector outputs use tg.vjp or tg.jacrev.")
+        grads = tape.gradient(value, [args[n] for n in nums])
+        grads = [nest.pack_sequence_as(args[n], [_dense(g, a) for g, a in
+                                                 zip(nest.flatten(gs), nest.flatten(args[n]))])
+                 for n, gs in zip(nums, grads)]
+        return value, (grads[0] if single else tuple(grads))
+    return wrapped
+
+
+def grad(f, argnums=0):
+    """A function returning the gradient of scalar-valued ``f`` w.r.t. ``args[argnums]``.
+
+    >>> tg.grad(lambda x: x ** 3)(2.0)      # 3 x^2 at x = 2
+    tg.Tensor(12., ...)
+    """
+    vg = value_and_grad(f, argnums)
+    def wrapped(*args, **kwargs):
+        return vg(*args, **kwargs)[1]
+    return wrapped
+
+
+def vjp(f, *primals):
+    """Run ``f(*primals)`` and return ``(out, vjp_fn)``.
+
+    ``vjp_fn(ct)`` maps a cotangent of ``out`` (same structure) to a tuple of
+    cotangents, one per primal: the vector-Jacobian product ``ct^T J``. It can
+    be called any number of times.
+    """
+    primals = [_as_float_tensor(p, i) for i, p in enumerate(primals)]
+    with GradientTape(persistent=True) as tape:
+        tape.watch(primals)
+        out = f(*primals)
+
+    def vjp_fn(cotangent):
+        nest.assert_same_structure(out, cotangent, "output and cotangent")
+        grads = tape.gradient(out, primals, output_gradients=cotangent)
+        return tuple(_dense(g, p) for g, p in zip(grads, primals))
+    return out, vjp_fn
+
+
+def jacrev(f, argnums=0):
+    """A function returning the Jacobian of ``f`` by reverse mode, one row per output entry.
+
+    The result has shape ``out.shape + arg.shape`` (a tuple of them for a tuple ``argnums``).
+    """
+    def wrapped(*args, **kwargs):
+        args, nums, single = _prepare(args, argnums)
+        with GradientTape(persistent=True) as tape:
+            tape.watch([args[n] for n in nums])
+            out = f(*args, **kwargs)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"jacrev needs a function returning one tensor, got {type(out).__name__}.")
+        jacs = tape.jacobian(out, [args[n] for n in nums],
+                             unconnected_gradients="zero")
+        return jacs[0] if single else tuple(jacs)
+    return wrapped
+
+
+def hessian(f, argnums=0):
+    """The Hessian of scalar-valued ``f``: the Jacobian of its gradient."""
+    return jacrev(grad(f, argnums), argnums)

@@ -1,0 +1,234 @@
+"""GradientTape: record ops as they run, then run the backward engine on them.
+
+A tape *watches* tensors. An op is recorded when one of its inputs is watched,
+and its floating-point outputs become watched in turn, so the tape ends up
+holding exactly the ops that connect the watched tensors to whatever you
+compute from them. Trainable Variables are watched as soon as an op reads them.
+
+    x = tg.constant(3.0)
+    with tg.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    tape.gradient(y, x)        # 6.0
+
+Tapes nest: ops run by an inner tape's ``gradient`` are recorded by an outer
+tape, which is how second derivatives are taken.
+"""
+import contextlib
+import warnings
+
+from .. import backend, dtypes, nest
+from ..ops import core as op_core
+from ..ops import IndexedSlices, reshape, stack, zeros, zeros_like
+from ..ops.core import Node, defvjp, primitive
+from ..tensor import Tensor, Variable
+from . import events
+from .aggregation import UnconnectedGradients
+from .engine import backward
+
+# Reading a Variable: the snapshot of its value that an op used. The gradient
+# passes straight through to the Variable.
+read_p = defvjp(primitive("read", lambda v: v), lambda g, ans, v: g)
+read_p.accepts_sparse = True
+
+
+class GradientTape:
+    """Records operations for reverse-mode differentiation.
+
+    Args:
+      persistent: allow more than one ``gradient``/``jacobian`` call.
+      watch_accessed_variables: watch trainable Variables when they are read.
+    """
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self._persistent = persistent
+        self._watch_accessed_variables = watch_accessed_variables
+        self._watched = set()         # ids of watched tensors
+        self._producers = {}          # tensor id -> the Node that made it
+        self._variables = {}          # watched Variables, in the order first watched
+        self._recording = False
+        self._used = False
+
+    # -- recording ------------------------------------------------------------
+    def __enter__(self):
+        if self._recording:
+            raise RuntimeError("This GradientTape is already recording; a tape cannot be "
+                               "entered twice. Create a new tg.GradientTape().")
+        self._start()
+        return self
+
+    def __exit__(self, *exc):
+        if self._recording:
+            self._stop()
+
+    def _start(self):
+        op_core.active_tapes.append(self)
+        self._recording = True
+
+    def _stop(self):
+        op_core.active_tapes.remove(self)
+        self._recording = False
+
+    @contextlib.contextmanager
+    def stop_recording(self):
+        """Run the block without recording its ops on this tape."""
+        if not self._recording:
+            raise RuntimeError("stop_recording() needs a tape that is recording: use it "
+                               "inside the tape's `with` block.")
+        self._stop()
+        try:
+            yield
+        finally:
+            self._start()
+
+    def reset(self):
+        """Forget everything recorded so far (the tape keeps recording)."""
+        self._watched.clear()
+        self._producers = {}
+        self._variables.clear()
+        self._used = False
+
+    def watch(self, tensor):
+        """Make the tape record ops on ``tensor`` (or a nested structure of them)."""
+        for t in nest.flatten(tensor):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"tape.watch() takes tensors or Variables, not "
+                                f"{type(t).__name__}: wrap it with tg.constant(...) first.")
+            if not dtypes.is_floating(t.dtype):
+                warnings.warn(f"The dtype of the watched tensor must be floating (e.g. "
+                              f"tg.float32), got {t.dtype}: it will get no gradient.",
+                              stacklevel=2)
+            self._watched.add(t._id)
+            if isinstance(t, Variable):
+                self._variables.setdefault(t._id, t)
+
+    def watched_variables(self):
+        """The Variables this tape watches, in the order it started watching them."""
+        return tuple(self._variables.values())
+
+    def _record(self, node):
+        watched = self._watched
+        for x in node.inputs:
+            if x._id in watched:
+                break
+        else:
+            return
+        for out in node.outputs:
+            if dtypes.is_floating(out.dtype):
+                watched.add(out._id)
+                self._producers[out._id] = node
+
+    def _record_read(self, variable, snapshot):
+        if (self._watch_accessed_variables and variable.trainable
+                and variable._id not in self._watched):
+            self._watched.add(variable._id)
+            self._variables.setdefault(variable._id, variable)
+        if variable._id in self._watched and snapshot._id not in self._producers:
+            self._watched.add(snapshot._id)
+            self._producers[snapshot._id] = Node(read_p, (variable,), (snapshot,), {})
+
+    # -- differentiating -------------------------------------------------------
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE):
+        """The gradient of ``target`` with respect to each of ``sources``.
+
+        Args:
+          target: a Tensor, or a nested structure of them (their gradients add up).
+            A non-scalar target is summed, as if ``output_gradients`` were ones.
+          sources: a Tensor or Variable, or a nested structure of them; the
+            result has the same structure.
+          output_gradients: cotangents for ``target``, one per target tensor.
+          unconnected_gradients: ``"none"`` (None for a source the target does
+            not depend on) or ``"zero"`` (zeros of the source's shape).
+        """
+        grads = self._differentiate(target, sources, output_gradients, unconnected_gradients)
+        self._mark_used()
+        return grads
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE):
+        """The full Jacobian: for each source, shape ``target.shape + source.shape``.
+
+        Computed one row at a time, each a backward pass seeded with a one-hot
+        cotangent.
+        """
+        target = _as_tensor(target, "target")
+        flat_sources = nest.flatten(sources)
+        rows = []
+        for k in range(target.size):
+            seed = backend.xp.zeros(target.size, dtype=target.dtype)
+            seed[k] = 1
+            seed = Tensor(backend.xp.reshape(seed, target.shape))
+            rows.append(self._differentiate(target, flat_sources, seed, unconnected_gradients))
+        jacobians = []
+        for i, s in enumerate(flat_sources):
+            column = [row[i] for row in rows]
+            if all(g is None for g in column) and rows:
+                jacobians.append(None)
+                continue
+            dense = [zeros(s.shape, s.dtype) if g is None else _dense(g) for g in column]
+            if dense:
+                jacobians.append(reshape(stack(dense), tuple(target.shape) + tuple(s.shape)))
+            else:
+                jacobians.append(zeros(tuple(target.shape) + tuple(s.shape), s.dtype))
+        self._mark_used()
+        return nest.pack_sequence_as(sources, jacobians)
+
+    def _differentiate(self, target, sources, output_gradients, unconnected_gradients):
+        if self._producers is None:
+            raise RuntimeError(
+                "A non-persistent GradientTape can only be used to compute one set of "
+                "gradients (or jacobians). Create it with tg.GradientTape(persistent=True) "
+                "to call gradient() more than once.")
+        try:
+            unconnected = UnconnectedGradients(unconnected_gradients)
+        except ValueError:
+            raise ValueError(f"Unknown value for unconnected_gradients: "
+                             f"{unconnected_gradients!r}; use 'none' or 'zero'.") from None
+        if self._recording and not self._persistent:
+            self._stop()  # a one-shot tape records nothing more (TensorFlow pops it too)
+
+        flat_targets = [_as_tensor(t, "target") for t in nest.flatten(target)]
+        flat_sources = [_as_tensor(s, "source") for s in nest.flatten(sources)]
+        seeds = _seed_gradients(flat_targets, output_gradients)
+        producers = self._producers
+        grads = backward(flat_targets, seeds, flat_sources, lambda t: producers.get(t._id),
+                         observer=events.current_observer())
+        if unconnected is UnconnectedGradients.ZERO:
+            grads = [zeros_like(s) if g is None else g for g, s in zip(grads, flat_sources)]
+        return nest.pack_sequence_as(sources, grads)
+
+    def _mark_used(self):
+        if not self._persistent:
+            self._producers = None  # free what the tape held
+            self._watched = set()
+
+
+def _as_tensor(value, role):
+    if isinstance(value, Tensor):
+        return value
+    raise TypeError(f"The {role} must be a tg.Tensor or tg.Variable, not "
+                    f"{type(value).__name__}. Compute it with teachgrad ops inside the tape.")
+
+
+def _seed_gradients(targets, output_gradients):
+    """Cotangents for the targets: ones (so a non-scalar target is summed) unless given."""
+    if output_gradients is None:
+        return [Tensor(backend.xp.ones_like(y._value)) for y in targets]
+    flat = nest.flatten(output_gradients)
+    if len(flat) != len(targets):
+        raise ValueError(f"Passed {len(flat)} output_gradients for {len(targets)} targets.")
+    seeds = []
+    for y, g in zip(targets, flat):
+        if g is None:
+            seeds.append(Tensor(backend.xp.ones_like(y._value)))
+            continue
+        g = g if isinstance(g, Tensor) else Tensor(backend.xp.asarray(g, dtype=y.dtype))
+        if tuple(g.shape) != tuple(y.shape):
+            raise ValueError(f"output_gradients has shape {tuple(g.shape)} but its target has "
+                             f"shape {tuple(y.shape)}; they must match.")
+        seeds.append(g)
+    return seeds
+
+
+def _dense(g):
+    return g.to_dense() if isinstance(g, IndexedSlices) else g

@@ -1,0 +1,60 @@
+"""Which array library runs the kernels.
+
+Everything above this module asks it for the array namespace ``xp`` instead of
+importing numpy for computation, so the same op code runs on numpy (the
+default) or, on a machine with a GPU, on CuPy.
+
+    >>> from teachgrad import backend
+    >>> backend.xp.tanh(backend.xp.zeros(3))   # numpy by default
+    array([0., 0., 0.])
+"""
+import numpy
+
+#: The array namespace that every kernel uses. Read it as ``backend.xp`` at call
+#: time (never ``from teachgrad.backend import xp``) so that ``set_backend``
+#: takes effect everywhere.
+xp = numpy
+_name = "numpy"
+
+
+def get_backend() -> str:
+    """The name of the backend in use: ``"numpy"`` or ``"cupy"``."""
+    return _name
+
+
+def set_backend(name: str) -> None:
+    """Choose the array library for tensors created from now on.
+
+    Args:
+      name: ``"numpy"`` (CPU, always available) or ``"cupy"`` (needs an NVIDIA
+        GPU and the ``cupy`` package: ``pip install "teachgrad[gpu]"``).
+    """
+    global xp, _name
+    if name == "numpy":
+        xp, _name = numpy, "numpy"
+        return
+    if name == "cupy":
+        try:
+            import cupy
+        except ImportError as error:
+            raise RuntimeError(
+                "The 'cupy' backend needs CuPy, which is not installed. "
+                "Install it with: pip install 'teachgrad[gpu]' "
+                "(on a machine with an NVIDIA GPU and CUDA 12)."
+            ) from error
+        try:
+            cupy.cuda.runtime.getDeviceCount()
+        except Exception as error:  # CuPy raises its own CUDA error types
+            raise RuntimeError(
+                f"The 'cupy' backend needs an NVIDIA GPU, but CUDA found none ({error})."
+            ) from error
+        xp, _name = cupy, "cupy"
+        return
+    raise ValueError(f"Unknown backend {name!r}: choose 'numpy' or 'cupy'.")
+
+
+def to_numpy(array):
+    """A host (numpy) copy of an array from any backend."""
+    if _name == "cupy" and not isinstance(array, numpy.ndarray):
+        return array.get()
+    return numpy.asarray(array)

@@ -1,0 +1,47 @@
+"""Flatten nested lists, tuples and dicts of tensors, and rebuild them.
+
+``tape.gradient(loss, {"w": w, "b": b})`` returns ``{"w": dw, "b": db}``: the
+sources are flattened into a list for the engine and the gradients packed back
+into the same structure.
+"""
+
+
+def is_nested(structure):
+    return isinstance(structure, (list, tuple, dict))
+
+
+def flatten(structure):
+    """The leaves of ``structure`` in order (dicts in key insertion order)."""
+    if isinstance(structure, dict):
+        return [leaf for key in structure for leaf in flatten(structure[key])]
+    if isinstance(structure, (list, tuple)):
+        return [leaf for item in structure for leaf in flatten(item)]
+    return [structure]
+
+
+def pack_sequence_as(structure, leaves):
+    """Rebuild ``structure`` with ``leaves`` (as many as ``flatten`` gives) in its places."""
+    leaves = iter(leaves)
+
+    def build(node):
+        if isinstance(node, dict):
+            return type(node)((key, build(node[key])) for key in node)
+        if isinstance(node, tuple) and hasattr(node, "_fields"):  # namedtuple
+            return type(node)(*(build(item) for item in node))
+        if isinstance(node, (list, tuple)):
+            return type(node)(build(item) for item in node)
+        return next(leaves)
+
+    return build(structure)
+
+
+def assert_same_structure(a, b, what="structures"):
+    """Raise ValueError unless ``a`` and ``b`` nest the same way."""
+    def shape_of(node):
+        if isinstance(node, dict):
+            return ("dict", tuple((k, shape_of(v)) for k, v in node.items()))
+        if isinstance(node, (list, tuple)):
+            return ("seq", tuple(shape_of(v) for v in node))
+        return "leaf"
+    if shape_of(a) != shape_of(b):
+        raise ValueError(f"The {what} do not have the same nested structure: {a!r} vs {b!r}.")

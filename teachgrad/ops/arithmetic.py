@@ -1,0 +1,121 @@
+"""Binary arithmetic with numpy broadcasting, comparisons, where and add_n.
+
+Every broadcasting rule ends in ``unbroadcast``: an input that was broadcast
+gets the sum of the cotangents of all its copies.
+"""
+
+from .. import backend
+from ..tensor import Tensor, convert_to_tensor
+from .core import bind, defvjp, defvjp_all, not_differentiable, primitive
+from .grad_util import unbroadcast
+from .math import log
+
+
+def _binary(x, y):
+    """Pair up two operands; a Python scalar takes the other tensor's dtype."""
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x, like=y if isinstance(y, Tensor) else None)
+    if not isinstance(y, Tensor):
+        y = convert_to_tensor(y, like=x)
+    return x, y
+
+
+# x + y.  d/dx = d/dy = 1
+add_p = primitive("add", lambda x, y: backend.xp.add(x, y))
+def add(x, y): return bind(add_p, *_binary(x, y))
+defvjp(add_p,
+       lambda g, ans, x, y: unbroadcast(g, x),
+       lambda g, ans, x, y: unbroadcast(g, y))
+
+# x - y.  d/dx = 1, d/dy = -1
+subtract_p = primitive("subtract", lambda x, y: backend.xp.subtract(x, y))
+def subtract(x, y): return bind(subtract_p, *_binary(x, y))
+defvjp(subtract_p,
+       lambda g, ans, x, y: unbroadcast(g, x),
+       lambda g, ans, x, y: unbroadcast(-g, y))
+
+# x * y.  d/dx = y, d/dy = x
+multiply_p = primitive("multiply", lambda x, y: backend.xp.multiply(x, y))
+def multiply(x, y): return bind(multiply_p, *_binary(x, y))
+defvjp(multiply_p,
+       lambda g, ans, x, y: unbroadcast(g * y, x),
+       lambda g, ans, x, y: unbroadcast(g * x, y))
+
+# x / y.  d/dx = 1/y, d/dy = -x/y^2 = -ans/y
+divide_p = primitive("divide", lambda x, y: backend.xp.true_divide(x, y))
+def divide(x, y): return bind(divide_p, *_binary(x, y))
+defvjp(divide_p,
+       lambda g, ans, x, y: unbroadcast(g / y, x),
+       lambda g, ans, x, y: unbroadcast(-(g * ans) / y, y))
+
+
+def _power_kernel(x, y):
+    return backend.xp.power(x, y)
+
+# x^y.  d/dx = y x^(y-1);  d/dy = ln(x) x^y, taken as 0 where x <= 0 (as TensorFlow does)
+power_p = primitive("power", _power_kernel)
+def power(x, y): return bind(power_p, *_binary(x, y))
+defvjp(power_p,
+       lambda g, ans, x, y: unbroadcast(g * y * power(x, y - 1), x),
+       lambda g, ans, x, y: unbroadcast(g * ans * log(where(x > 0, x, 1)), y))
+
+# max(x, y) elementwise: the gradient goes to x where x >= y, else to y.
+maximum_p = primitive("maximum", lambda x, y: backend.xp.maximum(x, y))
+def maximum(x, y): return bind(maximum_p, *_binary(x, y))
+defvjp(maximum_p,
+       lambda g, ans, x, y: unbroadcast(where(x >= y, g, 0), x),
+       lambda g, ans, x, y: unbroadcast(where(x >= y, 0, g), y))
+
+# min(x, y) elementwise: the gradient goes to x where x <= y, else to y.
+minimum_p = primitive("minimum", lambda x, y: backend.xp.minimum(x, y))
+def minimum(x, y): return bind(minimum_p, *_binary(x, y))
+defvjp(minimum_p,
+       lambda g, ans, x, y: unbroadcast(where(x <= y, g, 0), x),
+       lambda g, ans, x, y: unbroadcast(where(x <= y, 0, g), y))
+
+
+# where(c, x, y): x where c is true, else y. The condition gets no gradient.
+where_p = primitive("where", lambda c, x, y: backend.xp.where(c, x, y))
+def where(condition, x, y):
+    x, y = _binary(x, y)
+    return bind(where_p, condition, x, y)
+defvjp(where_p,
+       None,
+       lambda g, ans, c, x, y: unbroadcast(where(c, g, 0), x),
+       lambda g, ans, c, x, y: unbroadcast(where(c, 0, g), y))
+
+
+def _add_n_kernel(*xs):
+    total = backend.xp.add(xs[0], xs[1]) if len(xs) > 1 else backend.xp.array(xs[0], copy=True)
+    for x in xs[2:]:
+        total += x  # `total` is a fresh array, so adding in place is safe
+    return total
+
+# x_1 + x_2 + ... + x_n in one op (TensorFlow's AddN): each input gets g.
+add_n_p = primitive("add_n", _add_n_kernel)
+def add_n(inputs):
+    """Sum a list of same-shaped tensors in one op."""
+    inputs = list(inputs)
+    if not inputs:
+        raise ValueError("add_n needs at least one tensor.")
+    shapes = {tuple(t.shape) for t in inputs if isinstance(t, Tensor)}
+    if len(shapes) > 1:
+        raise ValueError(f"add_n: all inputs must have the same shape, got {sorted(shapes)}.")
+    return bind(add_n_p, *inputs)
+defvjp_all(add_n_p, lambda g, ans, *xs: [g] * len(xs))
+
+
+def _comparison(name, kernel):
+    op = not_differentiable(primitive(name, kernel))
+    def compare(x, y):
+        return bind(op, *_binary(x, y))
+    compare.__name__ = name
+    compare.__doc__ = f"Elementwise ``{name}``: a bool tensor, never differentiated."
+    return compare
+
+less = _comparison("less", lambda x, y: backend.xp.less(x, y))
+less_equal = _comparison("less_equal", lambda x, y: backend.xp.less_equal(x, y))
+greater = _comparison("greater", lambda x, y: backend.xp.greater(x, y))
+greater_equal = _comparison("greater_equal", lambda x, y: backend.xp.greater_equal(x, y))
+equal = _comparison("equal", lambda x, y: backend.xp.equal(x, y))
+not_equal = _comparison("not_equal", lambda x, y: backend.xp.not_equal(x, y))

@@ -1,0 +1,168 @@
+"""How an op is declared, applied, and recorded.
+
+An ``Op`` is a name plus three pieces of math:
+
+* ``forward``: computes the output arrays from the input arrays with the
+  backend's namespace (the only place that touches arrays directly);
+* VJP rules: given the cotangent ``g`` of the output, the input's cotangent.
+  They are written with teachgrad ops, so they can be differentiated again;
+* optionally a JVP rule (forward mode); without one, forward mode transposes
+  the VJP rule.
+
+``bind(op, *args)`` runs the forward computation and, when some
+``GradientTape`` is recording, hands each tape a ``Node``: the record of one
+application of an op (op, inputs, outputs, params). The backward engine only
+ever sees Nodes.
+"""
+import itertools
+
+from .. import backend
+from ..tensor import Tensor, Variable, convert_to_tensor
+
+_new_node_id = itertools.count().__next__
+
+#: Tapes that are recording now, innermost last. ``GradientTape`` manages it.
+active_tapes = []
+
+
+class Op:
+    """A differentiable primitive: a forward kernel and its derivative rules."""
+
+    __slots__ = ("name", "forward", "multiple_results", "vjp_rules", "vjp_all",
+                 "jvp", "differentiable", "accepts_sparse")
+
+    def __init__(self, name, forward, multiple_results=False):
+        self.name = name
+        self.forward = forward
+        self.multiple_results = multiple_results
+        self.vjp_rules = None   # one rule per input: rule(g, ans, *inputs, **params)
+        self.vjp_all = None     # or one rule returning every input's cotangent
+        self.jvp = None
+        self.differentiable = True
+        self.accepts_sparse = False  # may its rules receive an IndexedSlices g?
+
+    def __repr__(self):
+        return f"<op {self.name}>"
+
+    def vjp(self, node, output_grads, needed):
+        """Input cotangents for ``node``, given its outputs' cotangents.
+
+        ``needed[i]`` says whether input i leads to a source; rules for the
+        others are not run at all (that saves, e.g., the gradient of a matmul
+        with respect to the input data).
+        """
+        if not self.differentiable:
+            return [None] * len(node.inputs)
+        if self.multiple_results:
+            g, ans = tuple(output_grads), node.outputs
+        else:
+            g, ans = output_grads[0], node.outputs[0]
+        if self.vjp_rules is not None:
+            rules = self.vjp_rules
+            return [rule(g, ans, *node.inputs, **node.params) if need else None
+                    for rule, need in zip(rules, needed)]
+        if self.vjp_all is not None:
+            return list(self.vjp_all(g, ans, *node.inputs, **node.params))
+        raise LookupError(
+            f"No gradient defined for operation '{node.name}' (op type: {self.name}). "
+            f"Define one with tg.ops.defvjp(<the op>, rule, ...), or wrap the input in "
+            f"tg.stop_gradient(...) if it should be treated as a constant.")
+
+
+class Node:
+    """One recorded application of an op: what the backward engine walks.
+
+    The same protocol serves the tape (where a Node is made when an op runs)
+    and graphs (where a Node is an operation in the graph).
+    """
+
+    __slots__ = ("op", "inputs", "outputs", "params", "id")
+
+    def __init__(self, op, inputs, outputs, params):
+        self.op = op
+        self.inputs = inputs
+        self.outputs = outputs
+        self.params = params
+        self.id = _new_node_id()
+
+    @property
+    def name(self):
+        return f"{self.op.name}_{self.id}"
+
+    def __repr__(self):
+        return f"<node {self.name}>"
+
+
+def primitive(name, forward, multiple_results=False):
+    """Declare a new op. Give it derivative rules with ``defvjp``."""
+    return Op(name, forward, multiple_results)
+
+
+def defvjp(op, *rules):
+    """Give ``op`` one VJP rule per input: ``rule(g, ans, *inputs, **params)``.
+
+    ``None`` in place of a rule marks an input that carries no gradient (an
+    index, say).
+    """
+    op.vjp_rules = tuple(rule if rule is not None else _no_gradient for rule in rules)
+    return op
+
+
+def defvjp_all(op, rule):
+    """Give ``op`` one rule returning all input cotangents (for variadic ops)."""
+    op.vjp_all = rule
+    return op
+
+
+def not_differentiable(op):
+    """Mark ``op`` as having zero derivative everywhere (comparisons, indices)."""
+    op.differentiable = False
+    return op
+
+
+def _no_gradient(g, ans, *inputs, **params):
+    return None
+
+
+def bind(op, *args, **params):
+    """Apply ``op`` to ``args`` now, recording it on every tape that watches an input.
+
+    Python scalars and arrays among ``args`` become constant tensors; a
+    Variable is read through its current snapshot.
+    """
+    like = None
+    for a in args:
+        if isinstance(a, Tensor):
+            like = a
+            break
+    inputs = tuple(a if type(a) is Tensor else _as_input(a, like) for a in args)
+    try:
+        out = op.forward(*[t._value for t in inputs], **params)
+    except (ValueError, TypeError) as error:
+        shapes = ", ".join(str(t.shape) for t in inputs)
+        raise type(error)(f"{op.name}: {error} (input shapes: {shapes})") from None
+    if op.multiple_results:
+        outputs = tuple(Tensor(o) for o in out)
+    else:
+        outputs = (Tensor(out),)
+    if active_tapes:
+        node = Node(op, inputs, outputs, params)
+        for tape in active_tapes:
+            tape._record(node)
+    return outputs if op.multiple_results else outputs[0]
+
+
+def _as_input(value, like):
+    if isinstance(value, Variable):
+        snapshot = value._snapshot
+        for tape in active_tapes:
+            tape._record_read(value, snapshot)
+        return snapshot
+    if isinstance(value, Tensor):  # a Tensor subclass other than Variable
+        return value
+    return convert_to_tensor(value, like)
+
+
+def xp():
+    """The backend's array namespace (numpy or cupy)."""
+    return backend.xp

@@ -1,0 +1,74 @@
+"""Elementwise functions of one tensor, each with its derivative.
+
+Each block is one op: the kernel (``backend.xp``), the public function, and
+the VJP rule, written with teachgrad ops so that it can be differentiated again.
+``g`` is the cotangent of the output, ``ans`` the output itself.
+"""
+from .. import backend
+from .core import bind, defvjp, not_differentiable, primitive
+
+# -x.  d/dx (-x) = -1
+negative_p = primitive("negative", lambda x: backend.xp.negative(x))
+def negative(x): return bind(negative_p, x)
+defvjp(negative_p, lambda g, ans, x: -g)
+
+# e^x.  d/dx e^x = e^x, which is the output itself.
+exp_p = primitive("exp", lambda x: backend.xp.exp(x))
+def exp(x): return bind(exp_p, x)
+defvjp(exp_p, lambda g, ans, x: g * ans)
+
+# ln x.  d/dx ln x = 1/x
+log_p = primitive("log", lambda x: backend.xp.log(x))
+def log(x): return bind(log_p, x)
+defvjp(log_p, lambda g, ans, x: g / x)
+
+# ln(1 + x), accurate for tiny x.  d/dx = 1/(1 + x)
+log1p_p = primitive("log1p", lambda x: backend.xp.log1p(x))
+def log1p(x): return bind(log1p_p, x)
+defvjp(log1p_p, lambda g, ans, x: g / (1 + x))
+
+# sqrt(x).  d/dx sqrt(x) = 1 / (2 sqrt(x))
+sqrt_p = primitive("sqrt", lambda x: backend.xp.sqrt(x))
+def sqrt(x): return bind(sqrt_p, x)
+defvjp(sqrt_p, lambda g, ans, x: g / (2 * ans))
+
+# x^2.  d/dx x^2 = 2x
+square_p = primitive("square", lambda x: backend.xp.square(x))
+def square(x): return bind(square_p, x)
+defvjp(square_p, lambda g, ans, x: g * (2 * x))
+
+# sign(x) is piecewise constant: zero derivative.
+sign_p = not_differentiable(primitive("sign", lambda x: backend.xp.sign(x)))
+def sign(x): return bind(sign_p, x)
+
+# |x|.  d/dx |x| = sign(x)  (0 at x = 0, as TensorFlow and numpy choose)
+abs_p = primitive("abs", lambda x: backend.xp.abs(x))
+def abs(x): return bind(abs_p, x)
+defvjp(abs_p, lambda g, ans, x: g * sign(x))
+
+# sin x.  d/dx sin x = cos x
+sin_p = primitive("sin", lambda x: backend.xp.sin(x))
+def sin(x): return bind(sin_p, x)
+
+# cos x.  d/dx cos x = -sin x
+cos_p = primitive("cos", lambda x: backend.xp.cos(x))
+def cos(x): return bind(cos_p, x)
+
+defvjp(sin_p, lambda g, ans, x: g * cos(x))
+defvjp(cos_p, lambda g, ans, x: -(g * sin(x)))
+
+# tanh x.  d/dx tanh x = 1 - tanh^2 x
+tanh_p = primitive("tanh", lambda x: backend.xp.tanh(x))
+def tanh(x): return bind(tanh_p, x)
+defvjp(tanh_p, lambda g, ans, x: g * (1 - ans * ans))
+
+
+def _sigmoid_kernel(x):
+    # 1 / (1 + e^-x) written as exp(-log(1 + e^-x)): no overflow for large |x|.
+    xp = backend.xp
+    return xp.exp(-xp.logaddexp(0, -x))
+
+# sigmoid(x) = 1 / (1 + e^-x).  d/dx = sigmoid(x) (1 - sigmoid(x))
+sigmoid_p = primitive("sigmoid", _sigmoid_kernel)
+def sigmoid(x): return bind(sigmoid_p, x)
+defvjp(sigmoid_p, lambda g, ans, x: g * (ans * (1 - ans)))

@@ -1,0 +1,58 @@
+"""Identity-like ops, dtype casts, stop_gradient, and tensors of zeros and ones."""
+from .. import backend, dtypes
+from ..tensor import Tensor
+from .core import bind, defvjp, defvjp_all, not_differentiable, primitive
+
+# cast(x, dtype): same values, another dtype. The gradient is cast back.
+cast_p = primitive("cast", lambda x, dtype: x.astype(dtype, copy=False))
+def cast(x, dtype):
+    """``x`` converted to ``dtype`` (``tg.float32``, ``"int64"``, ...)."""
+    return bind(cast_p, x, dtype=dtypes.as_dtype(dtype))
+defvjp(cast_p, lambda g, ans, x, dtype: cast(g, x.dtype) if dtypes.is_floating(x.dtype) else None)
+
+# identity(x) = x.  Its gradient passes straight through.
+identity_p = primitive("identity", lambda x: x)
+def identity(x): return bind(identity_p, x)
+defvjp(identity_p, lambda g, ans, x: g)
+identity_p.accepts_sparse = True
+
+# identity_n(x1, ..., xn): several tensors through one op; each cotangent passes through.
+identity_n_p = primitive("identity_n", lambda *xs: xs, multiple_results=True)
+def identity_n(*tensors):
+    """Return the tensors unchanged, as one op (used to group outputs)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    return list(bind(identity_n_p, *tensors))
+defvjp_all(identity_n_p, lambda gs, ans, *xs: list(gs))
+identity_n_p.accepts_sparse = True
+
+# stop_gradient(x) = x, but autodiff treats the result as a constant.
+stop_gradient_p = not_differentiable(primitive("stop_gradient", lambda x: x))
+def stop_gradient(x):
+    """``x`` itself, seen by autodiff as a constant: no gradient flows through it."""
+    return bind(stop_gradient_p, x)
+
+# zeros_like / ones_like depend only on x's shape: zero derivative.
+zeros_like_p = not_differentiable(primitive(
+    "zeros_like", lambda x, dtype: backend.xp.zeros_like(x, dtype=dtype)))
+def zeros_like(x, dtype=None): return bind(zeros_like_p, x, dtype=dtypes.as_dtype(dtype))
+
+ones_like_p = not_differentiable(primitive(
+    "ones_like", lambda x, dtype: backend.xp.ones_like(x, dtype=dtype)))
+def ones_like(x, dtype=None): return bind(ones_like_p, x, dtype=dtypes.as_dtype(dtype))
+
+
+def _shape_tuple(shape):
+    if isinstance(shape, int):
+        return (shape,)
+    return tuple(int(n) for n in shape)
+
+
+def zeros(shape, dtype=dtypes.float64):
+    """A constant tensor of zeros (float64 unless ``dtype`` says otherwise)."""
+    return Tensor(backend.xp.zeros(_shape_tuple(shape), dtype=dtypes.as_dtype(dtype)))
+
+
+def ones(shape, dtype=dtypes.float64):
+    """A constant tensor of ones (float64 unless ``dtype`` says otherwise)."""
+    return Tensor(backend.xp.ones(_shape_tuple(shape), dtype=dtypes.as_dtype(dtype)))

@@ -1,0 +1,99 @@
+"""Reductions: sum, mean, max, min and logsumexp over some axes.
+
+Their VJPs all start the same way: put the reduced axes back as size-1 axes
+(``_keep``) so that the cotangent broadcasts over the entries it summarises.
+"""
+import builtins
+
+import numpy as np
+
+from .. import backend
+from .core import bind, defvjp, primitive
+from .shape import broadcast_to, reshape
+
+
+def _axes(axis, ndim):
+    """Normalise ``axis`` (None, an int or a sequence) to a sorted tuple."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    for a in axes:
+        if not -ndim <= a < builtins.max(ndim, 1):
+            raise ValueError(f"axis {a} is out of range for a tensor of rank {ndim}.")
+    normal = tuple(sorted(a % ndim for a in axes)) if ndim else ()
+    if len(set(normal)) != len(normal):
+        raise ValueError(f"axis {axis} repeats an axis.")
+    return normal
+
+
+def _keep(g, x, axes, keepdims):
+    """``g`` reshaped so the reduced ``axes`` of ``x`` are back as size 1."""
+    if keepdims:
+        return g
+    return reshape(g, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+
+
+# sum over axes.  Each summed entry has derivative 1: the cotangent is broadcast back.
+sum_p = primitive("sum", lambda x, axes, keepdims: backend.xp.sum(x, axis=axes, keepdims=keepdims))
+def sum(x, axis=None, keepdims=False):
+    return bind(sum_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
+defvjp(sum_p, lambda g, ans, x, axes, keepdims: broadcast_to(_keep(g, x, axes, keepdims), x.shape))
+
+
+def _count(x, axes):
+    return int(np.prod([x.shape[a] for a in axes])) if axes else 1
+
+# mean over axes = sum / n.  Each entry has derivative 1/n.
+mean_p = primitive("mean", lambda x, axes, keepdims: backend.xp.mean(x, axis=axes, keepdims=keepdims))
+def mean(x, axis=None, keepdims=False):
+    return bind(mean_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
+defvjp(mean_p, lambda g, ans, x, axes, keepdims:
+       broadcast_to(_keep(g, x, axes, keepdims) / builtins.max(_count(x, axes), 1), x.shape))
+
+
+def _extremum_vjp(g, ans, x, axes, keepdims):
+    # The cotangent goes to the entries equal to the extremum, shared equally among ties.
+    mask = cast(equal(x, _keep(ans, x, axes, keepdims)), g.dtype)
+    ties = sum(mask, axis=axes, keepdims=True)
+    return _keep(g, x, axes, keepdims) * mask / ties
+
+# max over axes.  d max / d x_i = 1 for the largest entry (1/k for a k-way tie), else 0.
+max_p = primitive("max", lambda x, axes, keepdims: backend.xp.max(x, axis=axes, keepdims=keepdims))
+def max(x, axis=None, keepdims=False):
+    return bind(max_p, x, axes=_nonempty(_axes(axis, x.ndim), x, "max"), keepdims=keepdims)
+defvjp(max_p, _extremum_vjp)
+
+# min over axes: like max, for the smallest entry.
+min_p = primitive("min", lambda x, axes, keepdims: backend.xp.min(x, axis=axes, keepdims=keepdims))
+def min(x, axis=None, keepdims=False):
+    return bind(min_p, x, axes=_nonempty(_axes(axis, x.ndim), x, "min"), keepdims=keepdims)
+defvjp(min_p, _extremum_vjp)
+
+
+def _nonempty(axes, x, name):
+    if any(x.shape[a] == 0 for a in axes):
+        raise ValueError(f"{name} of an empty axis is undefined (shape {x.shape}, axes {axes}).")
+    return axes
+
+
+def _logsumexp_kernel(x, axes, keepdims):
+    xp = backend.xp
+    # Subtract the max first so that exp never overflows (log-sum-exp trick).
+    m = xp.max(x, axis=axes, keepdims=True) if x.size else xp.zeros((1,) * x.ndim, x.dtype)
+    m = xp.where(xp.isfinite(m), m, 0)
+    out = xp.log(xp.sum(xp.exp(x - m), axis=axes, keepdims=True)) + m
+    return out if keepdims else xp.squeeze(out, axis=axes)
+
+# logsumexp(x) = log sum_i e^{x_i}.  d/dx_i = e^{x_i - logsumexp(x)} = softmax(x)_i
+logsumexp_p = primitive("logsumexp", _logsumexp_kernel)
+def logsumexp(x, axis=None, keepdims=False):
+    """``log(sum(exp(x)))`` over ``axis``, computed without overflow."""
+    return bind(logsumexp_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
+defvjp(logsumexp_p, lambda g, ans, x, axes, keepdims:
+       _keep(g, x, axes, keepdims) * exp(x - _keep(ans, x, axes, keepdims)))
+
+
+# Imported last: these modules use the ops above.
+from .arithmetic import equal  # noqa: E402
+from .math import exp  # noqa: E402
+from .misc import cast  # noqa: E402

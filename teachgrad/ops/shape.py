@@ -1,0 +1,185 @@
+"""Ops that move entries around without changing them: their VJPs move the
+cotangent back (reshape it back, transpose it back, split what was joined,
+scatter what was gathered)."""
+import numpy as np
+
+from .. import backend
+from ..tensor import Tensor
+from .core import bind, defvjp, defvjp_all, primitive
+
+
+def _axis(axis, ndim):
+    if not -ndim <= axis < max(ndim, 1):
+        raise ValueError(f"axis {axis} is out of range for a tensor of rank {ndim}.")
+    return axis % ndim if ndim else 0
+
+
+# reshape: same entries, new shape.  The cotangent is reshaped back.
+reshape_p = primitive("reshape", lambda x, shape: backend.xp.reshape(x, shape))
+def reshape(x, shape):
+    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
+    return bind(reshape_p, x, shape=shape)
+defvjp(reshape_p, lambda g, ans, x, shape: reshape(g, x.shape))
+
+# transpose: permute axes.  The cotangent is permuted back by the inverse permutation.
+transpose_p = primitive("transpose", lambda x, axes: backend.xp.transpose(x, axes))
+def transpose(x, axes=None):
+    ndim = x.ndim if isinstance(x, Tensor) else np.ndim(x)
+    axes = tuple(reversed(range(ndim))) if axes is None else tuple(_axis(a, ndim) for a in axes)
+    if sorted(axes) != list(range(ndim)):
+        raise ValueError(f"transpose: axes {axes} are not a permutation of the {ndim} axes.")
+    return bind(transpose_p, x, axes=axes)
+defvjp(transpose_p, lambda g, ans, x, axes: transpose(g, tuple(np.argsort(axes))))
+
+
+def swap_last_two(x):
+    """Matrix transpose of the last two axes (for batched matmul rules)."""
+    axes = list(range(x.ndim))
+    axes[-1], axes[-2] = axes[-2], axes[-1]
+    return transpose(x, axes)
+
+
+# expand_dims: insert a size-1 axis.  squeeze: remove size-1 axes.  Both VJPs reshape back.
+expand_dims_p = primitive("expand_dims", lambda x, axis: backend.xp.expand_dims(x, axis))
+def expand_dims(x, axis):
+    return bind(expand_dims_p, x, axis=axis)
+defvjp(expand_dims_p, lambda g, ans, x, axis: reshape(g, x.shape))
+
+squeeze_p = primitive("squeeze", lambda x, axis: backend.xp.squeeze(x, axis))
+def squeeze(x, axis=None):
+    if axis is not None:
+        axis = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
+        for a in axis:
+            if x.shape[a] != 1:
+                raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1 (shape {x.shape}).")
+    return bind(squeeze_p, x, axis=axis)
+defvjp(squeeze_p, lambda g, ans, x, axis: reshape(g, x.shape))
+
+# broadcast_to: repeat along new or size-1 axes.  The cotangent is summed back.
+broadcast_to_p = primitive("broadcast_to", lambda x, shape: backend.xp.broadcast_to(x, shape))
+def broadcast_to(x, shape):
+    return bind(broadcast_to_p, x, shape=tuple(int(n) for n in shape))
+defvjp(broadcast_to_p, lambda g, ans, x, shape: unbroadcast(g, x))
+
+
+# concat: join along an existing axis.  The cotangent is split at the same places.
+concat_p = primitive("concat", lambda *xs, axis: backend.xp.concatenate(xs, axis=axis))
+def concat(values, axis=0):
+    values = list(values)
+    if not values:
+        raise ValueError("concat needs at least one tensor.")
+    return bind(concat_p, *values, axis=axis)
+defvjp_all(concat_p, lambda g, ans, *xs, axis: split(g, [x.shape[axis] for x in xs], axis=axis))
+
+# stack: join along a new axis.  The cotangent is split along it and squeezed.
+stack_p = primitive("stack", lambda *xs, axis: backend.xp.stack(xs, axis=axis))
+def stack(values, axis=0):
+    values = list(values)
+    if not values:
+        raise ValueError("stack needs at least one tensor.")
+    shapes = {tuple(np.shape(v)) for v in values}
+    if len(shapes) > 1:
+        raise ValueError(f"stack: all tensors must have the same shape, got {sorted(shapes)}.")
+    return bind(stack_p, *values, axis=axis)
+defvjp_all(stack_p, lambda g, ans, *xs, axis: [
+    reshape(piece, x.shape) for piece, x in zip(split(g, len(xs), axis=axis), xs)])
+
+
+def _split_kernel(x, sizes, axis):
+    return tuple(backend.xp.split(x, np.cumsum(sizes)[:-1].tolist(), axis=axis))
+
+# split: cut into pieces along an axis (TensorFlow's sizes convention).
+# The cotangent is the pieces' cotangents concatenated; unused pieces count as zeros.
+split_p = primitive("split", _split_kernel, multiple_results=True)
+def split(x, num_or_size_splits, axis=0):
+    """Split ``x`` into ``num`` equal pieces, or pieces of the listed sizes."""
+    axis = _axis(axis, x.ndim)
+    length = x.shape[axis]
+    if isinstance(num_or_size_splits, int):
+        if num_or_size_splits <= 0 or length % num_or_size_splits:
+            raise ValueError(f"split: axis {axis} of size {length} cannot be cut into "
+                             f"{num_or_size_splits} equal pieces.")
+        sizes = (length // num_or_size_splits,) * num_or_size_splits
+    else:
+        sizes = tuple(int(s) for s in num_or_size_splits)
+        if sum(sizes) != length or min(sizes, default=0) < 0:
+            raise ValueError(f"split: sizes {list(sizes)} do not add up to {length}, "
+                             f"the size of axis {axis}.")
+    return list(bind(split_p, x, sizes=sizes, axis=axis))
+defvjp_all(split_p, lambda gs, ans, x, sizes, axis: [concat(gs, axis=axis)])
+
+
+def _index_array(key):
+    """Turn Tensors inside an index into backend arrays."""
+    if isinstance(key, tuple):
+        return tuple(_index_array(k) for k in key)
+    if isinstance(key, Tensor):
+        return key._value
+    if isinstance(key, list):
+        return backend.xp.asarray(key)
+    return key
+
+
+def _index_add_kernel(x, values, key):
+    out = backend.xp.array(x, copy=True)
+    backend.xp.add.at(out, key, values)
+    return out
+
+# index_add(x, values, key): x with `values` added at x[key] (repeated indices add up).
+# It is the transpose of indexing, so it is what indexing's VJP uses.
+index_add_p = primitive("index_add", _index_add_kernel)
+def index_add(x, values, key):
+    return bind(index_add_p, x, values, key=_index_array(key))
+defvjp(index_add_p,
+       lambda g, ans, x, values, key: g,
+       lambda g, ans, x, values, key: getitem(g, key))
+
+
+def _is_row_index(key):
+    """Does ``x[key]`` pick whole rows (an int or 1-D int array on axis 0)?"""
+    if isinstance(key, (int, np.integer)):
+        return True
+    return getattr(key, "dtype", None) is not None and key.dtype.kind in "iu" and key.ndim <= 1
+
+
+# x[key]: numpy indexing. Picking rows gives a sparse gradient (IndexedSlices);
+# any other index scatters the cotangent back into zeros.
+getitem_p = primitive("getitem", lambda x, key: x[key])
+def getitem(x, key):
+    return bind(getitem_p, x, key=_index_array(key))
+
+def _getitem_vjp(g, ans, x, key):
+    if _is_row_index(key):
+        rows = backend.xp.reshape(backend.xp.asarray(key), (-1,))
+        return IndexedSlices(reshape(g, (rows.shape[0],) + x.shape[1:]), rows, x.shape)
+    return index_add(zeros_like(x), g, key)
+defvjp(getitem_p, _getitem_vjp)
+
+
+# gather(params, indices, axis): the entries of `params` at `indices` along `axis`.
+# Along axis 0 its gradient is sparse: only the gathered rows get cotangents.
+gather_p = primitive("gather", lambda p, i, axis: backend.xp.take(p, i, axis=axis))
+def gather(params, indices, axis=0):
+    axis = _axis(axis, params.ndim)
+    idx = indices._value if isinstance(indices, Tensor) else backend.xp.asarray(indices)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"gather: indices must be integers, got {idx.dtype}.")
+    n = params.shape[axis]
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError(f"gather: indices must lie in [-{n}, {n}) for axis {axis} of "
+                         f"size {n}, got values from {idx.min()} to {idx.max()}.")
+    return bind(gather_p, params, Tensor(idx) if not isinstance(indices, Tensor) else indices,
+                axis=axis)
+
+def _gather_vjp(g, ans, params, indices, axis):
+    if axis == 0:
+        rows = backend.xp.reshape(indices._value, (-1,))
+        return IndexedSlices(reshape(g, (rows.shape[0],) + params.shape[1:]), rows, params.shape)
+    return index_add(zeros_like(params), g, (slice(None),) * axis + (indices._value,))
+defvjp(gather_p, _gather_vjp, None)
+
+
+# Imported last: these modules use the ops above.
+from .grad_util import unbroadcast  # noqa: E402
+from .misc import zeros_like  # noqa: E402
+from .sparse import IndexedSlices  # noqa: E402

@@ -1,0 +1,222 @@
+"""Tensors and Variables: values that ops consume and produce.
+
+A ``Tensor`` holds an array from the backend and a unique id. The id (from a
+creation counter, so the same program always numbers its tensors the same way)
+is how a ``GradientTape`` remembers which tensors it is watching and which
+recorded operation produced each one.
+
+A ``Variable`` is mutable state. Each time it is assigned it gets a fresh
+*snapshot*: an ordinary Tensor holding the new value. Ops read the snapshot, so
+an operation recorded on a tape keeps the value it actually used even if the
+Variable is assigned later, and the tape links the snapshot back to the
+Variable (a ``read`` node) so that gradients reach the Variable itself.
+"""
+import itertools
+
+import numpy as np
+
+from . import backend, dtypes
+
+_new_id = itertools.count().__next__
+
+
+class Tensor:
+    """An immutable n-dimensional array that autodiff can follow."""
+
+    __slots__ = ("_value", "_id", "name", "__weakref__")
+    # Make numpy defer to our operators in `ndarray + Tensor`.
+    __array_priority__ = 100
+
+    def __init__(self, value, name=None):
+        self._value = value
+        self._id = _new_id()
+        self.name = name
+
+    # -- what it holds --------------------------------------------------------
+    @property
+    def shape(self):
+        return self._value.shape
+
+    @property
+    def dtype(self):
+        return self._value.dtype
+
+    @property
+    def ndim(self):
+        return self._value.ndim
+
+    @property
+    def size(self):
+        return self._value.size
+
+    def numpy(self):
+        """The value as a numpy array (a host copy when on a GPU)."""
+        return backend.to_numpy(self._value)
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    def item(self):
+        return self.numpy().item()
+
+    def __float__(self):
+        return float(self.numpy())
+
+    def __int__(self):
+        return int(self.numpy())
+
+    def __index__(self):
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"only integer tensors can be used as an index, not {self.dtype}")
+        return int(self.numpy())
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError(
+                f"The truth value of a tensor with shape {self.shape} is ambiguous; "
+                "use tg.reduce-style ops (tg.max, tg.min) or compare element by element.")
+        return bool(self.numpy())
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __repr__(self):
+        label = f", name={self.name!r}" if self.name else ""
+        body = np.array2string(self.numpy(), separator=", ", prefix="tg.Tensor(")
+        return f"tg.Tensor({body}, shape={self.shape}, dtype={self.dtype}{label})"
+
+    __hash__ = object.__hash__  # tensors are identities, even though == is elementwise
+
+    # -- operators: each is one op from teachgrad.ops ---------------------------
+    def __add__(self, other): return ops.add(self, other)
+    def __radd__(self, other): return ops.add(other, self)
+    def __sub__(self, other): return ops.subtract(self, other)
+    def __rsub__(self, other): return ops.subtract(other, self)
+    def __mul__(self, other): return ops.multiply(self, other)
+    def __rmul__(self, other): return ops.multiply(other, self)
+    def __truediv__(self, other): return ops.divide(self, other)
+    def __rtruediv__(self, other): return ops.divide(other, self)
+    def __pow__(self, other): return ops.power(self, other)
+    def __rpow__(self, other): return ops.power(other, self)
+    def __matmul__(self, other): return ops.matmul(self, other)
+    def __rmatmul__(self, other): return ops.matmul(other, self)
+    def __neg__(self): return ops.negative(self)
+    def __pos__(self): return self
+    def __abs__(self): return ops.abs(self)
+    def __lt__(self, other): return ops.less(self, other)
+    def __le__(self, other): return ops.less_equal(self, other)
+    def __gt__(self, other): return ops.greater(self, other)
+    def __ge__(self, other): return ops.greater_equal(self, other)
+    def __eq__(self, other): return ops.equal(self, other)
+    def __ne__(self, other): return ops.not_equal(self, other)
+    def __getitem__(self, key): return ops.getitem(self, key)
+
+    @property
+    def T(self):
+        return ops.transpose(self)
+
+
+class Variable(Tensor):
+    """Mutable state that a ``GradientTape`` watches when it is read.
+
+    Args:
+      value: the initial value (anything ``tg.constant`` accepts).
+      trainable: whether tapes watch it automatically when an op reads it.
+      name: a label shown by the visualizers.
+      dtype: optional dtype to convert the initial value to.
+    """
+
+    __slots__ = ("trainable", "_snapshot")
+
+    def __init__(self, value, trainable=True, name=None, dtype=None):
+        array = _to_array(value, dtype)
+        super().__init__(array, name=name)
+        self.trainable = trainable
+        self._snapshot = Tensor(array, name=name)
+
+    def read_value(self):
+        """The current value as a plain Tensor (what an op sees)."""
+        return self._snapshot
+
+    def assign(self, value):
+        """Replace the value (same shape and dtype); returns the Variable."""
+        array = _to_array(value, self.dtype)
+        if array.shape != self.shape:
+            raise ValueError(
+                f"Cannot assign a value of shape {array.shape} to Variable "
+                f"{self.name or ''} of shape {self.shape}.")
+        self._value = array
+        self._snapshot = Tensor(array, name=self.name)
+        return self
+
+    def assign_add(self, delta):
+        """``self = self + delta``, in place of the old value."""
+        return self.assign(self._value + _to_array(delta, self.dtype))
+
+    def assign_sub(self, delta):
+        """``self = self - delta``, in place of the old value."""
+        return self.assign(self._value - _to_array(delta, self.dtype))
+
+    def __repr__(self):
+        body = np.array2string(self.numpy(), separator=", ", prefix="tg.Variable(")
+        return (f"tg.Variable({body}, shape={self.shape}, dtype={self.dtype}, "
+                f"name={self.name!r}, trainable={self.trainable})")
+
+
+def _to_array(value, dtype=None):
+    """Convert Python data, numpy arrays or tensors to a backend array."""
+    xp = backend.xp
+    dtype = dtypes.as_dtype(dtype)
+    if isinstance(value, Tensor):
+        value = value._value
+    elif isinstance(value, (list, tuple)):
+        value = [v.numpy() if isinstance(v, Tensor) else v for v in value]
+        try:
+            value = np.asarray(value)
+        except ValueError as error:
+            raise ValueError(
+                "Cannot make a tensor from a nested list whose elements have mixed "
+                f"shapes ({error}). Every row must have the same length; pad the "
+                "data or make one tensor per row.") from error
+        if value.dtype == object:
+            raise TypeError(f"Cannot make a tensor from {value!r}: elements must be numbers.")
+    if isinstance(value, (str, bytes)) or (hasattr(value, "dtype") and value.dtype.kind in "OSU"):
+        raise TypeError(f"Cannot make a tensor from {value!r}: teachgrad tensors hold numbers.")
+    array = xp.asarray(value, dtype=dtype)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"teachgrad does not support tensors of dtype {array.dtype}.")
+    return array
+
+
+def constant(value, dtype=None, name=None):
+    """A Tensor holding ``value``.
+
+    dtypes follow numpy: Python floats become float64, Python ints int64, and
+    ``dtype=`` converts.
+
+    >>> tg.constant([1.0, 2.0]).dtype
+    dtype('float64')
+    """
+    if isinstance(value, Tensor) and dtype is None and name is None:
+        return value.read_value() if isinstance(value, Variable) else value
+    return Tensor(_to_array(value, dtype), name=name)
+
+
+def convert_to_tensor(value, like=None):
+    """``value`` as a Tensor. A Python scalar next to the tensor ``like`` takes
+    its dtype (``x32 * 2.0`` stays float32), as numpy's scalar rules do."""
+    if isinstance(value, Tensor):
+        return value
+    if like is not None and isinstance(value, (int, float, bool)):
+        return Tensor(backend.xp.asarray(value, dtype=np.result_type(like.dtype, value)))
+    return Tensor(_to_array(value))
+
+
+from . import ops  # noqa: E402  (operators above call into ops; ops imports Tensor)
