@@ -62,10 +62,9 @@ def backward(targets, target_grads, sources, producer,
         out_grads = [_sum_contributions(grads, t, node, i, method, source_ids, observer)
                      for i, t in enumerate(node.outputs)]
 
-        if node in stop_nodes or all(g is None for g in out_grads):
+        if node in stop_nodes or not node.op.differentiable or all(g is None for g in out_grads):
             if observer is not None:
-                reason = "stop gradient" if node in stop_nodes else "no incoming gradient"
-                observer(events.Skip(node, reason))
+                observer(events.Skip(node, _skip_reason(node, stop_nodes)))
         else:
             in_grads = _call_vjp(node, out_grads, source_ids, between, producer)
             for x, g in zip(node.inputs, in_grads):
@@ -146,16 +145,28 @@ def pending_counts(targets, sources, producer):
 
 
 def _stop_nodes(sources, stop_tensors, producer, pending):
-    """Nodes whose rule must not run: the producers of sources that no other
-    source depends on (the gradient stops at a source), and of stop_tensors."""
+    """Nodes whose rule must not run: the producers of stop_tensors, and of
+    sources that depend on no other source (there the gradient has arrived).
+    A source computed from another source passes its gradient on, so
+    ``gradient(a + b, [a, b])`` with ``b = 2 a`` gives the total derivative 3 for a."""
+    source_ids = {s._id for s in sources}
     stops = set()
     for s in sources:
         node = producer(s)
         if node is not None and not any(
-                pending.get(producer(x), 0) > 0 for x in node.inputs if trainable(x)):
+                x._id in source_ids or pending.get(producer(x), 0) > 0
+                for x in node.inputs if trainable(x)):
             stops.add(node)
     stops.update(producer(t) for t in stop_tensors if producer(t) is not None)
     return stops
+
+
+def _skip_reason(node, stop_nodes):
+    if node in stop_nodes:
+        return "stop gradient"
+    if not node.op.differentiable:
+        return "not differentiable"
+    return "no incoming gradient"
 
 
 def _sum_contributions(grads, tensor, node, index, method, source_ids, observer):
