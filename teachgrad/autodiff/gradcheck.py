@@ -98,8 +98,8 @@ def gradcheck(f, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
             entry = np.unravel_index(in_index, shape) if shape else ()
             message = (
                 f"gradcheck failed for input {i} at entry {tuple(int(e) for e in entry)} "
-                f"(output entry {int(out_index)}): analytic {a[out_index, in_index]!r}, "
-                f"numeric {n[out_index, in_index]!r}; {int(bad.sum())} of {bad.size} "
+                f"(output entry {int(out_index)}): analytic {float(a[out_index, in_index]):.8g}, "
+                f"numeric {float(n[out_index, in_index]):.8g}; {int(bad.sum())} of {bad.size} "
                 f"Jacobian entries differ (atol={atol}, rtol={rtol}).")
             if raise_exception:
                 raise GradcheckError(message)
