@@ -215,8 +215,16 @@ def convert_to_tensor(value, like=None):
     if isinstance(value, Tensor):
         return value
     if like is not None and isinstance(value, (int, float, bool)):
-        return Tensor(backend.xp.asarray(value, dtype=np.result_type(like.dtype, value)))
+        return Tensor(backend.xp.asarray(value, dtype=_scalar_dtype(like.dtype, value)))
     return Tensor(_to_array(value))
+
+
+def _scalar_dtype(dtype, value):
+    """The dtype numpy gives a Python scalar next to an array of ``dtype``."""
+    kind = dtype.kind
+    if kind == "f" or (kind in "iu" and type(value) is int) or (kind == "b" and type(value) is bool):
+        return dtype
+    return np.result_type(dtype, value)
 
 
 from . import ops  # noqa: E402  (operators above call into ops; ops imports Tensor)

@@ -130,26 +130,35 @@ def bind(op, *args, **params):
     Python scalars and arrays among ``args`` become constant tensors; a
     Variable is read through its current snapshot.
     """
-    like = None
     for a in args:
-        if isinstance(a, Tensor):
-            like = a
+        if type(a) is not Tensor:
+            args = _convert_inputs(args)
             break
-    inputs = tuple(a if type(a) is Tensor else _as_input(a, like) for a in args)
     try:
-        out = op.forward(*[t._value for t in inputs], **params)
+        out = op.forward(*[t._value for t in args], **params)
     except (ValueError, TypeError) as error:
-        shapes = ", ".join(str(t.shape) for t in inputs)
+        shapes = ", ".join(str(t.shape) for t in args)
         raise type(error)(f"{op.name}: {error} (input shapes: {shapes})") from None
     if op.multiple_results:
-        outputs = tuple(Tensor(o) for o in out)
-    else:
-        outputs = (Tensor(out),)
+        outputs = tuple(map(Tensor, out))
+        if active_tapes:
+            _record(op, args, outputs, params)
+        return outputs
+    result = Tensor(out)
     if active_tapes:
-        node = Node(op, inputs, outputs, params)
-        for tape in active_tapes:
-            tape._record(node)
-    return outputs if op.multiple_results else outputs[0]
+        _record(op, args, (result,), params)
+    return result
+
+
+def _record(op, inputs, outputs, params):
+    node = Node(op, inputs, outputs, params)
+    for tape in active_tapes:
+        tape._record(node)
+
+
+def _convert_inputs(args):
+    like = next((a for a in args if isinstance(a, Tensor)), None)
+    return tuple(a if type(a) is Tensor else _as_input(a, like) for a in args)
 
 
 def _as_input(value, like):
