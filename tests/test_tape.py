@@ -292,3 +292,21 @@ def test_bad_sources_and_targets():
         tape.gradient(y, 3.0)
     with pytest.raises(TypeError, match="watch"):
         tg.GradientTape().watch(3.0)
+
+
+def test_unwatched_source_gets_none_even_when_connected():
+    v = tg.Variable(2.0)
+    c = tg.constant(3.0)
+    with tg.GradientTape() as tape:
+        y = v * c
+    dv, dc = tape.gradient(y, [v, c])
+    assert dv.numpy() == 3.0 and dc is None
+
+
+def test_output_gradients_as_a_plain_list_for_one_target():
+    x = tg.constant([1.0, 2.0, 3.0])
+    with tg.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    g = tape.gradient(y, x, output_gradients=[1.0, 0.0, 0.5])
+    np.testing.assert_allclose(g.numpy(), [2.0, 0.0, 3.0])

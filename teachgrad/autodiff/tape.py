@@ -189,10 +189,18 @@ class GradientTape:
 
         flat_targets = [_as_tensor(t, "target") for t in nest.flatten(target)]
         flat_sources = [_as_tensor(s, "source") for s in nest.flatten(sources)]
+        if output_gradients is not None:
+            # For a single target, a list is that target's cotangent, not a structure.
+            output_gradients = (nest.flatten(output_gradients) if nest.is_nested(target)
+                                else [output_gradients])
         seeds = _seed_gradients(flat_targets, output_gradients)
+        # A source the tape never watched gets no gradient, even if it met watched tensors.
+        watched = [s for s in flat_sources if s._id in self._watched]
         producers = self._producers
-        grads = backward(flat_targets, seeds, flat_sources, lambda t: producers.get(t._id),
+        found = backward(flat_targets, seeds, watched, lambda t: producers.get(t._id),
                          observer=events.current_observer())
+        by_source = {s._id: g for s, g in zip(watched, found)}
+        grads = [by_source.get(s._id) for s in flat_sources]
         if unconnected is UnconnectedGradients.ZERO:
             grads = [zeros_like(s) if g is None else g for g, s in zip(grads, flat_sources)]
         return nest.pack_sequence_as(sources, grads)
@@ -214,7 +222,7 @@ def _seed_gradients(targets, output_gradients):
     """Cotangents for the targets: ones (so a non-scalar target is summed) unless given."""
     if output_gradients is None:
         return [Tensor(backend.xp.ones_like(y._value)) for y in targets]
-    flat = nest.flatten(output_gradients)
+    flat = output_gradients
     if len(flat) != len(targets):
         raise ValueError(f"Passed {len(flat)} output_gradients for {len(targets)} targets.")
     seeds = []
