@@ -21,18 +21,19 @@ def flatten(structure):
 
 def pack_sequence_as(structure, leaves):
     """Rebuild ``structure`` with ``leaves`` (as many as ``flatten`` gives) in its places."""
-    leaves = iter(leaves)
+    return _build(structure, iter(leaves))
 
-    def build(node):
-        if isinstance(node, dict):
-            return type(node)((key, build(node[key])) for key in node)
-        if isinstance(node, tuple) and hasattr(node, "_fields"):  # namedtuple
-            return type(node)(*(build(item) for item in node))
-        if isinstance(node, (list, tuple)):
-            return type(node)(build(item) for item in node)
-        return next(leaves)
 
-    return build(structure)
+def _build(node, leaves):
+    # A plain recursive function, not a closure over itself: a self-referencing
+    # closure would keep every result alive in a reference cycle.
+    if isinstance(node, dict):
+        return type(node)((key, _build(node[key], leaves)) for key in node)
+    if isinstance(node, tuple) and hasattr(node, "_fields"):  # namedtuple
+        return type(node)(*(_build(item, leaves) for item in node))
+    if isinstance(node, (list, tuple)):
+        return type(node)(_build(item, leaves) for item in node)
+    return next(leaves)
 
 
 def assert_same_structure(a, b, what="structures"):

@@ -31,32 +31,36 @@ def trainable(tensor):
 
 
 def backward(targets, target_grads, sources, producer,
-             aggregation_method=None, stop_tensors=(), observer=None):
+             aggregation_method=None, stop_tensors=(), observer=None, on_done=None):
     """Gradients of ``targets`` (seeded with ``target_grads``) for each of ``sources``.
+
+    ``on_done(node)``, if given, is called once a node's rule has run; a
+    one-shot tape uses it to let go of the node (and the arrays it saved) early.
 
     Returns a list with one entry per source: a Tensor, an IndexedSlices, or
     None when no path connects the source to the targets.
     """
     method = check_method(aggregation_method)
     source_ids = {s._id for s in sources}
-    between, pending = pending_counts(targets, sources, producer)
+    parents, pending = pending_counts(targets, sources, producer)
     stop_nodes = _stop_nodes(sources, stop_tensors, producer, pending)
 
-    grads = collections.defaultdict(list)   # tensor id -> contributions so far
+    grads = {}   # tensor id -> the contributions to its gradient received so far
     for y, g in zip(targets, target_grads):
-        grads[y._id].append(g)
+        grads.setdefault(y._id, []).append(g)
 
     queue = collections.deque()
     for y in targets:
         node = producer(y)
-        if node in between and pending[node] == 0 and node not in queue:
+        if node in pending and pending[node] == 0 and node not in queue:
             queue.append(node)
     if observer is not None:
-        observer(events.Start(tuple(targets), tuple(sources),
-                              {n: pending[n] for n in between}, tuple(queue)))
+        observer(events.Start(tuple(targets), tuple(sources), dict(pending), tuple(queue)))
 
     while queue:
         node = queue.popleft()
+        node_parents = parents.pop(node)   # popped: the node is no longer pending
+        del pending[node]
         if observer is not None:
             observer(events.Pop(node, tuple(queue)))
         out_grads = [_sum_contributions(grads, t, node, i, method, source_ids, observer)
@@ -66,18 +70,21 @@ def backward(targets, target_grads, sources, producer,
             if observer is not None:
                 observer(events.Skip(node, _skip_reason(node, stop_nodes)))
         else:
-            in_grads = _call_vjp(node, out_grads, source_ids, between, producer)
+            needed = [p in parents or (x._id in source_ids and trainable(x))
+                      for x, p in zip(node.inputs, node_parents)]
+            in_grads = _call_vjp(node, out_grads, needed)
             for x, g in zip(node.inputs, in_grads):
                 if g is not None:
-                    grads[x._id].append(g)
+                    grads.setdefault(x._id, []).append(g)
             if observer is not None:
                 observer(events.CallVJP(node, f"{node.op.name} VJP", tuple(out_grads),
                                         tuple(in_grads)))
+        if on_done is not None:
+            on_done(node)
 
         # This node has reported to each of its inputs' producers: release them.
-        for x in node.inputs:
-            parent = producer(x) if trainable(x) else None
-            if parent in between:
+        for parent in node_parents:
+            if parent in pending:
                 pending[parent] -= 1
                 if observer is not None:
                     observer(events.Release(parent, pending[parent]))
@@ -94,7 +101,7 @@ def backward(targets, target_grads, sources, producer,
 
 
 def pending_counts(targets, sources, producer):
-    """The nodes between sources and targets, and each one's pending count.
+    """The nodes between sources and targets, with their parents and pending counts.
 
     1. Walk back from the targets to find every node they depend on, noting
        each tensor's consumers.
@@ -102,9 +109,12 @@ def pending_counts(targets, sources, producer):
     3. A node is *between* when it is reached and the targets depend on it.
     4. Its pending count is the number of input edges of between nodes that
        it produced.
+
+    Returns ``(parents, pending)``: for each between node, the between node that
+    produced each of its inputs (None for an input from outside), and its count.
     """
     consumers = collections.defaultdict(list)
-    seen, walk = set(), collections.deque()
+    seen, order, walk = set(), [], collections.deque()   # `order` keeps runs repeatable
     for y in targets:
         node = producer(y)
         if node is not None and node not in seen:
@@ -112,6 +122,7 @@ def pending_counts(targets, sources, producer):
             walk.append(node)
     while walk:
         node = walk.popleft()
+        order.append(node)
         for x in node.inputs:
             if not trainable(x):
                 continue
@@ -134,14 +145,17 @@ def pending_counts(targets, sources, producer):
         for out in node.outputs:
             walk.extend(consumers.get(out._id, ()))
 
-    between = {node for node in seen if node in reached}
+    between = [node for node in order if node in reached]
     pending = dict.fromkeys(between, 0)
+    parents = {}
     for node in between:
-        for x in node.inputs:
-            parent = producer(x) if trainable(x) else None
-            if parent in between:
-                pending[parent] += 1
-    return between, pending
+        node_parents = tuple(producer(x) if trainable(x) else None for x in node.inputs)
+        node_parents = tuple(p if p in pending else None for p in node_parents)
+        for p in node_parents:
+            if p is not None:
+                pending[p] += 1
+        parents[node] = node_parents
+    return parents, pending
 
 
 def _stop_nodes(sources, stop_tensors, producer, pending):
@@ -182,7 +196,7 @@ def _sum_contributions(grads, tensor, node, index, method, source_ids, observer)
     return total
 
 
-def _call_vjp(node, out_grads, source_ids, between, producer):
+def _call_vjp(node, out_grads, needed):
     """Run ``node``'s VJP rule for the inputs that lead to a source."""
     op = node.op
     if op.multiple_results:
@@ -191,14 +205,12 @@ def _call_vjp(node, out_grads, source_ids, between, producer):
                      for g, t in zip(out_grads, node.outputs)]
     if not op.accepts_sparse:
         out_grads = [g.to_dense() if isinstance(g, IndexedSlices) else g for g in out_grads]
-    needed = [trainable(x) and (x._id in source_ids or producer(x) in between)
-              for x in node.inputs]
     in_grads = op.vjp(node, out_grads, needed)
     if len(in_grads) != len(node.inputs):
         raise ValueError(f"The VJP rule of {node.name} returned {len(in_grads)} gradients "
                          f"for {len(node.inputs)} inputs.")
     for i, (x, g) in enumerate(zip(node.inputs, in_grads)):
-        if g is not None and tuple(g.shape) != tuple(x.shape):
+        if g is not None and g.shape != x.shape:
             raise ValueError(
                 f"Incompatible shapes between op input and calculated input gradient. "
                 f"Forward operation: {node.name}. Input index: {i}. Original input shape: "

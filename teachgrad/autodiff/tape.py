@@ -141,7 +141,8 @@ class GradientTape:
           unconnected_gradients: ``"none"`` (None for a source the target does
             not depend on) or ``"zero"`` (zeros of the source's shape).
         """
-        grads = self._differentiate(target, sources, output_gradients, unconnected_gradients)
+        grads = self._differentiate(target, sources, output_gradients, unconnected_gradients,
+                                    free=not self._persistent)
         self._mark_used()
         return grads
 
@@ -158,7 +159,9 @@ class GradientTape:
             seed = backend.xp.zeros(target.size, dtype=target.dtype)
             seed[k] = 1
             seed = Tensor(backend.xp.reshape(seed, target.shape))
-            rows.append(self._differentiate(target, flat_sources, seed, unconnected_gradients))
+            last = k == target.size - 1
+            rows.append(self._differentiate(target, flat_sources, seed, unconnected_gradients,
+                                            free=last and not self._persistent))
         jacobians = []
         for i, s in enumerate(flat_sources):
             column = [row[i] for row in rows]
@@ -173,7 +176,8 @@ class GradientTape:
         self._mark_used()
         return nest.pack_sequence_as(sources, jacobians)
 
-    def _differentiate(self, target, sources, output_gradients, unconnected_gradients):
+    def _differentiate(self, target, sources, output_gradients, unconnected_gradients,
+                       free=False):
         if self._producers is None:
             raise RuntimeError(
                 "A non-persistent GradientTape can only be used to compute one set of "
@@ -197,8 +201,13 @@ class GradientTape:
         # A source the tape never watched gets no gradient, even if it met watched tensors.
         watched = [s for s in flat_sources if s._id in self._watched]
         producers = self._producers
+        on_done = None
+        if free:
+            def on_done(node):  # a one-shot tape frees each node's saved arrays once used
+                for t in node.outputs:
+                    producers.pop(t._id, None)
         found = backward(flat_targets, seeds, watched, lambda t: producers.get(t._id),
-                         observer=events.current_observer())
+                         observer=events.current_observer(), on_done=on_done)
         by_source = {s._id: g for s, g in zip(watched, found)}
         grads = [by_source.get(s._id) for s in flat_sources]
         if unconnected is UnconnectedGradients.ZERO:

@@ -13,6 +13,8 @@ defvjp(relu_p, lambda g, ans, x: where(x > 0, g, 0))
 
 def _softmax_kernel(x, axis):
     xp = backend.xp
+    if x.size == 0:
+        return xp.zeros_like(x)
     e = xp.exp(x - xp.max(x, axis=axis, keepdims=True))  # shifted: no overflow
     return e / xp.sum(e, axis=axis, keepdims=True)
 
@@ -24,6 +26,8 @@ defvjp(softmax_p, lambda g, ans, x, axis: ans * (g - sum(g * ans, axis=axis, kee
 
 def _log_softmax_kernel(x, axis):
     xp = backend.xp
+    if x.size == 0:
+        return xp.zeros_like(x)
     shifted = x - xp.max(x, axis=axis, keepdims=True)
     return shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
 

@@ -116,7 +116,8 @@ def _index_array(key):
     if isinstance(key, Tensor):
         return key._value
     if isinstance(key, list):
-        return backend.xp.asarray(key)
+        array = backend.xp.asarray(key)
+        return array.astype(np.intp) if array.size == 0 else array  # x[[]] picks nothing
     return key
 
 

@@ -1,0 +1,152 @@
+"""The op table: one line per public differentiable op in teachgrad.
+
+Each ``OpSpec`` says how to call the op on tensors (``fn``), what numpy computes
+for the same inputs (``ref``, the forward reference), and how to draw valid
+inputs (``inputs``, a strategy of ``strategies.Case``: float64 arrays to
+differentiate, plus non-differentiable parameters passed by keyword to both
+``fn`` and ``ref``). ``elementwise`` ops (and those marked ``second_order``) also
+get second-derivative tests. ``tests/test_op_gradients.py`` runs every entry.
+
+To add an op, add one line to ``OPS``.
+"""
+import functools
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import numpy as np
+from hypothesis.strategies import SearchStrategy
+
+import teachgrad as tg
+from teachgrad.ops import getitem, index_add
+
+import strategies as S
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str
+    fn: Callable                 # fn(*tensors, **case.params) -> a Tensor or a list of them
+    ref: Callable                # ref(*arrays, **case.params) -> numpy's answer
+    inputs: SearchStrategy       # -> strategies.Case
+    elementwise: bool = False    # elementwise ops get second-order tests
+    second_order: Optional[bool] = None  # second-order tests for a non-elementwise op
+    primitive: Optional[str] = None      # the teachgrad primitive it exercises (default: name)
+    eps: float = 1e-6            # finite-difference step
+    rtol: float = 1e-5
+    atol: float = 1e-6
+
+    @property
+    def op_name(self):
+        return self.primitive or self.name
+
+    @property
+    def has_second_order(self):
+        return self.elementwise if self.second_order is None else self.second_order
+
+    def __repr__(self):  # what pytest and hypothesis print
+        return f"OpSpec({self.name})"
+
+
+# -- numpy references the table needs ------------------------------------------------
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _softmax(x, axis):
+    e = np.exp(x)  # no max shift: an independent formula, fine for |x| <= 3
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _log_softmax(x, axis):
+    return x - np.log(np.sum(np.exp(x), axis=axis, keepdims=True))
+
+
+def _logsumexp(x, axis, keepdims):
+    return np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdims))
+
+
+def _split(x, num_or_size_splits, axis):
+    if isinstance(num_or_size_splits, int):
+        return np.split(x, num_or_size_splits, axis=axis)
+    return np.split(x, np.cumsum(num_or_size_splits)[:-1].tolist(), axis=axis)
+
+
+def _index_add(x, values, key):
+    out = x.copy()
+    np.add.at(out, key, values)
+    return out
+
+
+# -- the table -----------------------------------------------------------------------
+OPS = [
+    # binary arithmetic, with broadcasting
+    OpSpec("add", tg.add, np.add, S.binary(), elementwise=True),
+    OpSpec("subtract", tg.subtract, np.subtract, S.binary(), elementwise=True),
+    OpSpec("multiply", tg.multiply, np.multiply, S.binary(), elementwise=True),
+    OpSpec("divide", tg.divide, np.divide, S.binary(S.REALS, S.NONZERO), elementwise=True),
+    OpSpec("power", tg.power, np.power, S.binary(S.POWER_BASE, S.POWER_EXPONENT),
+           elementwise=True),
+    OpSpec("maximum", tg.maximum, np.maximum, S.separated_binary(), elementwise=True),
+    OpSpec("minimum", tg.minimum, np.minimum, S.separated_binary(), elementwise=True),
+    OpSpec("where", lambda x, y, condition: tg.where(condition, x, y),
+           lambda x, y, condition: np.where(condition, x, y), S.where_case(), elementwise=True),
+    # elementwise functions of one tensor
+    OpSpec("negative", tg.negative, np.negative, S.unary(), elementwise=True),
+    OpSpec("exp", tg.exp, np.exp, S.unary(), elementwise=True),
+    OpSpec("log", tg.log, np.log, S.unary(S.POSITIVE), elementwise=True),
+    OpSpec("log1p", tg.log1p, np.log1p, S.unary(S.ABOVE_MINUS_ONE), elementwise=True),
+    OpSpec("sqrt", tg.sqrt, np.sqrt, S.unary(S.POSITIVE), elementwise=True),
+    OpSpec("square", tg.square, np.square, S.unary(), elementwise=True),
+    OpSpec("abs", tg.abs, np.abs, S.unary(S.NONZERO), elementwise=True),
+    OpSpec("sin", tg.sin, np.sin, S.unary(), elementwise=True),
+    OpSpec("cos", tg.cos, np.cos, S.unary(), elementwise=True),
+    OpSpec("tanh", tg.tanh, np.tanh, S.unary(), elementwise=True),
+    OpSpec("sigmoid", tg.sigmoid, _sigmoid, S.unary(), elementwise=True),
+    OpSpec("relu", tg.relu, lambda x: np.maximum(x, 0), S.unary(S.NONZERO), elementwise=True),
+    OpSpec("identity", tg.identity, lambda x: x, S.unary(), elementwise=True),
+    OpSpec("cast", lambda x: tg.cast(x, tg.float32), lambda x: x.astype(np.float32),
+           S.unary(), elementwise=True, eps=1e-2, atol=1e-4),  # float32 output: big steps
+    OpSpec("cast_to_float64", lambda x: tg.cast(x, tg.float64), lambda x: x.astype(np.float64),
+           S.unary(), elementwise=True, primitive="cast"),
+    # several tensors in, one or several out
+    OpSpec("add_n", lambda *xs: tg.add_n(list(xs)), lambda *xs: functools.reduce(np.add, xs),
+           S.same_shape_list()),
+    OpSpec("identity_n", lambda *xs: tg.identity_n(*xs), lambda *xs: list(xs),
+           S.any_shape_list()),
+    # linear algebra
+    OpSpec("matmul", tg.matmul, np.matmul, S.matmul_case(), second_order=True),
+    # reductions
+    OpSpec("sum", tg.sum, np.sum, S.reduction_case()),
+    OpSpec("mean", tg.mean, np.mean, S.reduction_case()),
+    OpSpec("max", tg.max, np.max, S.reduction_case(distinct=True, empty_reduction=False),
+           second_order=True),
+    OpSpec("min", tg.min, np.min, S.reduction_case(distinct=True, empty_reduction=False),
+           second_order=True),
+    OpSpec("logsumexp", tg.logsumexp, _logsumexp, S.reduction_case(),
+           second_order=True),
+    OpSpec("softmax", tg.softmax, _softmax, S.along_axis_case(), second_order=True),
+    OpSpec("log_softmax", tg.log_softmax, _log_softmax, S.along_axis_case(), second_order=True),
+    # moving entries around
+    OpSpec("reshape", tg.reshape, np.reshape, S.reshape_case()),
+    OpSpec("transpose", tg.transpose, np.transpose, S.transpose_case()),
+    OpSpec("expand_dims", tg.expand_dims, np.expand_dims, S.expand_dims_case()),
+    OpSpec("squeeze", tg.squeeze, np.squeeze, S.squeeze_case()),
+    OpSpec("broadcast_to", tg.broadcast_to, np.broadcast_to, S.broadcast_to_case()),
+    OpSpec("concat", lambda *xs, axis: tg.concat(list(xs), axis=axis),
+           lambda *xs, axis: np.concatenate(xs, axis=axis), S.concat_case()),
+    OpSpec("stack", lambda *xs, axis: tg.stack(list(xs), axis=axis),
+           lambda *xs, axis: np.stack(xs, axis=axis), S.stack_case()),
+    OpSpec("split", tg.split, _split, S.split_case()),
+    OpSpec("split_first_piece", lambda x, **kw: tg.split(x, **kw)[0],
+           lambda x, **kw: _split(x, **kw)[0], S.split_case(), primitive="split"),
+    # indexing (gradients along axis 0 come back as tg.IndexedSlices)
+    OpSpec("gather", tg.gather, np.take, S.gather_case(), second_order=True),
+    OpSpec("getitem", lambda x, key: x[key], lambda x, key: x[key], S.getitem_case(),
+           second_order=True),
+    OpSpec("getitem_function", getitem, lambda x, key: x[key], S.getitem_case(),
+           primitive="getitem"),
+    OpSpec("index_add", index_add, _index_add, S.index_add_case(), second_order=True),
+]
+
+OPS_BY_NAME = {spec.name: spec for spec in OPS}
+assert len(OPS_BY_NAME) == len(OPS), "two table entries share a name"
