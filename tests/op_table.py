@@ -71,6 +71,11 @@ def _split(x, num_or_size_splits, axis):
     return np.split(x, np.cumsum(num_or_size_splits)[:-1].tolist(), axis=axis)
 
 
+def _matmul_transposed(x, y, transpose_a, transpose_b):
+    return np.matmul(np.swapaxes(x, -1, -2) if transpose_a else x,
+                     np.swapaxes(y, -1, -2) if transpose_b else y)
+
+
 def _index_add(x, values, key):
     out = x.copy()
     np.add.at(out, key, values)
@@ -101,6 +106,8 @@ OPS = [
     OpSpec("sin", tg.sin, np.sin, S.unary(), elementwise=True),
     OpSpec("cos", tg.cos, np.cos, S.unary(), elementwise=True),
     OpSpec("tanh", tg.tanh, np.tanh, S.unary(), elementwise=True),
+    OpSpec("tanh_grad", tg.ops.tanh_grad, lambda y, g: g * (1 - y * y),
+           S.same_shape_list(2, 2), elementwise=True),
     OpSpec("sigmoid", tg.sigmoid, _sigmoid, S.unary(), elementwise=True),
     OpSpec("relu", tg.relu, lambda x: np.maximum(x, 0), S.unary(S.NONZERO), elementwise=True),
     OpSpec("identity", tg.identity, lambda x: x, S.unary(), elementwise=True),
@@ -115,6 +122,8 @@ OPS = [
            S.any_shape_list()),
     # linear algebra
     OpSpec("matmul", tg.matmul, np.matmul, S.matmul_case(), second_order=True),
+    OpSpec("matmul_transposed", tg.matmul, _matmul_transposed, S.matmul_transposed_case(),
+           second_order=True, primitive="matmul"),
     # reductions
     OpSpec("sum", tg.sum, np.sum, S.reduction_case()),
     OpSpec("mean", tg.mean, np.mean, S.reduction_case()),

@@ -19,7 +19,6 @@ gives the Node that made a tensor, or None; a Node has ``op``, ``inputs``,
 """
 import collections
 
-from .. import dtypes
 from ..ops import IndexedSlices, zeros_like
 from . import events
 from .aggregation import aggregate, check_method
@@ -27,7 +26,7 @@ from .aggregation import aggregate, check_method
 
 def trainable(tensor):
     """Only floating-point tensors carry gradients; ints and bools are constants."""
-    return dtypes.is_floating(tensor.dtype)
+    return tensor.dtype.kind == "f"
 
 
 def backward(targets, target_grads, sources, producer,

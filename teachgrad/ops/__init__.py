@@ -7,7 +7,7 @@ from .core import Node, Op, bind, defvjp, defvjp_all, not_differentiable, primit
 from .misc import (cast, identity, identity_n, ones, ones_like, stop_gradient, zeros,
                    zeros_like)
 from .math import (abs, cos, exp, log, log1p, negative, sigmoid, sign, sin, sqrt, square,
-                   tanh)
+                   tanh, tanh_grad)
 from .shape import (broadcast_to, concat, expand_dims, gather, getitem, index_add, reshape,
                     split, squeeze, stack, transpose)
 from .reduction import logsumexp, max, mean, min, sum

@@ -1,48 +1,69 @@
-"""Matrix multiplication, with numpy's rules for 1-D and batched operands."""
+"""Matrix multiplication, with numpy's rules for 1-D and batched operands and
+TensorFlow's ``transpose_a`` / ``transpose_b`` flags (which let the VJP rules
+multiply by a transpose without a separate transpose op)."""
 from .. import backend
 from .core import bind, defvjp, primitive
 from .grad_util import unbroadcast
 from .shape import expand_dims, squeeze, swap_last_two
 
 
-def _matmul_kernel(x, y):
+def _mT(a):
+    return backend.xp.swapaxes(a, -1, -2)
+
+
+def _matmul_kernel(x, y, transpose_a, transpose_b):
     if x.ndim == 0 or y.ndim == 0:
         raise ValueError("scalars cannot be matrix-multiplied; use tg.multiply (or *) instead")
-    inner_x = x.shape[-1]
-    inner_y = y.shape[-2] if y.ndim > 1 else y.shape[0]
-    if inner_x != inner_y:
+    if (transpose_a and x.ndim < 2) or (transpose_b and y.ndim < 2):
+        raise ValueError("transpose_a/transpose_b need operands with at least 2 axes")
+    a = _mT(x) if transpose_a else x
+    b = _mT(y) if transpose_b else y
+    inner_a = a.shape[-1]
+    inner_b = b.shape[-2] if b.ndim > 1 else b.shape[0]
+    if inner_a != inner_b:
         raise ValueError(
-            f"shapes {x.shape} and {y.shape} are incompatible: the last axis of the first "
-            f"({inner_x}) must equal the {'second-to-last' if y.ndim > 1 else 'only'} axis "
-            f"of the second ({inner_y})")
-    return backend.xp.matmul(x, y)
+            f"shapes {x.shape} and {y.shape} are incompatible"
+            f"{' (after transposing)' if transpose_a or transpose_b else ''}: the last axis "
+            f"of the first ({inner_a}) must equal the "
+            f"{'second-to-last' if b.ndim > 1 else 'only'} axis of the second ({inner_b})")
+    return backend.xp.matmul(a, b)
 
 
-def _matmul_vjp_x(g, ans, x, y):
-    # Z = X Y  =>  dX = dZ Y^T  (1-D operands are treated as a row or a column)
-    if y.ndim == 1:
-        gx = expand_dims(g, -1) * y
-    elif x.ndim == 1:
-        gx = squeeze(matmul(y, expand_dims(g, -1)), -1)
+# For C = A B:  dA = dC B^T  and  dB = A^T dC.  With the flags (TensorFlow's
+# MatMul gradient table), e.g. C = A B^T gives dA = dC B and dB = dC^T A.
+def _matmul_vjp_x(g, ans, x, y, transpose_a, transpose_b):
+    if x.ndim == 1 or y.ndim == 1:
+        if y.ndim == 1:
+            gx = expand_dims(g, -1) * y
+        else:
+            gx = squeeze(matmul(y, expand_dims(g, -1)), -1)
+    elif not transpose_a:
+        gx = matmul(g, y, transpose_b=not transpose_b)
     else:
-        gx = matmul(g, swap_last_two(y))
+        gx = matmul(y, g, transpose_a=transpose_b, transpose_b=True)
     return unbroadcast(gx, x)
 
 
-def _matmul_vjp_y(g, ans, x, y):
-    # Z = X Y  =>  dY = X^T dZ
-    if x.ndim == 1 and y.ndim == 1:
-        gy = g * x
-    elif x.ndim == 1:
-        gy = expand_dims(x, -1) * expand_dims(g, -2)
-    elif y.ndim == 1:
-        gy = squeeze(matmul(swap_last_two(x), expand_dims(g, -1)), -1)
+def _matmul_vjp_y(g, ans, x, y, transpose_a, transpose_b):
+    if x.ndim == 1 or y.ndim == 1:
+        if x.ndim == 1 and y.ndim == 1:
+            gy = g * x
+        elif x.ndim == 1:
+            gy = expand_dims(x, -1) * expand_dims(g, -2)
+        else:
+            gy = squeeze(matmul(swap_last_two(x), expand_dims(g, -1)), -1)
+    elif not transpose_b:
+        gy = matmul(x, g, transpose_a=not transpose_a)
     else:
-        gy = matmul(swap_last_two(x), g)
+        gy = matmul(g, x, transpose_a=True, transpose_b=transpose_a)
     return unbroadcast(gy, y)
 
 matmul_p = primitive("matmul", _matmul_kernel)
-def matmul(x, y):
-    """Matrix product ``x @ y`` (batched over leading axes, as numpy does)."""
-    return bind(matmul_p, x, y)
+def matmul(x, y, transpose_a=False, transpose_b=False):
+    """Matrix product ``x @ y`` (batched over leading axes, as numpy does).
+
+    ``transpose_a`` / ``transpose_b`` multiply by the transpose of the last two
+    axes of ``x`` / ``y`` instead, without materialising it.
+    """
+    return bind(matmul_p, x, y, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
 defvjp(matmul_p, _matmul_vjp_x, _matmul_vjp_y)

@@ -57,10 +57,31 @@ def cos(x): return bind(cos_p, x)
 defvjp(sin_p, lambda g, ans, x: g * cos(x))
 defvjp(cos_p, lambda g, ans, x: -(g * sin(x)))
 
-# tanh x.  d/dx tanh x = 1 - tanh^2 x
+# tanh x.  d/dx tanh x = 1 - tanh^2 x, applied by the fused op tanh_grad below.
 tanh_p = primitive("tanh", lambda x: backend.xp.tanh(x))
 def tanh(x): return bind(tanh_p, x)
-defvjp(tanh_p, lambda g, ans, x: g * (1 - ans * ans))
+defvjp(tanh_p, lambda g, ans, x: tanh_grad(ans, g))
+
+
+def _tanh_grad_kernel(y, g):
+    if y.ndim == 0 or y.shape != g.shape or y.dtype != g.dtype:
+        return g * (1 - y * y)
+    out = backend.xp.multiply(y, y)
+    backend.xp.subtract(1, out, out=out)    # in place: one temporary instead of three
+    backend.xp.multiply(out, g, out=out)
+    return out
+
+# tanh_grad(y, g) = g (1 - y^2): the cotangent of tanh given its output y
+# (TensorFlow's TanhGrad). One op instead of three keeps the backward pass lean;
+# its own rules make tanh differentiable to any order.
+tanh_grad_p = primitive("tanh_grad", _tanh_grad_kernel)
+def tanh_grad(y, g):
+    if y.shape != g.shape:
+        raise ValueError(f"tanh_grad: y and g must have the same shape, got {y.shape} and {g.shape}.")
+    return bind(tanh_grad_p, y, g)
+defvjp(tanh_grad_p,
+       lambda ct, ans, y, g: ct * g * (-2 * y),
+       lambda ct, ans, y, g: tanh_grad(y, ct))
 
 
 def _sigmoid_kernel(x):

@@ -28,7 +28,7 @@ def _axes(axis, ndim):
 
 def _keep(g, x, axes, keepdims):
     """``g`` reshaped so the reduced ``axes`` of ``x`` are back as size 1."""
-    if keepdims:
+    if keepdims or g.ndim == 0:  # a 0-d cotangent broadcasts as it is
         return g
     return reshape(g, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
 

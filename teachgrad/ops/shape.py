@@ -153,7 +153,7 @@ def _getitem_vjp(g, ans, x, key):
     if _is_row_index(key):
         rows = backend.xp.reshape(backend.xp.asarray(key), (-1,))
         return IndexedSlices(reshape(g, (rows.shape[0],) + x.shape[1:]), rows, x.shape)
-    return index_add(zeros_like(x), g, key)
+    return index_add(zeros(x.shape, g.dtype), g, key)
 defvjp(getitem_p, _getitem_vjp)
 
 
@@ -182,5 +182,5 @@ defvjp(gather_p, _gather_vjp, None)
 
 # Imported last: these modules use the ops above.
 from .grad_util import unbroadcast  # noqa: E402
-from .misc import zeros_like  # noqa: E402
+from .misc import zeros, zeros_like  # noqa: E402
 from .sparse import IndexedSlices  # noqa: E402
