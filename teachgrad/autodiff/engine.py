@@ -74,7 +74,10 @@ def backward(targets, target_grads, sources, producer,
             in_grads = _call_vjp(node, out_grads, needed)
             for x, g in zip(node.inputs, in_grads):
                 if g is not None:
-                    grads.setdefault(x._id, []).append(g)
+                    if x._id in grads:
+                        grads[x._id].append(g)
+                    else:
+                        grads[x._id] = [g]
             if observer is not None:
                 observer(events.CallVJP(node, f"{node.op.name} VJP", tuple(out_grads),
                                         tuple(in_grads)))
@@ -83,11 +86,12 @@ def backward(targets, target_grads, sources, producer,
 
         # This node has reported to each of its inputs' producers: release them.
         for parent in node_parents:
-            if parent in pending:
-                pending[parent] -= 1
+            if parent is not None:
+                count = pending[parent] - 1
+                pending[parent] = count
                 if observer is not None:
-                    observer(events.Release(parent, pending[parent]))
-                if pending[parent] == 0:
+                    observer(events.Release(parent, count))
+                if count == 0:
                     queue.append(parent)
                     if observer is not None:
                         observer(events.Enqueue(parent))
@@ -123,7 +127,7 @@ def pending_counts(targets, sources, producer):
         node = walk.popleft()
         order.append(node)
         for x in node.inputs:
-            if not trainable(x):
+            if x.dtype.kind != "f":   # only floating-point tensors carry gradients
                 continue
             consumers[x._id].append(node)
             parent = producer(x)
@@ -185,9 +189,12 @@ def _skip_reason(node, stop_nodes):
 def _sum_contributions(grads, tensor, node, index, method, source_ids, observer):
     """Aggregate the contributions for ``tensor``; keep the sum only for sources."""
     contributions = grads.pop(tensor._id, None)
-    if not contributions:
+    if contributions is None:
         return None
-    total, how = aggregate(contributions, method)
+    if len(contributions) == 1:
+        total, how = contributions[0], "nop"
+    else:
+        total, how = aggregate(contributions, method)
     if tensor._id in source_ids:
         grads[tensor._id] = [total]
     if observer is not None and how != "nop":
@@ -203,15 +210,12 @@ def _call_vjp(node, out_grads, needed):
         out_grads = [zeros_like(t) if g is None and trainable(t) else g
                      for g, t in zip(out_grads, node.outputs)]
     if not op.accepts_sparse:
-        out_grads = [g.to_dense() if isinstance(g, IndexedSlices) else g for g in out_grads]
+        out_grads = [g.to_dense() if type(g) is IndexedSlices else g for g in out_grads]
     in_grads = op.vjp(node, out_grads, needed)
-    if len(in_grads) != len(node.inputs):
-        raise ValueError(f"The VJP rule of {node.name} returned {len(in_grads)} gradients "
-                         f"for {len(node.inputs)} inputs.")
     for i, (x, g) in enumerate(zip(node.inputs, in_grads)):
         if g is not None and g.shape != x.shape:
             raise ValueError(
                 f"Incompatible shapes between op input and calculated input gradient. "
                 f"Forward operation: {node.name}. Input index: {i}. Original input shape: "
                 f"{tuple(x.shape)}. Calculated input gradient shape: {tuple(g.shape)}.")
-    return [g if need else None for g, need in zip(in_grads, needed)]
+    return in_grads

@@ -10,6 +10,10 @@ default) or, on a machine with a GPU, on CuPy.
 """
 import numpy
 
+from . import host_memory
+
+host_memory.keep_freed_memory()
+
 #: The array namespace that every kernel uses. Read it as ``backend.xp`` at call
 #: time (never ``from teachgrad.backend import xp``) so that ``set_backend``
 #: takes effect everywhere.

@@ -62,7 +62,11 @@ class Op:
             return [rule(g, ans, *node.inputs, **node.params) if need else None
                     for rule, need in zip(rules, needed)]
         if self.vjp_all is not None:
-            return list(self.vjp_all(g, ans, *node.inputs, **node.params))
+            grads = list(self.vjp_all(g, ans, *node.inputs, **node.params))
+            if len(grads) != len(needed):
+                raise ValueError(f"The VJP rule of {node.name} returned {len(grads)} "
+                                 f"gradients for {len(needed)} inputs.")
+            return [grad if need else None for grad, need in zip(grads, needed)]
         raise LookupError(
             f"No gradient defined for operation '{node.name}' (op type: {self.name}). "
             f"Define one with tg.ops.defvjp(<the op>, rule, ...), or wrap the input in "
