@@ -23,23 +23,18 @@ _new_id = itertools.count().__next__
 class Tensor:
     """An immutable n-dimensional array that autodiff can follow."""
 
-    __slots__ = ("_value", "_id", "name", "__weakref__")
+    __slots__ = ("_value", "_id", "shape", "dtype", "name", "__weakref__")
     # Make numpy defer to our operators in `ndarray + Tensor`.
     __array_priority__ = 100
 
     def __init__(self, value, name=None):
         self._value = value
         self._id = _new_id()
+        self.shape = value.shape   # kept as plain attributes: the engine reads them a lot
+        self.dtype = value.dtype
         self.name = name
 
     # -- what it holds --------------------------------------------------------
-    @property
-    def shape(self):
-        return self._value.shape
-
-    @property
-    def dtype(self):
-        return self._value.dtype
 
     @property
     def ndim(self):

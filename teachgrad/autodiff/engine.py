@@ -13,7 +13,7 @@ This is TensorFlow's ``_GradientsHelper``. A queue instead of recursion means
 no Python recursion limit and a deterministic order that the BackpropStepper
 replays event by event.
 
-The engine needs very little of the graph it walks (``producer(tensor)``
+The engine needs very little of the graph it walks (``producer(tensor_id)``
 gives the Node that made a tensor, or None; a Node has ``op``, ``inputs``,
 ``outputs``), so tape entries and graph operations both fit.
 """
@@ -50,7 +50,7 @@ def backward(targets, target_grads, sources, producer,
 
     queue = collections.deque()
     for y in targets:
-        node = producer(y)
+        node = producer(y._id)
         if node in pending and pending[node] == 0 and node not in queue:
             queue.append(node)
     if observer is not None:
@@ -64,8 +64,9 @@ def backward(targets, target_grads, sources, producer,
             observer(events.Pop(node, tuple(queue)))
         out_grads = [_sum_contributions(grads, t, node, i, method, source_ids, observer)
                      for i, t in enumerate(node.outputs)]
+        has_grad = out_grads[0] is not None or any(g is not None for g in out_grads)
 
-        if node in stop_nodes or not node.op.differentiable or all(g is None for g in out_grads):
+        if not has_grad or node in stop_nodes or not node.op.differentiable:
             if observer is not None:
                 observer(events.Skip(node, _skip_reason(node, stop_nodes)))
         else:
@@ -119,7 +120,7 @@ def pending_counts(targets, sources, producer):
     consumers = collections.defaultdict(list)
     seen, order, walk = set(), [], collections.deque()   # `order` keeps runs repeatable
     for y in targets:
-        node = producer(y)
+        node = producer(y._id)
         if node is not None and node not in seen:
             seen.add(node)
             walk.append(node)
@@ -130,7 +131,7 @@ def pending_counts(targets, sources, producer):
             if x.dtype.kind != "f":   # only floating-point tensors carry gradients
                 continue
             consumers[x._id].append(node)
-            parent = producer(x)
+            parent = producer(x._id)
             if parent is not None and parent not in seen:
                 seen.add(parent)
                 walk.append(parent)
@@ -138,8 +139,8 @@ def pending_counts(targets, sources, producer):
     reached, walk = set(), collections.deque()
     for s in sources:
         walk.extend(consumers.get(s._id, ()))
-        if producer(s) is not None:
-            walk.append(producer(s))  # a source made by an op: that op counts as reached
+        if producer(s._id) is not None:
+            walk.append(producer(s._id))  # a source made by an op: that op counts as reached
     while walk:
         node = walk.popleft()
         if node in reached or node not in seen:
@@ -152,7 +153,7 @@ def pending_counts(targets, sources, producer):
     pending = dict.fromkeys(between, 0)
     parents = {}
     for node in between:
-        node_parents = tuple(producer(x) if trainable(x) else None for x in node.inputs)
+        node_parents = tuple(producer(x._id) if trainable(x) else None for x in node.inputs)
         node_parents = tuple(p if p in pending else None for p in node_parents)
         for p in node_parents:
             if p is not None:
@@ -169,12 +170,12 @@ def _stop_nodes(sources, stop_tensors, producer, pending):
     source_ids = {s._id for s in sources}
     stops = set()
     for s in sources:
-        node = producer(s)
+        node = producer(s._id)
         if node is not None and not any(
-                x._id in source_ids or pending.get(producer(x), 0) > 0
+                x._id in source_ids or pending.get(producer(x._id), 0) > 0
                 for x in node.inputs if trainable(x)):
             stops.add(node)
-    stops.update(producer(t) for t in stop_tensors if producer(t) is not None)
+    stops.update(producer(t._id) for t in stop_tensors if producer(t._id) is not None)
     return stops
 
 

@@ -206,7 +206,7 @@ class GradientTape:
             def on_done(node):  # a one-shot tape frees each node's saved arrays once used
                 for t in node.outputs:
                     producers.pop(t._id, None)
-        found = backward(flat_targets, seeds, watched, lambda t: producers.get(t._id),
+        found = backward(flat_targets, seeds, watched, producers.get,
                          observer=events.current_observer(), on_done=on_done)
         by_source = {s._id: g for s, g in zip(watched, found)}
         grads = [by_source.get(s._id) for s in flat_sources]
