@@ -108,7 +108,8 @@ def pending_counts(targets, sources, producer):
     """The nodes between sources and targets, with their parents and pending counts.
 
     1. Walk back from the targets to find every node they depend on, noting
-       each tensor's consumers.
+       each tensor's consumers and each node's parents (the producers of its
+       floating-point inputs).
     2. Walk forward from the sources along those consumers: the *reached* nodes.
     3. A node is *between* when it is reached and the targets depend on it.
     4. Its pending count is the number of input edges of between nodes that
@@ -117,24 +118,27 @@ def pending_counts(targets, sources, producer):
     Returns ``(parents, pending)``: for each between node, the between node that
     produced each of its inputs (None for an input from outside), and its count.
     """
-    consumers = collections.defaultdict(list)
-    seen, order, walk = set(), [], collections.deque()   # `order` keeps runs repeatable
+    consumers = collections.defaultdict(list)   # tensor id -> nodes that read it
+    upstream = {}                               # node -> producer of each input (or None)
+    walk = collections.deque()
     for y in targets:
         node = producer(y._id)
-        if node is not None and node not in seen:
-            seen.add(node)
+        if node is not None and node not in upstream:
+            upstream[node] = None
             walk.append(node)
     while walk:
         node = walk.popleft()
-        order.append(node)
+        node_parents = []
         for x in node.inputs:
-            if x.dtype.kind != "f":   # only floating-point tensors carry gradients
-                continue
-            consumers[x._id].append(node)
-            parent = producer(x._id)
-            if parent is not None and parent not in seen:
-                seen.add(parent)
-                walk.append(parent)
+            parent = None
+            if x.dtype.kind == "f":   # only floating-point tensors carry gradients
+                consumers[x._id].append(node)
+                parent = producer(x._id)
+                if parent is not None and parent not in upstream:
+                    upstream[parent] = None
+                    walk.append(parent)
+            node_parents.append(parent)
+        upstream[node] = node_parents
 
     reached, walk = set(), collections.deque()
     for s in sources:
@@ -143,18 +147,17 @@ def pending_counts(targets, sources, producer):
             walk.append(producer(s._id))  # a source made by an op: that op counts as reached
     while walk:
         node = walk.popleft()
-        if node in reached or node not in seen:
+        if node in reached or node not in upstream:
             continue
         reached.add(node)
         for out in node.outputs:
             walk.extend(consumers.get(out._id, ()))
 
-    between = [node for node in order if node in reached]
-    pending = dict.fromkeys(between, 0)
+    # `upstream` keeps the walk's order, so the counts come out the same every run.
+    pending = {node: 0 for node in upstream if node in reached}
     parents = {}
-    for node in between:
-        node_parents = tuple(producer(x._id) if trainable(x) else None for x in node.inputs)
-        node_parents = tuple(p if p in pending else None for p in node_parents)
+    for node in pending:
+        node_parents = [p if p in pending else None for p in upstream[node]]
         for p in node_parents:
             if p is not None:
                 pending[p] += 1
