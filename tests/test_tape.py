@@ -310,3 +310,19 @@ def test_output_gradients_as_a_plain_list_for_one_target():
         y = x * x
     g = tape.gradient(y, x, output_gradients=[1.0, 0.0, 0.5])
     np.testing.assert_allclose(g.numpy(), [2.0, 0.0, 3.0])
+
+
+def test_variable_assigned_while_recording_sums_both_reads():
+    v = tg.Variable(2.0)
+    with tg.GradientTape() as tape:
+        y1 = v * v            # reads the value 2: d/dv = 4
+        v.assign(3.0)
+        y2 = v * v            # reads the value 3: d/dv = 6
+    assert tape.gradient(y1 + y2, v).numpy() == 10.0
+
+
+def test_variable_gradient_with_respect_to_itself():
+    v = tg.Variable([1.0, 2.0])
+    with tg.GradientTape() as tape:
+        y = v * 1.0
+    np.testing.assert_allclose(tape.gradient(y, v).numpy(), [1.0, 1.0])

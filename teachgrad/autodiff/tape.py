@@ -20,16 +20,10 @@ import warnings
 from .. import backend, dtypes, nest
 from ..ops import core as op_core
 from ..ops import IndexedSlices, reshape, stack, zeros, zeros_like
-from ..ops.core import Node, defvjp, primitive
 from ..tensor import Tensor, Variable
 from . import events
-from .aggregation import UnconnectedGradients
+from .aggregation import UnconnectedGradients, aggregate
 from .engine import backward
-
-# Reading a Variable: the snapshot of its value that an op used. The gradient
-# passes straight through to the Variable.
-read_p = defvjp(primitive("read", lambda v: v), lambda g, ans, v: g)
-read_p.accepts_sparse = True
 
 
 class GradientTape:
@@ -46,6 +40,7 @@ class GradientTape:
         self._watched = set()         # ids of watched tensors
         self._producers = {}          # tensor id -> the Node that made it
         self._variables = {}          # watched Variables, in the order first watched
+        self._snapshots = {}          # Variable id -> the snapshots of it that ops read
         self._recording = False
         self._used = False
 
@@ -86,6 +81,7 @@ class GradientTape:
         self._watched.clear()
         self._producers = {}
         self._variables.clear()
+        self._snapshots.clear()
         self._used = False
 
     def watch(self, tensor):
@@ -119,13 +115,16 @@ class GradientTape:
                 self._producers[out._id] = node
 
     def _record_read(self, variable, snapshot):
+        # An op read `variable` through `snapshot`. The snapshot stands for the
+        # Variable on this tape: the Variable's gradient is the snapshot's (summed
+        # over snapshots if it was assigned while the tape recorded).
         if (self._watch_accessed_variables and variable.trainable
                 and variable._id not in self._watched):
             self._watched.add(variable._id)
             self._variables.setdefault(variable._id, variable)
-        if variable._id in self._watched and snapshot._id not in self._producers:
+        if variable._id in self._watched and snapshot._id not in self._watched:
             self._watched.add(snapshot._id)
-            self._producers[snapshot._id] = Node(read_p, (variable,), (snapshot,), {})
+            self._snapshots.setdefault(variable._id, []).append(snapshot)
 
     # -- differentiating -------------------------------------------------------
     def gradient(self, target, sources, output_gradients=None,
@@ -198,9 +197,16 @@ class GradientTape:
             output_gradients = (nest.flatten(output_gradients) if nest.is_nested(target)
                                 else [output_gradients])
         seeds = _seed_gradients(flat_targets, output_gradients)
-        # A source the tape never watched gets no gradient, even if it met watched tensors.
-        watched = [s for s in flat_sources if s._id in self._watched]
         producers = self._producers
+        # What the engine differentiates with respect to: each watched tensor, and for
+        # each Variable the snapshots of it that ops read. A source the tape never
+        # watched gets no gradient, even if it met watched tensors.
+        watched = []
+        for s in flat_sources:
+            if isinstance(s, Variable):
+                watched.extend(self._snapshots.get(s._id, ()))
+            elif s._id in self._watched:
+                watched.append(s)
         on_done = None
         if free:
             def on_done(node):  # a one-shot tape frees each node's saved arrays once used
@@ -209,15 +215,24 @@ class GradientTape:
         found = backward(flat_targets, seeds, watched, producers.get,
                          observer=events.current_observer(), on_done=on_done)
         by_source = {s._id: g for s, g in zip(watched, found)}
-        grads = [by_source.get(s._id) for s in flat_sources]
+        grads = [self._variable_gradient(s, by_source) if isinstance(s, Variable)
+                 else by_source.get(s._id) for s in flat_sources]
         if unconnected is UnconnectedGradients.ZERO:
             grads = [zeros_like(s) if g is None else g for g, s in zip(grads, flat_sources)]
         return nest.pack_sequence_as(sources, grads)
+
+    def _variable_gradient(self, variable, by_source):
+        parts = [by_source[snap._id] for snap in self._snapshots.get(variable._id, ())
+                 if by_source.get(snap._id) is not None]
+        if not parts:
+            return None
+        return aggregate(parts, None)[0]
 
     def _mark_used(self):
         if not self._persistent:
             self._producers = None  # free what the tape held
             self._watched = set()
+            self._snapshots = {}
 
 
 def _as_tensor(value, role):
