@@ -318,7 +318,7 @@ def test_variable_assigned_while_recording_sums_both_reads():
         y1 = v * v            # reads the value 2: d/dv = 4
         v.assign(3.0)
         y2 = v * v            # reads the value 3: d/dv = 6
-    assert tape.gradient(y1 + y2, v).numpy() == 10.0
+    assert tape.gradient([y1, y2], v).numpy() == 10.0
 
 
 def test_variable_gradient_with_respect_to_itself():
