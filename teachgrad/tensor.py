@@ -38,11 +38,16 @@ class Tensor:
 
     @property
     def ndim(self):
-        return self._value.ndim
+        if self.shape is None:
+            raise ValueError(f"The rank of {self!r} is unknown; give its placeholder a shape.")
+        return len(self.shape)
 
     @property
     def size(self):
-        return self._value.size
+        """The number of entries (None when a dimension is unknown)."""
+        if self.shape is None or None in self.shape:
+            return None
+        return int(np.prod(self.shape, dtype=np.int64))
 
     def numpy(self):
         """The value as a numpy array (a host copy when on a GPU)."""
@@ -116,6 +121,45 @@ class Tensor:
     @property
     def T(self):
         return ops.transpose(self)
+
+
+class SymbolicTensor(Tensor):
+    """An output of a node in a ``tg.Graph``: a shape and a dtype, but no value.
+
+    Its value exists only while a ``tg.Session`` runs the graph. Dimensions
+    that are not known when the graph is built are None.
+    """
+
+    __slots__ = ("graph", "node", "index")
+
+    def __init__(self, graph, node, index, shape, dtype, name):
+        self._value = None
+        self._id = _new_id()
+        self.shape = None if shape is None else tuple(shape)
+        self.dtype = dtype
+        self.name = name
+        self.graph = graph
+        self.node = node
+        self.index = index
+
+    def numpy(self):
+        raise RuntimeError(
+            f"{self.name} is a symbolic tensor of a graph: it has no value until the graph "
+            f"runs. Evaluate it with tg.Session(graph).run({self.name!r}-tensor, feed_dict=...).")
+
+    def __bool__(self):
+        raise TypeError(f"Using the symbolic tensor {self.name} as a Python bool is not allowed "
+                        "in graph mode: its value is not known while the graph is built.")
+
+    def __len__(self):
+        if self.shape is None or not self.shape or self.shape[0] is None:
+            raise TypeError(f"len() of {self.name}, whose first dimension is unknown.")
+        return self.shape[0]
+
+    def __repr__(self):
+        shape = "unknown" if self.shape is None else "(" + ", ".join(
+            "None" if d is None else str(d) for d in self.shape) + ("," if len(self.shape) == 1 else "") + ")"
+        return f"<tg.SymbolicTensor '{self.name}' shape={shape} dtype={self.dtype}>"
 
 
 class Variable(Tensor):

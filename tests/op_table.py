@@ -76,6 +76,20 @@ def _matmul_transposed(x, y, transpose_a, transpose_b):
                      np.swapaxes(y, -1, -2) if transpose_b else y)
 
 
+def _sum_like(g, x):
+    lead = g.ndim - x.ndim
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(x.shape)
+                                      if n == 1 and g.shape[lead + i] != 1)
+    return np.sum(g, axis=axes).reshape(x.shape)
+
+
+def _scatter_add(x, values, indices, axis):
+    out = x.copy()
+    if values.size:
+        np.add.at(out, (slice(None),) * (axis % x.ndim) + (indices,), values)
+    return out
+
+
 def _index_add(x, values, key):
     out = x.copy()
     np.add.at(out, key, values)
@@ -141,6 +155,11 @@ OPS = [
     OpSpec("expand_dims", tg.expand_dims, np.expand_dims, S.expand_dims_case()),
     OpSpec("squeeze", tg.squeeze, np.squeeze, S.squeeze_case()),
     OpSpec("broadcast_to", tg.broadcast_to, np.broadcast_to, S.broadcast_to_case()),
+    OpSpec("reshape_like", tg.ops.reshape_like, lambda g, x: g.reshape(x.shape),
+           S.reshape_like_case()),
+    OpSpec("broadcast_like", tg.ops.broadcast_like, lambda g, x: np.broadcast_to(g, x.shape),
+           S.broadcast_like_case()),
+    OpSpec("sum_like", tg.ops.sum_like, _sum_like, S.sum_like_case()),
     OpSpec("concat", lambda *xs, axis: tg.concat(list(xs), axis=axis),
            lambda *xs, axis: np.concatenate(xs, axis=axis), S.concat_case()),
     OpSpec("stack", lambda *xs, axis: tg.stack(list(xs), axis=axis),
@@ -150,6 +169,8 @@ OPS = [
            lambda x, **kw: _split(x, **kw)[0], S.split_case(), primitive="split"),
     # indexing (gradients along axis 0 come back as tg.IndexedSlices)
     OpSpec("gather", tg.gather, np.take, S.gather_case(), second_order=True),
+    OpSpec("scatter_add", lambda x, values, indices, axis: tg.ops.scatter_add(x, indices, values, axis),
+           _scatter_add, S.scatter_add_case(), second_order=True),
     OpSpec("getitem", lambda x, key: x[key], lambda x, key: x[key], S.getitem_case(),
            second_order=True),
     OpSpec("getitem_function", getitem, lambda x, key: x[key], S.getitem_case(),

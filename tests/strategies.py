@@ -383,3 +383,36 @@ def index_add_case(draw):
     x = draw(arrays(shape))
     values = draw(arrays(np.empty(shape)[key].shape))
     return Case((x, values), {"key": key})
+
+
+@st.composite
+def reshape_like_case(draw):
+    """reshape_like(g, x): g holds as many entries as x, in another shape."""
+    x = draw(arrays(draw(shapes())))
+    return Case((draw(arrays((x.size,))), x))
+
+
+@st.composite
+def broadcast_like_case(draw):
+    """broadcast_like(g, x): g broadcasts to x's shape."""
+    case = draw(broadcast_to_case())
+    g = case.arrays[0]
+    return Case((g, draw(arrays(case.params["shape"]))))
+
+
+@st.composite
+def sum_like_case(draw):
+    """sum_like(g, x): x broadcasts to g's shape, and g is summed back to it."""
+    case = draw(broadcast_to_case())
+    return Case((draw(arrays(case.params["shape"])), case.arrays[0]))
+
+
+@st.composite
+def scatter_add_case(draw):
+    """scatter_add(x, indices, values, axis): values has the shape of gather(x, indices, axis)."""
+    shape = draw(shapes(min_dims=1))
+    axis = draw(axis_for(len(shape)))
+    indices = draw(index_arrays(shape[axis], shapes(max_dims=2)))
+    values_shape = np.take(np.empty(shape), indices, axis=axis).shape
+    return Case((draw(arrays(shape)), draw(arrays(values_shape))),
+                {"indices": indices, "axis": axis})

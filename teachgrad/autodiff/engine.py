@@ -20,6 +20,8 @@ gives the Node that made a tensor, or None; a Node has ``op``, ``inputs``,
 import collections
 
 from ..ops import IndexedSlices, zeros_like
+from ..ops import core as op_core
+from ..ops.grad_util import compatible
 from . import events
 from .aggregation import aggregate, check_method
 
@@ -215,9 +217,13 @@ def _call_vjp(node, out_grads, needed):
                      for g, t in zip(out_grads, node.outputs)]
     if not op.accepts_sparse:
         out_grads = [g.to_dense() if type(g) is IndexedSlices else g for g in out_grads]
-    in_grads = op.vjp(node, out_grads, needed)
+    outer, op_core.gradient_of = op_core.gradient_of, node   # graphs label gradient nodes
+    try:
+        in_grads = op.vjp(node, out_grads, needed)
+    finally:
+        op_core.gradient_of = outer
     for i, (x, g) in enumerate(zip(node.inputs, in_grads)):
-        if g is not None and g.shape != x.shape:
+        if g is not None and g.shape != x.shape and not compatible(g.shape, x.shape):
             raise ValueError(
                 f"Incompatible shapes between op input and calculated input gradient. "
                 f"Forward operation: {node.name}. Input index: {i}. Original input shape: "

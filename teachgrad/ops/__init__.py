@@ -8,8 +8,9 @@ from .misc import (cast, identity, identity_n, ones, ones_like, stop_gradient, z
                    zeros_like)
 from .math import (abs, cos, exp, log, log1p, negative, sigmoid, sign, sin, sqrt, square,
                    tanh, tanh_grad)
-from .shape import (broadcast_to, concat, expand_dims, gather, getitem, index_add, reshape,
-                    split, squeeze, stack, transpose)
+from .shape import (broadcast_like, broadcast_to, concat, expand_dims, gather, getitem,
+                    index_add, reshape, reshape_like, scatter_add, split, squeeze, stack,
+                    sum_like, transpose)
 from .reduction import logsumexp, max, mean, min, sum
 from .arithmetic import (add, add_n, divide, equal, greater, greater_equal, less, less_equal,
                          maximum, minimum, multiply, not_equal, power, subtract, where)

@@ -7,7 +7,7 @@ gets the sum of the cotangents of all its copies.
 from .. import backend
 from ..tensor import Tensor, convert_to_tensor
 from .core import bind, defvjp, defvjp_all, not_differentiable, primitive
-from .grad_util import unbroadcast
+from .grad_util import known, unbroadcast
 from .math import log
 
 
@@ -98,7 +98,7 @@ def add_n(inputs):
     inputs = list(inputs)
     if not inputs:
         raise ValueError("add_n needs at least one tensor.")
-    shapes = {tuple(t.shape) for t in inputs if isinstance(t, Tensor)}
+    shapes = {tuple(t.shape) for t in inputs if isinstance(t, Tensor) and known(t.shape)}
     if len(shapes) > 1:
         raise ValueError(f"add_n: all inputs must have the same shape, got {sorted(shapes)}.")
     return bind(add_n_p, *inputs)

@@ -17,12 +17,20 @@ ever sees Nodes.
 import itertools
 
 from .. import backend
-from ..tensor import Tensor, Variable, convert_to_tensor
+from ..tensor import SymbolicTensor, Tensor, Variable, convert_to_tensor
 
 _new_node_id = itertools.count().__next__
 
 #: Tapes that are recording now, innermost last. ``GradientTape`` manages it.
 active_tapes = []
+
+#: Graphs being built now (``with graph.as_default():``), innermost last. While
+#: one is, ops add nodes to it instead of computing.
+default_graphs = []
+
+#: The forward node whose VJP rule is running, if any: graphs label the
+#: gradient nodes it creates with it.
+gradient_of = None
 
 
 class Op:
@@ -132,8 +140,11 @@ def bind(op, *args, **params):
     """Apply ``op`` to ``args`` now, recording it on every tape that watches an input.
 
     Python scalars and arrays among ``args`` become constant tensors; a
-    Variable is read through its current snapshot.
+    Variable is read through its current snapshot. Inside
+    ``graph.as_default()`` the op is added to the graph instead.
     """
+    if default_graphs:
+        return default_graphs[-1].add_node(op, args, params)
     for a in args:
         if type(a) is not Tensor:
             args = _convert_inputs(args)
@@ -171,6 +182,10 @@ def _as_input(value, like):
         for tape in active_tapes:
             tape._record_read(value, snapshot)
         return snapshot
+    if isinstance(value, SymbolicTensor):
+        raise RuntimeError(
+            f"{value.name} belongs to a graph and has no value here. Build ops on it inside "
+            f"`with graph.as_default():`, or evaluate it with tg.Session(graph).run(...).")
     if isinstance(value, Tensor):  # a Tensor subclass other than Variable
         return value
     return convert_to_tensor(value, like)

@@ -1,16 +1,35 @@
-"""The one helper every broadcasting VJP shares.
+"""The shape helpers every VJP rule shares.
 
 When ``x`` of shape (3, 1) is broadcast against (4, 3, 5), each entry of ``x``
 was used many times, so its gradient is the *sum* of the cotangents of all its
 copies: sum over the added leading axes and over the axes where ``x`` had
-size 1, then reshape back to ``x.shape``.
+size 1, then reshape back to ``x.shape`` (``unbroadcast``).
+
+In a graph a dimension may be unknown (None) until the graph runs. Then the
+helpers use ops that read the shape at run time (``sum_like``,
+``reshape_like``, ``broadcast_like``) instead of a shape fixed now.
 """
+
+
+def known(shape):
+    """Is every dimension of ``shape`` known?"""
+    return shape is not None and None not in shape
+
+
+def compatible(a, b):
+    """Could shapes ``a`` and ``b`` (None = unknown) be the same?"""
+    if a is None or b is None:
+        return True
+    return len(a) == len(b) and all(p is None or q is None or p == q for p, q in zip(a, b))
+
 
 def unbroadcast(g, x):
     """Sum ``g`` down to ``x``'s shape, and cast it to ``x``'s dtype."""
     if g is None:
         return None
-    if g.shape != x.shape:
+    if not (known(g.shape) and known(x.shape)):
+        g = sum_like(g, x)
+    elif g.shape != x.shape:
         lead = g.ndim - x.ndim
         axes = tuple(range(lead)) + tuple(
             lead + i for i, n in enumerate(x.shape) if n == 1 and g.shape[lead + i] != 1)
@@ -23,7 +42,17 @@ def unbroadcast(g, x):
     return g
 
 
-# Imported last: these modules use unbroadcast in their own rules.
+def reshape_as(g, x):
+    """``g`` reshaped to ``x``'s shape."""
+    return reshape(g, x.shape) if known(x.shape) else reshape_like(g, x)
+
+
+def broadcast_as(g, x):
+    """``g`` broadcast to ``x``'s shape."""
+    return broadcast_to(g, x.shape) if known(x.shape) else broadcast_like(g, x)
+
+
+# Imported last: these modules use the helpers above in their own rules.
 from .misc import cast  # noqa: E402
 from .reduction import sum  # noqa: E402
-from .shape import reshape  # noqa: E402
+from .shape import broadcast_like, broadcast_to, reshape, reshape_like, sum_like  # noqa: E402

@@ -76,7 +76,7 @@ def _tanh_grad_kernel(y, g):
 # its own rules make tanh differentiable to any order.
 tanh_grad_p = primitive("tanh_grad", _tanh_grad_kernel)
 def tanh_grad(y, g):
-    if y.shape != g.shape:
+    if not compatible(y.shape, g.shape):
         raise ValueError(f"tanh_grad: y and g must have the same shape, got {y.shape} and {g.shape}.")
     return bind(tanh_grad_p, y, g)
 defvjp(tanh_grad_p,
@@ -93,3 +93,6 @@ def _sigmoid_kernel(x):
 sigmoid_p = primitive("sigmoid", _sigmoid_kernel)
 def sigmoid(x): return bind(sigmoid_p, x)
 defvjp(sigmoid_p, lambda g, ans, x: g * (ans * (1 - ans)))
+
+
+from .grad_util import compatible  # noqa: E402  (imported last: grad_util uses ops above)

@@ -8,8 +8,8 @@ import builtins
 import numpy as np
 
 from .. import backend
-from .core import bind, defvjp, primitive
-from .shape import broadcast_to, reshape
+from .core import bind, defvjp, not_differentiable, primitive
+from .shape import expand_dims
 
 
 def _axes(axis, ndim):
@@ -27,28 +27,36 @@ def _axes(axis, ndim):
 
 
 def _keep(g, x, axes, keepdims):
-    """``g`` reshaped so the reduced ``axes`` of ``x`` are back as size 1."""
-    if keepdims or g.ndim == 0:  # a 0-d cotangent broadcasts as it is
+    """``g`` with the reduced ``axes`` of ``x`` put back as size-1 axes."""
+    if keepdims or g.ndim == 0 or not axes:  # a 0-d cotangent broadcasts as it is
         return g
-    return reshape(g, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+    return expand_dims(g, axes)
 
 
 # sum over axes.  Each summed entry has derivative 1: the cotangent is broadcast back.
 sum_p = primitive("sum", lambda x, axes, keepdims: backend.xp.sum(x, axis=axes, keepdims=keepdims))
 def sum(x, axis=None, keepdims=False):
     return bind(sum_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
-defvjp(sum_p, lambda g, ans, x, axes, keepdims: broadcast_to(_keep(g, x, axes, keepdims), x.shape))
+defvjp(sum_p, lambda g, ans, x, axes, keepdims: broadcast_as(_keep(g, x, axes, keepdims), x))
 
 
-def _count(x, axes):
-    return int(np.prod([x.shape[a] for a in axes])) if axes else 1
+def _count(x, axes, dtype):
+    """How many entries each mean averages: a number, or an op when a size is unknown."""
+    sizes = [x.shape[a] for a in axes]
+    if None not in sizes:
+        return builtins.max(int(np.prod(sizes)), 1)
+    return bind(count_p, x, axes=axes, dtype=dtype)
+
+count_p = not_differentiable(primitive(
+    "count", lambda x, axes, dtype: backend.xp.asarray(
+        builtins.max(int(np.prod([x.shape[a] for a in axes])), 1), dtype=dtype)))
 
 # mean over axes = sum / n.  Each entry has derivative 1/n.
 mean_p = primitive("mean", lambda x, axes, keepdims: backend.xp.mean(x, axis=axes, keepdims=keepdims))
 def mean(x, axis=None, keepdims=False):
     return bind(mean_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
 defvjp(mean_p, lambda g, ans, x, axes, keepdims:
-       broadcast_to(_keep(g, x, axes, keepdims) / builtins.max(_count(x, axes), 1), x.shape))
+       broadcast_as(_keep(g, x, axes, keepdims) / _count(x, axes, g.dtype), x))
 
 
 def _extremum_vjp(g, ans, x, axes, keepdims):
@@ -71,7 +79,7 @@ defvjp(min_p, _extremum_vjp)
 
 
 def _nonempty(axes, x, name):
-    if any(x.shape[a] == 0 for a in axes):
+    if any(x.shape[a] == 0 for a in axes):  # (an unknown size, None, is allowed)
         raise ValueError(f"{name} of an empty axis is undefined (shape {x.shape}, axes {axes}).")
     return axes
 
@@ -96,4 +104,5 @@ defvjp(logsumexp_p, lambda g, ans, x, axes, keepdims:
 # Imported last: these modules use the ops above.
 from .arithmetic import equal  # noqa: E402
 from .math import exp  # noqa: E402
+from .grad_util import broadcast_as  # noqa: E402
 from .misc import cast  # noqa: E402

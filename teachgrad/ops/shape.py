@@ -19,7 +19,7 @@ reshape_p = primitive("reshape", lambda x, shape: backend.xp.reshape(x, shape))
 def reshape(x, shape):
     shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
     return bind(reshape_p, x, shape=shape)
-defvjp(reshape_p, lambda g, ans, x, shape: reshape(g, x.shape))
+defvjp(reshape_p, lambda g, ans, x, shape: reshape_as(g, x))
 
 # transpose: permute axes.  The cotangent is permuted back by the inverse permutation.
 transpose_p = primitive("transpose", lambda x, axes: backend.xp.transpose(x, axes))
@@ -43,23 +43,47 @@ def swap_last_two(x):
 expand_dims_p = primitive("expand_dims", lambda x, axis: backend.xp.expand_dims(x, axis))
 def expand_dims(x, axis):
     return bind(expand_dims_p, x, axis=axis)
-defvjp(expand_dims_p, lambda g, ans, x, axis: reshape(g, x.shape))
+defvjp(expand_dims_p, lambda g, ans, x, axis: reshape_as(g, x))
 
 squeeze_p = primitive("squeeze", lambda x, axis: backend.xp.squeeze(x, axis))
 def squeeze(x, axis=None):
     if axis is not None:
         axis = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
         for a in axis:
-            if x.shape[a] != 1:
+            if x.shape[a] not in (1, None):
                 raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1 (shape {x.shape}).")
     return bind(squeeze_p, x, axis=axis)
-defvjp(squeeze_p, lambda g, ans, x, axis: reshape(g, x.shape))
+defvjp(squeeze_p, lambda g, ans, x, axis: reshape_as(g, x))
 
 # broadcast_to: repeat along new or size-1 axes.  The cotangent is summed back.
 broadcast_to_p = primitive("broadcast_to", lambda x, shape: backend.xp.broadcast_to(x, shape))
 def broadcast_to(x, shape):
     return bind(broadcast_to_p, x, shape=tuple(int(n) for n in shape))
 defvjp(broadcast_to_p, lambda g, ans, x, shape: unbroadcast(g, x))
+
+
+# The same three moves with the target shape read from a tensor when the op
+# runs: what VJP rules use in graphs whose shapes are not all known yet.
+reshape_like_p = primitive("reshape_like", lambda g, x: backend.xp.reshape(g, x.shape))
+def reshape_like(g, x): return bind(reshape_like_p, g, x)
+defvjp(reshape_like_p, lambda ct, ans, g, x: reshape_as(ct, g), None)
+
+broadcast_like_p = primitive("broadcast_like", lambda g, x: backend.xp.broadcast_to(g, x.shape))
+def broadcast_like(g, x): return bind(broadcast_like_p, g, x)
+defvjp(broadcast_like_p, lambda ct, ans, g, x: unbroadcast(ct, g), None)
+
+
+def _sum_like_kernel(g, x):
+    lead = g.ndim - x.ndim
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(x.shape) if n == 1 and g.shape[lead + i] != 1)
+    return backend.xp.reshape(backend.xp.sum(g, axis=axes), x.shape)
+
+sum_like_p = primitive("sum_like", _sum_like_kernel)
+def sum_like(g, x):
+    """Sum ``g`` down to the shape ``x`` has when the op runs (unbroadcast)."""
+    return bind(sum_like_p, g, x)
+defvjp(sum_like_p, lambda ct, ans, g, x: broadcast_as(ct, g), None)
 
 
 # concat: join along an existing axis.  The cotangent is split at the same places.
@@ -69,7 +93,13 @@ def concat(values, axis=0):
     if not values:
         raise ValueError("concat needs at least one tensor.")
     return bind(concat_p, *values, axis=axis)
-defvjp_all(concat_p, lambda g, ans, *xs, axis: split(g, [x.shape[axis] for x in xs], axis=axis))
+def _concat_vjp(g, ans, *xs, axis):
+    sizes = [x.shape[axis] for x in xs]
+    if None in sizes:
+        raise ValueError("The gradient of concat needs the sizes along the joined axis; give the "
+                         "placeholders of its inputs a known size there.")
+    return split(g, sizes, axis=axis)
+defvjp_all(concat_p, _concat_vjp)
 
 # stack: join along a new axis.  The cotangent is split along it and squeezed.
 stack_p = primitive("stack", lambda *xs, axis: backend.xp.stack(xs, axis=axis))
@@ -77,12 +107,12 @@ def stack(values, axis=0):
     values = list(values)
     if not values:
         raise ValueError("stack needs at least one tensor.")
-    shapes = {tuple(np.shape(v)) for v in values}
-    if len(shapes) > 1:
+    shapes = {tuple(v.shape) if isinstance(v, Tensor) else np.shape(v) for v in values}
+    if len(shapes) > 1 and all(None not in s for s in shapes):
         raise ValueError(f"stack: all tensors must have the same shape, got {sorted(shapes)}.")
     return bind(stack_p, *values, axis=axis)
 defvjp_all(stack_p, lambda g, ans, *xs, axis: [
-    reshape(piece, x.shape) for piece, x in zip(split(g, len(xs), axis=axis), xs)])
+    reshape_as(piece, x) for piece, x in zip(split(g, len(xs), axis=axis), xs)])
 
 
 def _split_kernel(x, sizes, axis):
@@ -95,6 +125,8 @@ def split(x, num_or_size_splits, axis=0):
     """Split ``x`` into ``num`` equal pieces, or pieces of the listed sizes."""
     axis = _axis(axis, x.ndim)
     length = x.shape[axis]
+    if length is None:
+        raise ValueError(f"split: the size of axis {axis} of {x.name} is unknown; split needs it.")
     if isinstance(num_or_size_splits, int):
         if num_or_size_splits <= 0 or length % num_or_size_splits:
             raise ValueError(f"split: axis {axis} of size {length} cannot be cut into "
@@ -150,6 +182,8 @@ def getitem(x, key):
     return bind(getitem_p, x, key=_index_array(key))
 
 def _getitem_vjp(g, ans, x, key):
+    if not known(x.shape):
+        return index_add(zeros_like(x, dtype=g.dtype), g, key)
     if _is_row_index(key):
         rows = backend.xp.reshape(backend.xp.asarray(key), (-1,))
         return IndexedSlices(reshape(g, (rows.shape[0],) + x.shape[1:]), rows, x.shape)
@@ -162,25 +196,45 @@ defvjp(getitem_p, _getitem_vjp)
 gather_p = primitive("gather", lambda p, i, axis: backend.xp.take(p, i, axis=axis))
 def gather(params, indices, axis=0):
     axis = _axis(axis, params.ndim)
-    idx = indices._value if isinstance(indices, Tensor) else backend.xp.asarray(indices)
-    if idx.dtype.kind not in "iu":
-        raise TypeError(f"gather: indices must be integers, got {idx.dtype}.")
+    if not isinstance(indices, Tensor):
+        indices = Tensor(backend.xp.asarray(indices))
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"gather: indices must be integers, got {indices.dtype}.")
     n = params.shape[axis]
-    if idx.size and (idx.min() < -n or idx.max() >= n):
+    idx = indices._value
+    if idx is not None and n is not None and idx.size and (idx.min() < -n or idx.max() >= n):
         raise IndexError(f"gather: indices must lie in [-{n}, {n}) for axis {axis} of "
                          f"size {n}, got values from {idx.min()} to {idx.max()}.")
-    return bind(gather_p, params, Tensor(idx) if not isinstance(indices, Tensor) else indices,
-                axis=axis)
+    return bind(gather_p, params, indices, axis=axis)
 
 def _gather_vjp(g, ans, params, indices, axis):
-    if axis == 0:
+    if axis == 0 and indices._value is not None and known(params.shape):
         rows = backend.xp.reshape(indices._value, (-1,))
         return IndexedSlices(reshape(g, (rows.shape[0],) + params.shape[1:]), rows, params.shape)
-    return index_add(zeros_like(params), g, (slice(None),) * axis + (indices._value,))
+    return scatter_add(zeros_like(params, dtype=g.dtype), indices, g, axis=axis)
 defvjp(gather_p, _gather_vjp, None)
 
 
+def _scatter_add_kernel(x, indices, values, axis):
+    out = backend.xp.array(x, copy=True)
+    if values.size == 0:
+        return out
+    backend.xp.add.at(out, (slice(None),) * axis + (indices,), values)
+    return out
+
+# scatter_add(x, indices, values, axis): x with `values` added at `indices` along `axis`,
+# the transpose of gather (its indices are a tensor, so it also works in graphs).
+scatter_add_p = primitive("scatter_add", _scatter_add_kernel)
+def scatter_add(x, indices, values, axis=0):
+    axis = _axis(axis, x.ndim)
+    return bind(scatter_add_p, x, indices, values, axis=axis)
+defvjp(scatter_add_p,
+       lambda g, ans, x, indices, values, axis: g,
+       None,
+       lambda g, ans, x, indices, values, axis: gather(g, indices, axis=axis))
+
+
 # Imported last: these modules use the ops above.
-from .grad_util import unbroadcast  # noqa: E402
+from .grad_util import broadcast_as, known, reshape_as, unbroadcast  # noqa: E402
 from .misc import zeros, zeros_like  # noqa: E402
 from .sparse import IndexedSlices  # noqa: E402
