@@ -6,9 +6,9 @@
         y = x * x
     tape.gradient(y, x)          # 6.0
 """
-from . import autodiff, backend, nest, ops, viz
+from . import autodiff, backend, graph, nest, ops, viz
 from .autodiff import (AggregationMethod, GradcheckError, GradientTape, UnconnectedGradients,
-                       grad, gradcheck, hessian, jacrev, value_and_grad, vjp)
+                       grad, gradcheck, gradients, hessian, jacrev, value_and_grad, vjp)
 from .backend import get_backend, set_backend
 from .dtypes import bool_, float32, float64, int32, int64
 from .ops import (IndexedSlices, abs, add, add_n, broadcast_to, cast, concat, cos, divide,
@@ -18,6 +18,7 @@ from .ops import (IndexedSlices, abs, add, add_n, broadcast_to, cast, concat, co
                   ones_like, power, relu, reshape, sigmoid, sign, sin, softmax, split, sqrt,
                   square, squeeze, stack, stop_gradient, subtract, sum, tanh, transpose,
                   where, zeros, zeros_like)
-from .tensor import Tensor, Variable, constant, convert_to_tensor
+from .graph import Graph, Session, function, get_default_graph, placeholder
+from .tensor import SymbolicTensor, Tensor, Variable, constant, convert_to_tensor
 
 __version__ = "0.1.0"

@@ -243,6 +243,11 @@ def constant(value, dtype=None, name=None):
     >>> tg.constant([1.0, 2.0]).dtype
     dtype('float64')
     """
+    if ops.core.default_graphs:  # building a graph: a constant node
+        graph = ops.core.default_graphs[-1]
+        if isinstance(value, SymbolicTensor):
+            return value if dtype is None else ops.cast(value, dtype)
+        return graph.add_constant(_to_array(value, dtype), name=name)
     if isinstance(value, Tensor) and dtype is None and name is None:
         return value.read_value() if isinstance(value, Variable) else value
     return Tensor(_to_array(value, dtype), name=name)

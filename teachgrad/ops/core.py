@@ -37,7 +37,7 @@ class Op:
     """A differentiable primitive: a forward kernel and its derivative rules."""
 
     __slots__ = ("name", "forward", "multiple_results", "vjp_rules", "vjp_all",
-                 "jvp", "differentiable", "accepts_sparse")
+                 "jvp", "differentiable", "accepts_sparse", "shape_rule")
 
     def __init__(self, name, forward, multiple_results=False):
         self.name = name
@@ -48,6 +48,11 @@ class Op:
         self.jvp = None
         self.differentiable = True
         self.accepts_sparse = False  # may its rules receive an IndexedSlices g?
+        # In a graph, output shapes and dtypes are found by running `forward` on
+        # stand-in arrays, unless the op gives a rule: rule(*inputs, **params)
+        # -> [(shape, dtype), ...]. Cheaper for matmul, and needed for ops whose
+        # forward cannot run on stand-ins (placeholders, function calls).
+        self.shape_rule = None
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -88,7 +93,7 @@ class Node:
     and graphs (where a Node is an operation in the graph).
     """
 
-    __slots__ = ("op", "inputs", "outputs", "params", "id")
+    __slots__ = ("op", "inputs", "outputs", "params", "id", "label", "grad_of")
 
     def __init__(self, op, inputs, outputs, params):
         self.op = op
@@ -96,10 +101,12 @@ class Node:
         self.outputs = outputs
         self.params = params
         self.id = _new_node_id()
+        self.label = None      # a graph gives its nodes unique readable names
+        self.grad_of = None    # in a graph: the forward node whose VJP rule made this one
 
     @property
     def name(self):
-        return f"{self.op.name}_{self.id}"
+        return self.label or f"{self.op.name}_{self.id}"
 
     def __repr__(self):
         return f"<node {self.name}>"

@@ -67,3 +67,35 @@ def matmul(x, y, transpose_a=False, transpose_b=False):
     """
     return bind(matmul_p, x, y, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
 defvjp(matmul_p, _matmul_vjp_x, _matmul_vjp_y)
+
+
+def _matmul_shape(x, y, transpose_a, transpose_b):
+    """matmul's output shape without computing it (None = unknown)."""
+    import numpy as np
+    if x.shape is None or y.shape is None:
+        return [(None, np.result_type(x.dtype, y.dtype))]
+    a = list(x.shape)
+    b = list(y.shape)
+    if transpose_a:
+        a[-2], a[-1] = a[-1], a[-2]
+    if transpose_b:
+        b[-2], b[-1] = b[-1], b[-2]
+    if not a or not b:
+        raise ValueError("scalars cannot be matrix-multiplied; use tg.multiply (or *) instead")
+    inner_a, inner_b = a[-1], (b[-2] if len(b) > 1 else b[0])
+    if inner_a is not None and inner_b is not None and inner_a != inner_b:
+        raise ValueError(f"shapes {x.shape} and {y.shape} are incompatible: the last axis of "
+                         f"the first ({inner_a}) must equal the "
+                         f"{'second-to-last' if len(b) > 1 else 'only'} axis of the second "
+                         f"({inner_b})")
+    batch_a, batch_b = a[:-2], b[:-2]
+    n = max(len(batch_a), len(batch_b))
+    batch_a = [1] * (n - len(batch_a)) + batch_a
+    batch_b = [1] * (n - len(batch_b)) + batch_b
+    batch = [p if q == 1 else q if p == 1 else (p if p == q else None)
+             for p, q in zip(batch_a, batch_b)]
+    rows = [a[-2]] if len(a) > 1 else []
+    cols = [b[-1]] if len(b) > 1 else []
+    return [(tuple(batch + rows + cols), np.result_type(x.dtype, y.dtype))]
+
+matmul_p.shape_rule = _matmul_shape

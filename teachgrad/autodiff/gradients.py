@@ -1,0 +1,93 @@
+"""``tg.gradients``: symbolic gradients that become part of the graph.
+
+The same backward engine as the tape walks the graph's nodes; because VJP rules
+are written in teachgrad ops and ops add nodes while a graph is being built,
+each rule adds its gradient nodes to the graph (named ``gradients/<node>_grad/...``
+and labelled with the forward node that produced them) instead of computing.
+"""
+from .. import dtypes, nest
+from ..ops import IndexedSlices, ones_like, zeros_like
+from ..ops import core
+from ..tensor import SymbolicTensor, Tensor, Variable
+from . import events
+from .aggregation import UnconnectedGradients, check_method
+from .engine import backward
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def gradients(ys, xs, grad_ys=None, name="gradients", aggregation_method=None,
+              stop_gradients=None, unconnected_gradients=UnconnectedGradients.NONE):
+    """Symbolic derivatives of ``sum(ys)`` with respect to each of ``xs``.
+
+    Args:
+      ys: a tensor or list of tensors to differentiate.
+      xs: a tensor (or Variable) or list of them to differentiate with respect to.
+      grad_ys: cotangents for ``ys`` (same length), ones where None: each y is
+        weighted by its grad_y.
+      name: the name scope of the gradient nodes.
+      aggregation_method: ``tg.AggregationMethod.ADD_N`` (one add_n node where
+        contributions meet) or ``EXPERIMENTAL_TREE`` (pairwise adds).
+      stop_gradients: tensors held constant: the gradient does not flow
+        through them, which turns total derivatives into partial ones.
+      unconnected_gradients: ``"none"`` or ``"zero"`` for an x that ys do not
+        depend on.
+
+    Returns:
+      A list with one symbolic tensor (or None) per x.
+    """
+    ys, xs = _as_list(ys), _as_list(xs)
+    stop_gradients = [] if stop_gradients is None else _as_list(stop_gradients)
+    grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
+    graph = _graph_of(ys)
+    try:
+        unconnected = UnconnectedGradients(unconnected_gradients)
+    except ValueError:
+        raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}; "
+                         "use 'none' or 'zero'.") from None
+    check_method(aggregation_method)
+    if len(grad_ys) != len(ys):
+        raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
+
+    with graph.as_default(), graph.name_scope(name):
+        xs = [graph.read_variable(x) if isinstance(x, Variable) else _graph_tensor(x, graph, "xs")
+              for x in xs]
+        stops = [_graph_tensor(t, graph, "stop_gradients") for t in stop_gradients]
+        seeds = []
+        for i, (y, g) in enumerate(zip(ys, grad_ys)):
+            if g is None:
+                seeds.append(ones_like(y))
+                continue
+            g = g if isinstance(g, SymbolicTensor) else graph._as_graph_tensor(g, y)
+            if dtypes.is_floating(y.dtype) and not dtypes.is_floating(g.dtype) \
+                    and g.dtype.kind not in "iu":
+                raise TypeError(f"Gradient type {g.dtype} generated for real-valued tensor "
+                                f"{y.name} with type {y.dtype} must be real.")
+            seeds.append(g)
+        grads = backward(ys, seeds, xs, graph.producer, aggregation_method=aggregation_method,
+                         stop_tensors=stops, observer=events.current_observer())
+        grads = [g.to_dense() if isinstance(g, IndexedSlices) else g for g in grads]
+        if unconnected is UnconnectedGradients.ZERO:
+            grads = [zeros_like(x) if g is None else g for g, x in zip(grads, xs)]
+    return grads
+
+
+def _graph_of(ys):
+    if core.default_graphs:
+        return core.default_graphs[-1]
+    graphs = {y.graph for y in ys if isinstance(y, SymbolicTensor)}
+    if len(graphs) == 1:
+        return graphs.pop()
+    raise RuntimeError("tg.gradients is not supported when eager execution is enabled. "
+                       "Use tg.GradientTape instead, or call tg.gradients on graph tensors "
+                       "(inside `with graph.as_default():` or a tg.function).")
+
+
+def _graph_tensor(t, graph, role):
+    if not isinstance(t, SymbolicTensor):
+        raise TypeError(f"{role} must be tensors of the graph, got {type(t).__name__}.")
+    if t.graph is not graph:
+        raise ValueError(f"{t.name} in {role} belongs to another graph.")
+    return t

@@ -1,0 +1,216 @@
+"""``tg.function``: trace Python into a graph once, then run the graph.
+
+The first call with a new *input signature* (the shapes and dtypes of the
+tensor arguments, and the values of the other arguments) runs the Python
+function on placeholders inside a fresh graph: that is tracing. Later calls
+with the same signature skip Python and run the traced graph.
+
+A traced function is used through one op, ``call``: eagerly its kernel runs the
+graph, and a tape records it like any other op; inside another graph it is one
+node. Its VJP rule is the gradient of the body, traced as a function of its own
+(TensorFlow's SymbolicGradient), so gradients of gradients work too.
+
+Variables the function reads become extra inputs of ``call``, fed with their
+current values at each call, so gradients reach them.
+"""
+import functools
+
+import numpy as np
+
+from .. import backend, nest
+from ..ops import core
+from ..ops.core import bind, defvjp_all, primitive
+from ..tensor import SymbolicTensor, Tensor, Variable, _to_array
+from .graph import Graph, placeholder
+from .session import plan_for
+
+
+class FuncGraph(Graph):
+    """The graph of a traced function: each Variable it reads becomes an input."""
+
+    def __init__(self, name):
+        super().__init__()
+        self.name = name
+        self.captured_variables = []   # in the order the body first read them
+        self.captures = []             # the placeholders that stand for them
+
+    def read_variable(self, variable):
+        read = self._variable_reads.get(variable._id)
+        if read is None:
+            with self.as_default():
+                read = placeholder(variable.dtype, variable.shape,
+                                   name=variable.name or "variable")
+            self._variable_reads[variable._id] = read
+            self.captured_variables.append(variable)
+            self.captures.append(read)
+        return read
+
+    def bind_variables(self, variables, tensors):
+        """Let reads of ``variables`` in this graph give ``tensors`` (already inputs)."""
+        for v, t in zip(variables, tensors):
+            self._variable_reads[v._id] = t
+
+
+class ConcreteFunction:
+    """One traced graph of a ``tg.function``: its placeholders, outputs and how to run it."""
+
+    def __init__(self, python_function, graph, inputs, outputs, structure):
+        self.python_function = python_function
+        self.graph = graph
+        self.inputs = inputs            # placeholders, one per tensor argument
+        self.outputs = outputs          # flat list of output tensors
+        self.structure = structure      # how to pack the outputs back
+        self._gradient = None
+
+    @property
+    def captured_variables(self):
+        return self.graph.captured_variables
+
+    def run(self, arrays):
+        """Run the graph on ``arrays`` (explicit inputs, then captured variables' values)."""
+        feeds = dict(zip([t._id for t in self.inputs + self.graph.captures], arrays))
+        fetch_ids = [t._id for t in self.outputs]
+        values = plan_for(self.graph, fetch_ids, set(feeds)).run(feeds)
+        return tuple(values[i] for i in fetch_ids)
+
+    def gradient_function(self):
+        """The traced function ``(*inputs, *captures, *cotangents) -> input cotangents``."""
+        if self._gradient is None:
+            self._gradient = _trace_gradient(self)
+        return self._gradient
+
+
+def _call_kernel(*arrays, function):
+    return function.run(arrays)
+
+
+def _call_shape(*inputs, function):
+    return [(t.shape, t.dtype) for t in function.outputs]
+
+
+def _call_vjp(gs, ans, *inputs, function):
+    grad_fn = function.gradient_function()
+    floats = [g for g, out in zip(gs, function.outputs) if out.dtype.kind == "f"]
+    grads = iter(bind(call_p, *inputs, *floats, function=grad_fn))
+    return [next(grads) if x.dtype.kind == "f" else None for x in inputs]
+
+# call(*inputs, function): run a traced function. Its gradient is the gradient of the body.
+call_p = primitive("call", _call_kernel, multiple_results=True)
+call_p.shape_rule = _call_shape
+defvjp_all(call_p, _call_vjp)
+
+
+def _trace_gradient(function):
+    """Trace the gradient of ``function``'s body as a function of its own:
+    ``(*inputs, *captured variables, *output cotangents) -> input cotangents``."""
+    from ..autodiff.gradients import gradients
+    n_args = len(function.inputs)
+    variables = list(function.captured_variables)
+    float_outputs = [i for i, t in enumerate(function.outputs) if t.dtype.kind == "f"]
+
+    def gradient_body(*args):
+        graph = core.default_graphs[-1]
+        inputs = list(args[:n_args + len(variables)])
+        cotangents = list(args[n_args + len(variables):])
+        if isinstance(graph, FuncGraph):
+            graph.bind_variables(variables, inputs[n_args:])
+        outputs = nest.flatten(function.python_function(*inputs[:n_args]))
+        ys = [graph._as_graph_tensor(outputs[i], None) for i in float_outputs]
+        xs = [x for x in inputs if x.dtype.kind == "f"]
+        if not ys:
+            return [x * 0 for x in xs]
+        return gradients(ys, xs, grad_ys=cotangents, unconnected_gradients="zero")
+
+    graph = FuncGraph(f"{function.graph.name}_grad")
+    with graph.as_default():
+        specs = function.inputs + function.graph.captures + [function.outputs[i]
+                                                             for i in float_outputs]
+        placeholders = [placeholder(t.dtype, t.shape, name=f"x{i}") for i, t in enumerate(specs)]
+        grads = gradient_body(*placeholders)
+    return ConcreteFunction(gradient_body, graph, placeholders, list(grads), list(grads))
+
+
+class Function:
+    """A Python function traced into graphs, one per input signature.
+
+    Use it as a decorator: ``@tg.function``. ``f.get_concrete_function(*args)``
+    and ``f.graph`` (the most recent trace) expose the graphs for drawing.
+    """
+
+    def __init__(self, python_function):
+        functools.update_wrapper(self, python_function)
+        self.python_function = python_function
+        self._traces = {}
+        self._last = None
+
+    @property
+    def graph(self):
+        """The graph of the most recent trace (None before the first call)."""
+        return self._last.graph if self._last else None
+
+    @property
+    def trace_count(self):
+        return len(self._traces)
+
+    def get_concrete_function(self, *args):
+        """The traced graph for these arguments (tracing it if needed)."""
+        key, _ = _signature(args)
+        concrete = self._traces.get(key)
+        if concrete is None:
+            concrete = self._traces[key] = self._trace(args, key)
+        self._last = concrete
+        return concrete
+
+    def __call__(self, *args):
+        concrete = self.get_concrete_function(*args)
+        _, tensors = _signature(args)
+        outputs = bind(call_p, *tensors, *concrete.captured_variables, function=concrete)
+        return nest.pack_sequence_as(concrete.structure, list(outputs))
+
+    def _trace(self, args, key):
+        graph = FuncGraph(self.python_function.__name__)
+        with graph.as_default():
+            placeholders = []
+            traced_args = []
+            for i, a in enumerate(args):
+                if _is_tensor_argument(a):
+                    t = a if isinstance(a, Tensor) else Tensor(_to_array(a))
+                    p = placeholder(t.dtype, t.shape, name=f"arg{i}")
+                    placeholders.append(p)
+                    traced_args.append(p)
+                else:
+                    traced_args.append(a)
+            result = self.python_function(*traced_args)
+            flat = nest.flatten(result)
+            outputs = [graph._as_graph_tensor(o, None) for o in flat]
+        return ConcreteFunction(self.python_function, graph, placeholders, outputs, result)
+
+
+def _is_tensor_argument(a):
+    return isinstance(a, (Tensor, np.ndarray)) or (
+        isinstance(a, (list, tuple)) and a and all(isinstance(v, (int, float)) for v in a))
+
+
+def _signature(args):
+    """The cache key of a call, and its tensor arguments."""
+    key, tensors = [], []
+    for a in args:
+        if _is_tensor_argument(a):
+            t = a if isinstance(a, Tensor) else Tensor(_to_array(a))
+            key.append(("tensor", t.shape, str(t.dtype)))
+            tensors.append(a if isinstance(a, Tensor) else t)
+        else:
+            try:
+                hash(a)
+            except TypeError:
+                raise TypeError(f"tg.function arguments must be tensors, arrays or hashable "
+                                f"Python values, got {type(a).__name__}.") from None
+            key.append(("value", a))
+    return tuple(key), tensors
+
+
+def function(python_function=None):
+    """Trace ``python_function`` into a graph per input signature: ``@tg.function``."""
+    if python_function is None:
+        return function
+    return Function(python_function)

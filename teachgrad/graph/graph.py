@@ -1,0 +1,228 @@
+"""Graphs: ops recorded as symbolic nodes, to be run later by a Session.
+
+Inside ``with graph.as_default():`` every teachgrad op adds a node to the graph
+and returns ``SymbolicTensor`` outputs that know their shape and dtype but hold
+no value. The same op functions, VJP rules included, therefore build forward
+and gradient graphs alike.
+
+Node names are unique and readable (``mul``, ``mul_1``, ``layer1/add``), since
+the visualizers and the lessons show them.
+"""
+import contextlib
+
+import numpy as np
+
+from .. import backend
+from ..ops import core
+from ..ops.core import Node, not_differentiable, primitive
+from ..tensor import SymbolicTensor, Tensor, Variable, _to_array, _scalar_dtype
+
+
+def _placeholder_kernel(**params):
+    raise RuntimeError("a placeholder has no value of its own: feed it")
+
+
+def _placeholder_shape(shape, dtype):
+    return [(shape, dtype)]
+
+# Graph-only ops: a placeholder (fed when the graph runs), a constant, and a read
+# of a Variable's current value.
+placeholder_p = not_differentiable(primitive("placeholder", _placeholder_kernel))
+placeholder_p.shape_rule = _placeholder_shape
+
+const_p = not_differentiable(primitive("const", lambda value: value))
+const_p.shape_rule = lambda value: [(tuple(value.shape), value.dtype)]
+
+read_variable_p = not_differentiable(primitive("read_variable", lambda variable: variable._value))
+read_variable_p.shape_rule = lambda variable: [(tuple(variable.shape), variable.dtype)]
+
+
+class Graph:
+    """A dataflow graph of teachgrad ops.
+
+        graph = tg.Graph()
+        with graph.as_default():
+            x = tg.placeholder(tg.float32, shape=(None, 3), name="x")
+            y = tg.sum(x * x)
+        tg.Session(graph).run(y, feed_dict={x: [[1, 2, 3]]})      # 14.0
+    """
+
+    def __init__(self):
+        self._nodes = []           # in creation order, which is a topological order
+        self._producers = {}       # tensor id -> node
+        self._name_counts = {}
+        self._scopes = []
+        self._variable_reads = {}  # Variable id -> the tensor reading it
+        self._plans = {}           # cached execution plans (see session.py)
+
+    # -- building -------------------------------------------------------------
+    @contextlib.contextmanager
+    def as_default(self):
+        """Make ops inside the block add nodes to this graph."""
+        core.default_graphs.append(self)
+        try:
+            yield self
+        finally:
+            core.default_graphs.pop()
+
+    @contextlib.contextmanager
+    def name_scope(self, name):
+        """Prefix the names of nodes made in the block with ``name/``."""
+        scope = self.unique_name(name)
+        self._scopes.append(scope.rsplit("/", 1)[-1])
+        try:
+            yield scope
+        finally:
+            self._scopes.pop()
+
+    def unique_name(self, base):
+        """``base`` under the current scopes, numbered if taken: mul, mul_1, mul_2."""
+        full = "/".join(self._scopes + [base])
+        count = self._name_counts.get(full, 0)
+        self._name_counts[full] = count + 1
+        return full if count == 0 else f"{full}_{count}"
+
+    def get_operations(self):
+        """The nodes in the order they were made."""
+        return list(self._nodes)
+
+    def producer(self, tensor_id):
+        """The node that made a tensor of this graph (the engine's protocol)."""
+        return self._producers.get(tensor_id)
+
+    def add_node(self, op, args, params, name=None):
+        """Add a node applying ``op`` to ``args``; return its symbolic output(s)."""
+        like = next((a for a in args if isinstance(a, Tensor)), None)
+        inputs = tuple(self._as_graph_tensor(a, like) for a in args)
+        specs = _infer_outputs(op, inputs, params)
+        node = Node(op, inputs, (), params)
+        base = name or op.name
+        if core.gradient_of is not None:   # made by a VJP rule: group it under that rule
+            base = f"{core.gradient_of.name}_grad/{base}"
+        node.label = self.unique_name(base)
+        node.grad_of = core.gradient_of
+        outputs = tuple(
+            SymbolicTensor(self, node, i, shape, dtype,
+                           node.label if len(specs) == 1 else f"{node.label}:{i}")
+            for i, (shape, dtype) in enumerate(specs))
+        node.outputs = outputs
+        for t in outputs:
+            self._producers[t._id] = node
+        self._nodes.append(node)
+        self._plans.clear()
+        return outputs if op.multiple_results else outputs[0]
+
+    def read_variable(self, variable):
+        """The tensor that reads ``variable`` when the graph runs (one per Variable)."""
+        read = self._variable_reads.get(variable._id)
+        if read is None:
+            with _no_gradient_scope():
+                read = self.add_node(read_variable_p, (), {"variable": variable},
+                                     name=variable.name or "read_variable")
+            self._variable_reads[variable._id] = read
+        return read
+
+    def _as_graph_tensor(self, value, like):
+        if isinstance(value, SymbolicTensor):
+            if value.graph is not self:
+                raise ValueError(
+                    f"{value.name} belongs to another graph. Tensors of one graph cannot be "
+                    f"used in another; pass the value in as an argument or a placeholder.")
+            return value
+        if isinstance(value, Variable):
+            return self.read_variable(value)
+        if isinstance(value, Tensor):
+            array = value._value
+        elif like is not None and isinstance(value, (int, float, bool)):
+            array = backend.xp.asarray(value, dtype=_scalar_dtype(like.dtype, value))
+        else:
+            array = _to_array(value)
+        return self.add_constant(array)
+
+    def add_constant(self, array, name=None):
+        """A node holding ``array``."""
+        with _no_gradient_scope():
+            return self.add_node(const_p, (), {"value": array}, name=name or "Const")
+
+
+@contextlib.contextmanager
+def _no_gradient_scope():
+    """Constants and reads are not part of any gradient rule's group of nodes."""
+    outer, core.gradient_of = core.gradient_of, None
+    try:
+        yield
+    finally:
+        core.gradient_of = outer
+
+
+def _stand_in(tensor, fill):
+    """A zero array of ``tensor``'s shape (unknown dimensions set to ``fill``), no memory."""
+    shape = () if tensor.shape is None else tuple(fill if d is None else d for d in tensor.shape)
+    return np.broadcast_to(np.zeros((), dtype=tensor.dtype), shape)
+
+
+def _infer_outputs(op, inputs, params):
+    """The (shape, dtype) of each output: by the op's rule, or by running its kernel
+    on stand-in arrays twice, with unknown dimensions set to 1 and then 2: a
+    dimension of the result that changes between the two is unknown too."""
+    if op.shape_rule is not None:
+        try:
+            return op.shape_rule(*inputs, **params)
+        except ValueError as error:
+            raise ValueError(f"{op.name}: {error}") from None
+    unknown_rank = any(t.shape is None for t in inputs)
+    partly_known = unknown_rank or any(None in t.shape for t in inputs)
+    first = _run_on_stand_ins(op, inputs, params, 1)
+    second = None
+    if partly_known:
+        try:
+            second = _run_on_stand_ins(op, inputs, params, 2)
+        except (ValueError, TypeError, IndexError):
+            second = None
+    specs = []
+    for i, a in enumerate(first):
+        if unknown_rank:
+            shape = None
+        elif second is None:
+            shape = tuple(None if partly_known and d == 1 else d for d in np.shape(a))
+        else:
+            b = np.shape(second[i])
+            shape = tuple(d if d == e else None for d, e in zip(np.shape(a), b))
+        specs.append((shape, np.asarray(a).dtype))
+    return specs
+
+
+def _run_on_stand_ins(op, inputs, params, fill):
+    arrays = [_stand_in(t, fill) for t in inputs]
+    with np.errstate(all="ignore"):
+        try:
+            out = op.forward(*arrays, **params)
+        except (ValueError, TypeError, IndexError) as error:
+            shapes = ", ".join(str(t.shape) for t in inputs)
+            raise ValueError(f"{op.name}: {error} (input shapes: {shapes})") from None
+    return list(out) if op.multiple_results else [out]
+
+
+def placeholder(dtype, shape=None, name=None):
+    """A graph input whose value is fed when the graph runs.
+
+    Args:
+      dtype: e.g. ``tg.float32``.
+      shape: a tuple with None for dimensions that may vary (the batch size,
+        say), or None for a tensor of any rank.
+      name: a name for the node (``x``, ``labels``).
+    """
+    from ..dtypes import as_dtype
+    if not core.default_graphs:
+        raise RuntimeError("tg.placeholder needs a graph: create it inside "
+                           "`with tg.Graph().as_default():`.")
+    graph = core.default_graphs[-1]
+    shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
+    with _no_gradient_scope():
+        return graph.add_node(placeholder_p, (), {"shape": shape, "dtype": as_dtype(dtype)},
+                              name=name or "placeholder")
+
+
+def get_default_graph():
+    """The graph ops are being added to, or None when running eagerly."""
+    return core.default_graphs[-1] if core.default_graphs else None
