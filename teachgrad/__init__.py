@@ -18,7 +18,7 @@ from .ops import (IndexedSlices, abs, add, add_n, broadcast_to, cast, concat, co
                   ones_like, power, relu, reshape, sigmoid, sign, sin, softmax, split, sqrt,
                   square, squeeze, stack, stop_gradient, subtract, sum, tanh, transpose,
                   where, zeros, zeros_like)
-from .graph import Graph, Session, function, get_default_graph, placeholder
+from .graph import Graph, Session, function, get_default_graph, name_scope, placeholder
 from .tensor import SymbolicTensor, Tensor, Variable, constant, convert_to_tensor
 
 __version__ = "0.1.0"

@@ -1,4 +1,4 @@
 """Graph mode: symbolic graphs, Sessions that run them, and ``tg.function``."""
-from .graph import Graph, get_default_graph, placeholder
+from .graph import Graph, get_default_graph, name_scope, placeholder
 from .session import Session
 from .function import ConcreteFunction, Function, function

@@ -17,10 +17,10 @@ import functools
 
 import numpy as np
 
-from .. import backend, nest
+from .. import nest
 from ..ops import core
 from ..ops.core import bind, defvjp_all, primitive
-from ..tensor import SymbolicTensor, Tensor, Variable, _to_array
+from ..tensor import Tensor, _to_array
 from .graph import Graph, placeholder
 from .session import plan_for
 
@@ -154,20 +154,22 @@ class Function:
 
     def get_concrete_function(self, *args):
         """The traced graph for these arguments (tracing it if needed)."""
-        key, _ = _signature(args)
+        return self._concrete(_signature(args)[0], args)
+
+    def _concrete(self, key, args):
         concrete = self._traces.get(key)
         if concrete is None:
-            concrete = self._traces[key] = self._trace(args, key)
+            concrete = self._traces[key] = self._trace(args)
         self._last = concrete
         return concrete
 
     def __call__(self, *args):
-        concrete = self.get_concrete_function(*args)
-        _, tensors = _signature(args)
+        key, tensors = _signature(args)
+        concrete = self._concrete(key, args)
         outputs = bind(call_p, *tensors, *concrete.captured_variables, function=concrete)
         return nest.pack_sequence_as(concrete.structure, list(outputs))
 
-    def _trace(self, args, key):
+    def _trace(self, args):
         graph = FuncGraph(self.python_function.__name__)
         with graph.as_default():
             placeholders = []

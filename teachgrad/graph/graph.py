@@ -15,7 +15,8 @@ import numpy as np
 from .. import backend
 from ..ops import core
 from ..ops.core import Node, not_differentiable, primitive
-from ..tensor import SymbolicTensor, Tensor, Variable, _to_array, _scalar_dtype
+from ..dtypes import as_dtype
+from ..tensor import SymbolicTensor, Tensor, Variable, _scalar_dtype, _to_array
 
 
 def _placeholder_kernel(**params):
@@ -109,7 +110,6 @@ class Graph:
         for t in outputs:
             self._producers[t._id] = node
         self._nodes.append(node)
-        self._plans.clear()
         return outputs if op.multiple_results else outputs[0]
 
     def read_variable(self, variable):
@@ -212,7 +212,6 @@ def placeholder(dtype, shape=None, name=None):
         say), or None for a tensor of any rank.
       name: a name for the node (``x``, ``labels``).
     """
-    from ..dtypes import as_dtype
     if not core.default_graphs:
         raise RuntimeError("tg.placeholder needs a graph: create it inside "
                            "`with tg.Graph().as_default():`.")
@@ -226,3 +225,14 @@ def placeholder(dtype, shape=None, name=None):
 def get_default_graph():
     """The graph ops are being added to, or None when running eagerly."""
     return core.default_graphs[-1] if core.default_graphs else None
+
+
+@contextlib.contextmanager
+def name_scope(name):
+    """Group the nodes made in the block under ``name/`` (no effect when eager)."""
+    graph = get_default_graph()
+    if graph is None:
+        yield None
+        return
+    with graph.name_scope(name) as scope:
+        yield scope
