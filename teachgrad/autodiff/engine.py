@@ -200,7 +200,12 @@ def _sum_contributions(grads, tensor, node, index, method, source_ids, observer)
     if len(contributions) == 1:
         total, how = contributions[0], "nop"
     else:
-        total, how = aggregate(contributions, method)
+        # In a graph, the summing nodes are grouped with the node whose output they serve.
+        outer, op_core.gradient_of = op_core.gradient_of, node
+        try:
+            total, how = aggregate(contributions, method)
+        finally:
+            op_core.gradient_of = outer
     if tensor._id in source_ids:
         grads[tensor._id] = [total]
     if observer is not None and how != "nop":

@@ -166,8 +166,9 @@ class Function:
     def __call__(self, *args):
         key, tensors = _signature(args)
         concrete = self._concrete(key, args)
-        outputs = bind(call_p, *tensors, *concrete.captured_variables, function=concrete)
-        return nest.pack_sequence_as(concrete.structure, list(outputs))
+        outputs = iter(bind(call_p, *tensors, *concrete.captured_variables, function=concrete))
+        return nest.pack_sequence_as(concrete.structure, [
+            None if leaf is None else next(outputs) for leaf in nest.flatten(concrete.structure)])
 
     def _trace(self, args):
         graph = FuncGraph(self.python_function.__name__)
@@ -183,8 +184,9 @@ class Function:
                 else:
                     traced_args.append(a)
             result = self.python_function(*traced_args)
-            flat = nest.flatten(result)
-            outputs = [graph._as_graph_tensor(o, None) for o in flat]
+            # Tensors (and numbers) in the result become outputs; a None stays None.
+            outputs = [graph._as_graph_tensor(o, None) for o in nest.flatten(result)
+                       if o is not None]
         return ConcreteFunction(self.python_function, graph, placeholders, outputs, result)
 
 

@@ -52,6 +52,7 @@ class Graph:
         self._nodes = []           # in creation order, which is a topological order
         self._producers = {}       # tensor id -> node
         self._name_counts = {}
+        self._names_used = set()
         self._scopes = []
         self._variable_reads = {}  # Variable id -> the tensor reading it
         self._plans = {}           # cached execution plans (see session.py)
@@ -80,8 +81,13 @@ class Graph:
         """``base`` under the current scopes, numbered if taken: mul, mul_1, mul_2."""
         full = "/".join(self._scopes + [base])
         count = self._name_counts.get(full, 0)
+        name = full if count == 0 else f"{full}_{count}"
+        while name in self._names_used:   # e.g. a node explicitly named "mul_1" earlier
+            count += 1
+            name = f"{full}_{count}"
         self._name_counts[full] = count + 1
-        return full if count == 0 else f"{full}_{count}"
+        self._names_used.add(name)
+        return name
 
     def get_operations(self):
         """The nodes in the order they were made."""
@@ -163,33 +169,45 @@ def _stand_in(tensor, fill):
 
 def _infer_outputs(op, inputs, params):
     """The (shape, dtype) of each output: by the op's rule, or by running its kernel
-    on stand-in arrays twice, with unknown dimensions set to 1 and then 2: a
-    dimension of the result that changes between the two is unknown too."""
+    on stand-in arrays, with unknown dimensions set to 1 and then to 2: a dimension
+    of the result that differs between the two runs is unknown too."""
     if op.shape_rule is not None:
         try:
             return op.shape_rule(*inputs, **params)
         except ValueError as error:
             raise ValueError(f"{op.name}: {error}") from None
     unknown_rank = any(t.shape is None for t in inputs)
-    partly_known = unknown_rank or any(None in t.shape for t in inputs)
-    first = _run_on_stand_ins(op, inputs, params, 1)
-    second = None
-    if partly_known:
-        try:
-            second = _run_on_stand_ins(op, inputs, params, 2)
-        except (ValueError, TypeError, IndexError):
-            second = None
+    if not unknown_rank and not any(None in t.shape for t in inputs):
+        # Every shape is known: the stand-ins give the exact result, and an error
+        # now is an error for sure.
+        outs = _run_on_stand_ins(op, inputs, params, 1)
+        return [(tuple(np.shape(a)), np.asarray(a).dtype) for a in outs]
+    ones, twos = _try_stand_ins(op, inputs, params, 1), _try_stand_ins(op, inputs, params, 2)
+    if ones is None and twos is None:
+        if op.multiple_results:
+            _run_on_stand_ins(op, inputs, params, 1)   # raises the error
+        # The stand-ins cannot tell: leave the shape unknown until the graph runs.
+        return [(None, np.result_type(*[t.dtype for t in inputs]))]
     specs = []
-    for i, a in enumerate(first):
-        if unknown_rank:
-            shape = None
-        elif second is None:
-            shape = tuple(None if partly_known and d == 1 else d for d in np.shape(a))
-        else:
-            b = np.shape(second[i])
-            shape = tuple(d if d == e else None for d, e in zip(np.shape(a), b))
+    for i, a in enumerate(ones if ones is not None else twos):
+        if unknown_rank or (ones is not None and twos is not None
+                            and np.ndim(a) != np.ndim(twos[i])):
+            shape = None   # even the rank depends on the unknown sizes (squeeze, say)
+        elif ones is not None and twos is not None:
+            shape = tuple(d if d == e else None
+                          for d, e in zip(np.shape(a), np.shape(twos[i])))
+        else:  # one run only: a dimension equal to its fill may have come from None
+            fill = 1 if ones is not None else 2
+            shape = tuple(None if d == fill else d for d in np.shape(a))
         specs.append((shape, np.asarray(a).dtype))
     return specs
+
+
+def _try_stand_ins(op, inputs, params, fill):
+    try:
+        return _run_on_stand_ins(op, inputs, params, fill)
+    except ValueError:
+        return None
 
 
 def _run_on_stand_ins(op, inputs, params, fill):

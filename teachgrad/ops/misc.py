@@ -1,6 +1,6 @@
 """Identity-like ops, dtype casts, stop_gradient, and tensors of zeros and ones."""
 from .. import backend, dtypes
-from ..tensor import Tensor
+from ..tensor import constant
 from .core import bind, defvjp, defvjp_all, not_differentiable, primitive
 
 # cast(x, dtype): same values, another dtype. The gradient is cast back.
@@ -50,9 +50,9 @@ def _shape_tuple(shape):
 
 def zeros(shape, dtype=dtypes.float64):
     """A constant tensor of zeros (float64 unless ``dtype`` says otherwise)."""
-    return Tensor(backend.xp.zeros(_shape_tuple(shape), dtype=dtypes.as_dtype(dtype)))
+    return constant(backend.xp.zeros(_shape_tuple(shape), dtype=dtypes.as_dtype(dtype)))
 
 
 def ones(shape, dtype=dtypes.float64):
     """A constant tensor of ones (float64 unless ``dtype`` says otherwise)."""
-    return Tensor(backend.xp.ones(_shape_tuple(shape), dtype=dtypes.as_dtype(dtype)))
+    return constant(backend.xp.ones(_shape_tuple(shape), dtype=dtypes.as_dtype(dtype)))

@@ -67,10 +67,12 @@ defvjp(broadcast_to_p, lambda g, ans, x, shape: unbroadcast(g, x))
 reshape_like_p = primitive("reshape_like", lambda g, x: backend.xp.reshape(g, x.shape))
 def reshape_like(g, x): return bind(reshape_like_p, g, x)
 defvjp(reshape_like_p, lambda ct, ans, g, x: reshape_as(ct, g), None)
+reshape_like_p.shape_rule = lambda g, x: [(x.shape, g.dtype)]
 
 broadcast_like_p = primitive("broadcast_like", lambda g, x: backend.xp.broadcast_to(g, x.shape))
 def broadcast_like(g, x): return bind(broadcast_like_p, g, x)
 defvjp(broadcast_like_p, lambda ct, ans, g, x: unbroadcast(ct, g), None)
+broadcast_like_p.shape_rule = lambda g, x: [(x.shape, g.dtype)]
 
 
 def _sum_like_kernel(g, x):
@@ -84,6 +86,7 @@ def sum_like(g, x):
     """Sum ``g`` down to the shape ``x`` has when the op runs (unbroadcast)."""
     return bind(sum_like_p, g, x)
 defvjp(sum_like_p, lambda ct, ans, g, x: broadcast_as(ct, g), None)
+sum_like_p.shape_rule = lambda g, x: [(x.shape, g.dtype)]
 
 
 # concat: join along an existing axis.  The cotangent is split at the same places.
