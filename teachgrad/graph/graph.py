@@ -183,11 +183,8 @@ def _infer_outputs(op, inputs, params):
         outs = _run_on_stand_ins(op, inputs, params, 1)
         return [(tuple(np.shape(a)), np.asarray(a).dtype) for a in outs]
     ones, twos = _try_stand_ins(op, inputs, params, 1), _try_stand_ins(op, inputs, params, 2)
-    if ones is None and twos is None:
-        if op.multiple_results:
-            _run_on_stand_ins(op, inputs, params, 1)   # raises the error
-        # The stand-ins cannot tell: leave the shape unknown until the graph runs.
-        return [(None, np.result_type(*[t.dtype for t in inputs]))]
+    if ones is None and twos is None:   # fails whatever the unknown sizes are
+        _run_on_stand_ins(op, inputs, params, 1)   # raises the error
     specs = []
     for i, a in enumerate(ones if ones is not None else twos):
         if unknown_rank or (ones is not None and twos is not None
