@@ -9,6 +9,7 @@ Node names are unique and readable (``mul``, ``mul_1``, ``layer1/add``), since
 the visualizers and the lessons show them.
 """
 import contextlib
+import warnings
 
 import numpy as np
 
@@ -167,36 +168,46 @@ def _stand_in(tensor, fill):
     return np.broadcast_to(np.zeros((), dtype=tensor.dtype), shape)
 
 
+#: The sizes tried for unknown dimensions: a result dimension that comes out the
+#: same in every run that works is known; one that varies is unknown (None).
+STAND_IN_SIZES = (1, 2, 3, 5, 0)
+
+
 def _infer_outputs(op, inputs, params):
     """The (shape, dtype) of each output: by the op's rule, or by running its kernel
-    on stand-in arrays, with unknown dimensions set to 1 and then to 2: a dimension
-    of the result that differs between the two runs is unknown too."""
+    on zero-size-in-memory stand-in arrays of the input shapes."""
     if op.shape_rule is not None:
         try:
             return op.shape_rule(*inputs, **params)
         except ValueError as error:
             raise ValueError(f"{op.name}: {error}") from None
+    return infer_by_stand_ins(op, inputs, params)
+
+
+def infer_by_stand_ins(op, inputs, params, sizes=STAND_IN_SIZES):
+    """Run the kernel with each size in ``sizes`` for the unknown dimensions."""
     unknown_rank = any(t.shape is None for t in inputs)
     if not unknown_rank and not any(None in t.shape for t in inputs):
         # Every shape is known: the stand-ins give the exact result, and an error
         # now is an error for sure.
         outs = _run_on_stand_ins(op, inputs, params, 1)
         return [(tuple(np.shape(a)), np.asarray(a).dtype) for a in outs]
-    ones, twos = _try_stand_ins(op, inputs, params, 1), _try_stand_ins(op, inputs, params, 2)
-    if ones is None and twos is None:   # fails whatever the unknown sizes are
-        _run_on_stand_ins(op, inputs, params, 1)   # raises the error
+    runs = {size: _try_stand_ins(op, inputs, params, size) for size in sizes}
+    runs = {size: outs for size, outs in runs.items() if outs is not None}
+    if not runs:   # fails whatever the unknown sizes are
+        _run_on_stand_ins(op, inputs, params, sizes[0])   # raises the error
     specs = []
-    for i, a in enumerate(ones if ones is not None else twos):
-        if unknown_rank or (ones is not None and twos is not None
-                            and np.ndim(a) != np.ndim(twos[i])):
+    for i in range(len(next(iter(runs.values())))):
+        shapes = [np.shape(outs[i]) for outs in runs.values()]
+        dtype = np.asarray(next(iter(runs.values()))[i]).dtype
+        if unknown_rank or len({len(s) for s in shapes}) > 1:
             shape = None   # even the rank depends on the unknown sizes (squeeze, say)
-        elif ones is not None and twos is not None:
-            shape = tuple(d if d == e else None
-                          for d, e in zip(np.shape(a), np.shape(twos[i])))
-        else:  # one run only: a dimension equal to its fill may have come from None
-            fill = 1 if ones is not None else 2
-            shape = tuple(None if d == fill else d for d in np.shape(a))
-        specs.append((shape, np.asarray(a).dtype))
+        elif len(shapes) > 1:
+            shape = tuple(dims[0] if len(set(dims)) == 1 else None for dims in zip(*shapes))
+        else:  # one run only: a dimension equal to its size may have come from None
+            (size,) = runs
+            shape = tuple(None if d == size else d for d in shapes[0])
+        specs.append((shape, dtype))
     return specs
 
 
@@ -209,7 +220,8 @@ def _try_stand_ins(op, inputs, params, fill):
 
 def _run_on_stand_ins(op, inputs, params, fill):
     arrays = [_stand_in(t, fill) for t in inputs]
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # e.g. the mean of a stand-in of size 0
         try:
             out = op.forward(*arrays, **params)
         except (ValueError, TypeError, IndexError) as error:

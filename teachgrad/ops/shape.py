@@ -169,6 +169,7 @@ def index_add(x, values, key):
 defvjp(index_add_p,
        lambda g, ans, x, values, key: g,
        lambda g, ans, x, values, key: getitem(g, key))
+index_add_p.shape_rule = lambda x, values, key: [(x.shape, x.dtype)]
 
 
 def _is_row_index(key):
@@ -192,6 +193,18 @@ def _getitem_vjp(g, ans, x, key):
         return IndexedSlices(reshape(g, (rows.shape[0],) + x.shape[1:]), rows, x.shape)
     return index_add(zeros(x.shape, g.dtype), g, key)
 defvjp(getitem_p, _getitem_vjp)
+
+
+def _getitem_shape(x, key):
+    # Unknown sizes must be large enough for the integer indices in the key.
+    from ..graph.graph import STAND_IN_SIZES, infer_by_stand_ins
+    parts = key if isinstance(key, tuple) else (key,)
+    largest = max([int(np.max(np.abs(k))) for k in parts
+                   if getattr(k, "dtype", None) is not None and k.dtype.kind in "iu" and k.size]
+                  + [abs(k) for k in parts if isinstance(k, (int, np.integer))] + [0])
+    sizes = tuple(largest + s for s in STAND_IN_SIZES)
+    return infer_by_stand_ins(getitem_p, (x,), {"key": key}, sizes)
+getitem_p.shape_rule = _getitem_shape
 
 
 # gather(params, indices, axis): the entries of `params` at `indices` along `axis`.
