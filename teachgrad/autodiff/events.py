@@ -71,6 +71,22 @@ class Finish:
     gradients: tuple
 
 
+@dataclass(frozen=True)
+class JVP:
+    """Forward mode: an op's output tangents from its input tangents.
+
+    ``method`` is "native" (the op's JVP rule) or "transpose" (its VJP rule
+    transposed: ``aids`` are the vectors u of ones, ``backward`` is g(u) = J^T u,
+    and the output tangents are the gradient of <g(u), t> with respect to u).
+    """
+    node: Any
+    method: str
+    input_tangents: tuple
+    output_tangents: tuple
+    aids: Optional[tuple]
+    backward: Optional[tuple]
+
+
 @dataclass
 class Trace:
     """The events of one backward pass, in order."""

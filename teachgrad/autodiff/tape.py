@@ -43,12 +43,14 @@ class GradientTape:
         self._snapshots = {}          # Variable id -> the snapshots of it that ops read
         self._recording = False
         self._used = False
+        self._entered = -1            # when it was entered, relative to accumulators
 
     # -- recording ------------------------------------------------------------
     def __enter__(self):
         if self._recording:
             raise RuntimeError("This GradientTape is already recording; a tape cannot be "
                                "entered twice. Create a new tg.GradientTape().")
+        self._entered = op_core.next_entry()
         self._start()
         return self
 

@@ -14,6 +14,7 @@ An ``Op`` is a name plus three pieces of math:
 application of an op (op, inputs, outputs, params). The backward engine only
 ever sees Nodes.
 """
+import contextlib
 import itertools
 
 from .. import backend
@@ -23,6 +24,37 @@ _new_node_id = itertools.count().__next__
 
 #: Tapes that are recording now, innermost last. ``GradientTape`` manages it.
 active_tapes = []
+
+#: Forward-mode accumulators that are active now, in the order they were entered.
+active_accumulators = []
+
+#: Tapes and accumulators are ordered by when they were entered: each one only
+#: sees the derivative computations of those entered after it.
+_entry_counter = itertools.count()
+
+
+def next_entry():
+    """A number later than every tape or accumulator entered so far."""
+    return next(_entry_counter)
+
+
+@contextlib.contextmanager
+def recorders_entered_before(order):
+    """Only tapes and accumulators entered before ``order`` record in the block.
+
+    A forward-mode accumulator computes its tangents inside this block, so the
+    accumulators and tapes entered after it do not see that computation, while
+    those entered before it do (which is how higher-order derivatives nest).
+    """
+    tapes, accumulators = active_tapes[:], active_accumulators[:]
+    active_tapes[:] = [t for t in tapes if t._entered < order]
+    active_accumulators[:] = [a for a in accumulators if a._entered < order]
+    try:
+        yield
+    finally:
+        active_tapes[:] = tapes
+        active_accumulators[:] = accumulators
+
 
 #: Graphs being built now (``with graph.as_default():``), innermost last. While
 #: one is, ops add nodes to it instead of computing.
@@ -151,7 +183,12 @@ def bind(op, *args, **params):
     ``graph.as_default()`` the op is added to the graph instead.
     """
     if default_graphs:
-        return default_graphs[-1].add_node(op, args, params)
+        outputs = default_graphs[-1].add_node(op, args, params)
+        if active_accumulators:
+            node = outputs[0].node if op.multiple_results else outputs.node
+            for accumulator in list(active_accumulators):
+                accumulator._accumulate(node)
+        return outputs
     for a in args:
         if type(a) is not Tensor:
             args = _convert_inputs(args)
@@ -163,11 +200,11 @@ def bind(op, *args, **params):
         raise type(error)(f"{op.name}: {error} (input shapes: {shapes})") from None
     if op.multiple_results:
         outputs = tuple(map(Tensor, out))
-        if active_tapes:
+        if active_tapes or active_accumulators:
             _record(op, args, outputs, params)
         return outputs
     result = Tensor(out)
-    if active_tapes:
+    if active_tapes or active_accumulators:
         _record(op, args, (result,), params)
     return result
 
@@ -176,6 +213,8 @@ def _record(op, inputs, outputs, params):
     node = Node(op, inputs, outputs, params)
     for tape in active_tapes:
         tape._record(node)
+    for accumulator in list(active_accumulators):
+        accumulator._accumulate(node)
 
 
 def _convert_inputs(args):
@@ -188,6 +227,8 @@ def _as_input(value, like):
         snapshot = value._snapshot
         for tape in active_tapes:
             tape._record_read(value, snapshot)
+        for accumulator in active_accumulators:
+            accumulator._record_read(value, snapshot)
         return snapshot
     if isinstance(value, SymbolicTensor):
         raise RuntimeError(

@@ -1,0 +1,181 @@
+"""Forward mode: Jacobian-vector products computed alongside the forward pass.
+
+A ``ForwardAccumulator`` watches primals with tangents. Every op that reads a
+tensor with a tangent gets an output tangent right away, computed one of two
+ways:
+
+* by the op's native JVP rule, when it declares one (``defjvp``);
+* otherwise by **transposing its VJP rule** (TensorFlow's ``_jvp_helper``): the
+  VJP rule applied to an aid vector ``u`` (ones shaped like the output) gives
+  ``g(u) = J^T u``, which is linear in ``u``. Differentiating ``<g(u), t>``
+  with respect to ``u`` on a second tape gives ``J t``: the output tangent.
+  So every op with a VJP rule has forward mode for free.
+"""
+import weakref
+
+from .. import backend, nest
+from ..ops import IndexedSlices, add_n, ones_like, zeros_like
+from ..ops import core as op_core
+from ..tensor import SymbolicTensor, Tensor, Variable
+from . import events
+from .aggregation import UnconnectedGradients
+from .engine import _call_vjp, trainable
+
+
+class ForwardAccumulator:
+    """Computes JVPs of everything computed from ``primals`` while it is active.
+
+    Args:
+      primals: a tensor or Variable, or a nested structure of them, to watch.
+      tangents: the "vector" of the Jacobian-vector product for each primal
+        (same structure, same shapes).
+
+        x = tg.constant(2.0)
+        with tg.ForwardAccumulator(x, tg.constant(1.0)) as acc:
+            y = x ** 3
+        acc.jvp(y)          # 3 x^2 = 12.0
+    """
+
+    def __init__(self, primals, tangents):
+        self._tangents = {}     # tensor id -> (tangent, weak reference to the tensor)
+        self._recording = False
+        self._entered = -1
+        self._observer = None
+        seen = set()
+        for primal in nest.flatten(primals):
+            if id(primal) in seen:
+                raise ValueError(f"Tensor {getattr(primal, 'name', None) or primal!r} was "
+                                 "specified as a primal multiple times. If that was intended, "
+                                 "sum the corresponding tangents instead.")
+            seen.add(id(primal))
+        self._watch(primals, tangents)
+
+    def __enter__(self):
+        if self._recording:
+            raise ValueError("This ForwardAccumulator is already recording; it cannot be "
+                             "entered twice.")
+        self._entered = op_core.next_entry()
+        self._observer = events.current_observer()
+        op_core.active_accumulators.append(self)
+        self._recording = True
+        return self
+
+    def __exit__(self, *exc):
+        if self._recording:
+            op_core.active_accumulators.remove(self)
+            self._recording = False
+
+    def _watch(self, primals, tangents):
+        """Start tracking ``primals``; watching a tensor again adds the tangents."""
+        nest.assert_same_structure(primals, tangents, "primals and tangents")
+        for primal, tangent in zip(nest.flatten(primals), nest.flatten(tangents)):
+            if not isinstance(primal, Tensor):
+                raise TypeError(f"Primals must be tensors or Variables, not "
+                                f"{type(primal).__name__}.")
+            if not trainable(primal):
+                import warnings
+                warnings.warn(f"The dtype of the watched primal must be floating (e.g. "
+                              f"tg.float32), got {primal.dtype}.", stacklevel=3)
+            if not isinstance(tangent, Tensor):
+                tangent = Tensor(backend.xp.asarray(tangent, dtype=primal.dtype))
+            if tuple(tangent.shape) != tuple(primal.shape):
+                raise ValueError(f"The tangent has shape {tuple(tangent.shape)} but its primal "
+                                 f"has shape {tuple(primal.shape)}; they must match.")
+            old = self._lookup(primal)
+            self._store(primal, tangent if old is None else old + tangent)
+
+    def _store(self, tensor, tangent):
+        tangents = self._tangents
+        key = tensor._id
+        # Forget a tangent as soon as its tensor is gone (as TensorFlow does).
+        tangents[key] = (tangent, weakref.ref(tensor, lambda _, k=key: tangents.pop(k, None)))
+
+    def _lookup(self, tensor):
+        entry = self._tangents.get(tensor._id)
+        return None if entry is None else entry[0]
+
+    def _record_read(self, variable, snapshot):
+        """An op read a Variable: its snapshot carries the Variable's tangent."""
+        tangent = self._lookup(variable)
+        if tangent is not None and snapshot._id not in self._tangents:
+            self._store(snapshot, tangent)
+
+    def _accumulate(self, node):
+        """Give ``node``'s outputs tangents, if any input has one."""
+        tangents = [self._lookup(x) for x in node.inputs]
+        if all(t is None for t in tangents):
+            return
+        with op_core.recorders_entered_before(self._entered):
+            out_tangents = jvp_of(node, tangents, self._observer)
+        for out, t in zip(node.outputs, out_tangents):
+            if t is not None and trainable(out):
+                self._store(out, t)
+
+    def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
+        """The JVPs computed for ``primals`` (a tensor or a structure of them).
+
+        Only looks them up: a JVP exists for a tensor computed from the watched
+        primals while this accumulator was active. Otherwise None, or zeros
+        with ``unconnected_gradients="zero"``.
+        """
+        unconnected = UnconnectedGradients(unconnected_gradients)
+
+        def fetch(tensor):
+            if isinstance(tensor, Variable):
+                tangent = self._lookup(tensor)
+            else:
+                tangent = self._lookup(tensor)
+            if tangent is None and unconnected is UnconnectedGradients.ZERO:
+                return zeros_like(tensor)
+            return tangent
+        return nest.pack_sequence_as(primals, [fetch(t) for t in nest.flatten(primals)])
+
+
+def jvp_of(node, tangents, observer=None):
+    """Output tangents of ``node`` given its input tangents (None = zero)."""
+    op = node.op
+    if not op.differentiable:
+        return [None] * len(node.outputs)
+    if op.jvp is not None:
+        out = op.jvp(node, tangents)
+        if observer is not None:
+            observer(events.JVP(node, "native", tuple(tangents), tuple(out), None, None))
+        return out
+    return _transposed_jvp(node, tangents, observer)
+
+
+def _transposed_jvp(node, tangents, observer):
+    """J t, from the VJP rule: differentiate <g(u), t> with respect to the aid u."""
+    from .gradients import gradients
+    from .tape import GradientTape
+    needed = [t is not None and trainable(x) for x, t in zip(node.inputs, tangents)]
+    outputs = [y for y in node.outputs if trainable(y)]
+    if not outputs or not any(needed):
+        return [None] * len(node.outputs)
+    symbolic = isinstance(node.outputs[0], SymbolicTensor)
+    aids = [ones_like(y) for y in outputs]
+    aid_iter = iter(aids)
+    out_grads = [next(aid_iter) if trainable(y) else None for y in node.outputs]
+    if symbolic:
+        backward = _call_vjp(node, out_grads, needed)
+    else:
+        with GradientTape() as transpose_tape:
+            transpose_tape.watch(aids)
+            backward = _call_vjp(node, out_grads, needed)
+    pairs = [(g.to_dense() if isinstance(g, IndexedSlices) else g, t)
+             for g, t, need in zip(backward, tangents, needed) if need and g is not None]
+    if not pairs:
+        result = [None] * len(outputs)
+    elif symbolic:
+        result = gradients([g for g, _ in pairs], aids, grad_ys=[t for _, t in pairs],
+                           unconnected_gradients="zero")
+    else:
+        result = transpose_tape.gradient([g for g, _ in pairs], aids,
+                                         output_gradients=[t for _, t in pairs],
+                                         unconnected_gradients="zero")
+    result_iter = iter(result)
+    out = [next(result_iter) if trainable(y) else None for y in node.outputs]
+    if observer is not None:
+        observer(events.JVP(node, "transpose", tuple(tangents), tuple(out), tuple(aids),
+                            tuple(backward)))
+    return out
