@@ -7,8 +7,9 @@
     tape.gradient(y, x)          # 6.0
 """
 from . import autodiff, backend, graph, nest, ops, viz
-from .autodiff import (AggregationMethod, GradcheckError, GradientTape, UnconnectedGradients,
-                       grad, gradcheck, gradients, hessian, jacrev, value_and_grad, vjp)
+from .autodiff import (AggregationMethod, ForwardAccumulator, GradcheckError, GradientTape,
+                       UnconnectedGradients, grad, gradcheck, gradients, hessian, hvp, jacfwd,
+                       jacrev, jvp, transposition_only, value_and_grad, vjp)
 from .backend import get_backend, set_backend
 from .dtypes import bool_, float32, float64, int32, int64
 from .ops import (IndexedSlices, abs, add, add_n, broadcast_to, cast, concat, cos, divide,

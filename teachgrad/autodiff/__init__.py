@@ -1,7 +1,8 @@
 """Automatic differentiation: the backward engine and what is built on it."""
 from .aggregation import AggregationMethod, UnconnectedGradients
 from .engine import backward
-from .functional import grad, hessian, jacrev, value_and_grad, vjp
+from .forward import ForwardAccumulator, transposition_only
+from .functional import grad, hessian, hvp, jacfwd, jacrev, jvp, value_and_grad, vjp
 from .gradcheck import GradcheckError, gradcheck
 from .gradients import gradients
 from .tape import GradientTape

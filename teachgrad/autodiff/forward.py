@@ -11,12 +11,14 @@ ways:
   with respect to ``u`` on a second tape gives ``J t``: the output tangent.
   So every op with a VJP rule has forward mode for free.
 """
+import contextlib
+import warnings
 import weakref
 
 from .. import backend, nest
-from ..ops import IndexedSlices, add_n, ones_like, zeros_like
+from ..ops import IndexedSlices, ones_like, zeros_like
 from ..ops import core as op_core
-from ..tensor import SymbolicTensor, Tensor, Variable
+from ..tensor import SymbolicTensor, Tensor
 from . import events
 from .aggregation import UnconnectedGradients
 from .engine import _call_vjp, trainable
@@ -73,7 +75,6 @@ class ForwardAccumulator:
                 raise TypeError(f"Primals must be tensors or Variables, not "
                                 f"{type(primal).__name__}.")
             if not trainable(primal):
-                import warnings
                 warnings.warn(f"The dtype of the watched primal must be floating (e.g. "
                               f"tg.float32), got {primal.dtype}.", stacklevel=3)
             if not isinstance(tangent, Tensor):
@@ -121,14 +122,26 @@ class ForwardAccumulator:
         unconnected = UnconnectedGradients(unconnected_gradients)
 
         def fetch(tensor):
-            if isinstance(tensor, Variable):
-                tangent = self._lookup(tensor)
-            else:
-                tangent = self._lookup(tensor)
+            tangent = self._lookup(tensor)
             if tangent is None and unconnected is UnconnectedGradients.ZERO:
                 return zeros_like(tensor)
             return tangent
         return nest.pack_sequence_as(primals, [fetch(t) for t in nest.flatten(primals)])
+
+
+#: Set by ``transposition_only()``: ignore native JVP rules (to compare the two).
+_native_rules_enabled = [True]
+
+
+@contextlib.contextmanager
+def transposition_only():
+    """Compute every JVP in the block by transposing VJP rules, even where an op
+    has a native JVP rule (for comparing the two, in tests and lessons)."""
+    _native_rules_enabled.append(False)
+    try:
+        yield
+    finally:
+        _native_rules_enabled.pop()
 
 
 def jvp_of(node, tangents, observer=None):
@@ -136,7 +149,7 @@ def jvp_of(node, tangents, observer=None):
     op = node.op
     if not op.differentiable:
         return [None] * len(node.outputs)
-    if op.jvp is not None:
+    if op.jvp is not None and _native_rules_enabled[-1]:
         out = op.jvp(node, tangents)
         if observer is not None:
             observer(events.JVP(node, "native", tuple(tangents), tuple(out), None, None))

@@ -5,9 +5,12 @@
 for the gradient. Unconnected arguments get zeros, and sparse gradients are
 made dense, so the results are always plain tensors.
 """
+import numpy as np
+
 from .. import dtypes, nest
-from ..ops import IndexedSlices, zeros_like
+from ..ops import IndexedSlices, reshape, stack, zeros, zeros_like
 from ..tensor import Tensor, Variable, constant
+from .forward import ForwardAccumulator
 from .tape import GradientTape
 
 
@@ -114,6 +117,67 @@ def jacrev(f, argnums=0):
     return wrapped
 
 
+def jvp(f, primals, tangents):
+    """``(f(*primals), J t)``: the output and its tangent along ``tangents``, by forward mode.
+
+    ``primals`` and ``tangents`` are sequences with one entry per argument.
+    """
+    primals = [_as_float_tensor(p, i) for i, p in enumerate(primals)]
+    tangents = [t if isinstance(t, Tensor) else constant(t, dtype=p.dtype)
+                for t, p in zip(tangents, primals)]
+    if len(tangents) != len(primals):
+        raise ValueError(f"jvp got {len(primals)} primals but {len(tangents)} tangents.")
+    with ForwardAccumulator(primals, tangents) as acc:
+        out = f(*primals)
+    return out, acc.jvp(out, unconnected_gradients="zero")
+
+
+def jacfwd(f, argnums=0):
+    """A function returning the Jacobian of ``f`` by forward mode, one column per
+    input entry. The result has shape ``out.shape + arg.shape``."""
+    def wrapped(*args):
+        args, nums, single = _prepare(args, argnums)
+        jacobians = []
+        for n in nums:
+            x = args[n]
+            columns = []
+            for k in range(max(x.size, 0)):
+                basis = np.zeros(x.size, dtype=x.dtype)
+                basis[k] = 1
+                tangent = constant(basis.reshape(x.shape))
+                with ForwardAccumulator(x, tangent) as acc:
+                    out = f(*args)
+                columns.append(acc.jvp(out, unconnected_gradients="zero"))
+            if not columns:
+                out = f(*args)
+                jacobians.append(zeros(tuple(out.shape) + tuple(x.shape), x.dtype))
+                continue
+            out_ndim = columns[0].ndim
+            stacked = stack(columns, axis=-1)   # out.shape + (x.size,)
+            jacobians.append(reshape(stacked, tuple(stacked.shape[:out_ndim]) + tuple(x.shape)))
+        return jacobians[0] if single else tuple(jacobians)
+    return wrapped
+
+
 def hessian(f, argnums=0):
-    """The Hessian of scalar-valued ``f``: the Jacobian of its gradient."""
-    return jacrev(grad(f, argnums), argnums)
+    """The Hessian of scalar-valued ``f``: forward mode over its reverse-mode gradient."""
+    return jacfwd(grad(f, argnums), argnums)
+
+
+def hvp(f, primals, tangents):
+    """Hessian-vector products ``H v`` of scalar-valued ``f``, forward over reverse.
+
+    An accumulator pushes ``tangents`` through the gradient computation of a
+    tape: the tangent of the gradient is ``H v``, at about the cost of a few
+    gradients and without forming ``H``. Returns one product per primal.
+    """
+    primals = [_as_float_tensor(p, i) for i, p in enumerate(primals)]
+    tangents = [t if isinstance(t, Tensor) else constant(t, dtype=p.dtype)
+                for t, p in zip(tangents, primals)]
+    with ForwardAccumulator(primals, tangents) as acc:
+        with GradientTape() as tape:
+            tape.watch(primals)
+            value = f(*primals)
+        grads = tape.gradient(value, primals, unconnected_gradients="zero")
+    return tuple(acc.jvp(_dense(g, p), unconnected_gradients="zero")
+                 for g, p in zip(grads, primals))

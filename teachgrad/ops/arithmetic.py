@@ -6,8 +6,8 @@ gets the sum of the cotangents of all its copies.
 
 from .. import backend
 from ..tensor import Tensor, convert_to_tensor
-from .core import bind, defvjp, defvjp_all, not_differentiable, primitive
-from .grad_util import known, unbroadcast
+from .core import bind, defjvp, defvjp, defvjp_all, not_differentiable, primitive
+from .grad_util import broadcast_as, known, unbroadcast
 from .math import log
 
 
@@ -26,6 +26,9 @@ def add(x, y): return bind(add_p, *_binary(x, y))
 defvjp(add_p,
        lambda g, ans, x, y: unbroadcast(g, x),
        lambda g, ans, x, y: unbroadcast(g, y))
+defjvp(add_p,
+       lambda x_dot, ans, x, y: broadcast_as(x_dot, ans),
+       lambda y_dot, ans, x, y: broadcast_as(y_dot, ans))
 
 # x - y.  d/dx = 1, d/dy = -1
 subtract_p = primitive("subtract", lambda x, y: backend.xp.subtract(x, y))
@@ -33,6 +36,9 @@ def subtract(x, y): return bind(subtract_p, *_binary(x, y))
 defvjp(subtract_p,
        lambda g, ans, x, y: unbroadcast(g, x),
        lambda g, ans, x, y: unbroadcast(-g, y))
+defjvp(subtract_p,
+       lambda x_dot, ans, x, y: broadcast_as(x_dot, ans),
+       lambda y_dot, ans, x, y: broadcast_as(-y_dot, ans))
 
 # x * y.  d/dx = y, d/dy = x
 multiply_p = primitive("multiply", lambda x, y: backend.xp.multiply(x, y))
@@ -40,6 +46,9 @@ def multiply(x, y): return bind(multiply_p, *_binary(x, y))
 defvjp(multiply_p,
        lambda g, ans, x, y: unbroadcast(g * y, x),
        lambda g, ans, x, y: unbroadcast(g * x, y))
+defjvp(multiply_p,
+       lambda x_dot, ans, x, y: broadcast_as(x_dot * y, ans),
+       lambda y_dot, ans, x, y: broadcast_as(x * y_dot, ans))
 
 # x / y.  d/dx = 1/y, d/dy = -x/y^2 = -ans/y
 divide_p = primitive("divide", lambda x, y: backend.xp.true_divide(x, y))
@@ -47,6 +56,9 @@ def divide(x, y): return bind(divide_p, *_binary(x, y))
 defvjp(divide_p,
        lambda g, ans, x, y: unbroadcast(g / y, x),
        lambda g, ans, x, y: unbroadcast(-(g * ans) / y, y))
+defjvp(divide_p,
+       lambda x_dot, ans, x, y: broadcast_as(x_dot / y, ans),
+       lambda y_dot, ans, x, y: broadcast_as(-(y_dot * ans) / y, ans))
 
 
 def _power_kernel(x, y):

@@ -159,6 +159,27 @@ def defvjp(op, *rules):
     return op
 
 
+def defjvp(op, *rules):
+    """Give ``op`` a native JVP: one rule per input, ``rule(x_dot, ans, *inputs, **params)``,
+    returning that input's contribution to the output tangent (of the output's
+    shape); the contributions add up. ``None`` marks an input without one.
+
+    Without native rules, forward mode transposes the VJP rules instead.
+    """
+    def jvp(node, tangents):
+        ans = node.outputs[0]
+        parts = [rule(t, ans, *node.inputs, **node.params)
+                 for rule, t in zip(rules, tangents) if t is not None and rule is not None]
+        if not parts:
+            return [None]
+        total = parts[0]
+        for part in parts[1:]:
+            total = total + part
+        return [total]
+    op.jvp = jvp
+    return op
+
+
 def defvjp_all(op, rule):
     """Give ``op`` one rule returning all input cotangents (for variadic ops)."""
     op.vjp_all = rule

@@ -1,9 +1,11 @@
 """Matrix multiplication, with numpy's rules for 1-D and batched operands and
 TensorFlow's ``transpose_a`` / ``transpose_b`` flags (which let the VJP rules
 multiply by a transpose without a separate transpose op)."""
+import numpy as np
+
 from .. import backend
-from .core import bind, defvjp, primitive
-from .grad_util import unbroadcast
+from .core import bind, defjvp, defvjp, primitive
+from .grad_util import broadcast_as, unbroadcast
 from .shape import expand_dims, squeeze, swap_last_two
 
 
@@ -67,11 +69,16 @@ def matmul(x, y, transpose_a=False, transpose_b=False):
     """
     return bind(matmul_p, x, y, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
 defvjp(matmul_p, _matmul_vjp_x, _matmul_vjp_y)
+# Bilinear: d(X Y) = dX Y + X dY.
+defjvp(matmul_p,
+       lambda x_dot, ans, x, y, transpose_a, transpose_b: broadcast_as(
+           matmul(x_dot, y, transpose_a=transpose_a, transpose_b=transpose_b), ans),
+       lambda y_dot, ans, x, y, transpose_a, transpose_b: broadcast_as(
+           matmul(x, y_dot, transpose_a=transpose_a, transpose_b=transpose_b), ans))
 
 
 def _matmul_shape(x, y, transpose_a, transpose_b):
     """matmul's output shape without computing it (None = unknown)."""
-    import numpy as np
     if x.shape is None or y.shape is None:
         return [(None, np.result_type(x.dtype, y.dtype))]
     a = list(x.shape)

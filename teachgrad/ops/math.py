@@ -5,37 +5,43 @@ the VJP rule, written with teachgrad ops so that it can be differentiated again.
 ``g`` is the cotangent of the output, ``ans`` the output itself.
 """
 from .. import backend
-from .core import bind, defvjp, not_differentiable, primitive
+from .core import bind, defjvp, defvjp, not_differentiable, primitive
 
 # -x.  d/dx (-x) = -1
 negative_p = primitive("negative", lambda x: backend.xp.negative(x))
 def negative(x): return bind(negative_p, x)
 defvjp(negative_p, lambda g, ans, x: -g)
+defjvp(negative_p, lambda x_dot, ans, x: -x_dot)
 
 # e^x.  d/dx e^x = e^x, which is the output itself.
 exp_p = primitive("exp", lambda x: backend.xp.exp(x))
 def exp(x): return bind(exp_p, x)
 defvjp(exp_p, lambda g, ans, x: g * ans)
+defjvp(exp_p, lambda x_dot, ans, x: x_dot * ans)
 
 # ln x.  d/dx ln x = 1/x
 log_p = primitive("log", lambda x: backend.xp.log(x))
 def log(x): return bind(log_p, x)
 defvjp(log_p, lambda g, ans, x: g / x)
+defjvp(log_p, lambda x_dot, ans, x: x_dot / x)
 
 # ln(1 + x), accurate for tiny x.  d/dx = 1/(1 + x)
 log1p_p = primitive("log1p", lambda x: backend.xp.log1p(x))
 def log1p(x): return bind(log1p_p, x)
 defvjp(log1p_p, lambda g, ans, x: g / (1 + x))
+defjvp(log1p_p, lambda x_dot, ans, x: x_dot / (1 + x))
 
 # sqrt(x).  d/dx sqrt(x) = 1 / (2 sqrt(x))
 sqrt_p = primitive("sqrt", lambda x: backend.xp.sqrt(x))
 def sqrt(x): return bind(sqrt_p, x)
 defvjp(sqrt_p, lambda g, ans, x: g / (2 * ans))
+defjvp(sqrt_p, lambda x_dot, ans, x: x_dot / (2 * ans))
 
 # x^2.  d/dx x^2 = 2x
 square_p = primitive("square", lambda x: backend.xp.square(x))
 def square(x): return bind(square_p, x)
 defvjp(square_p, lambda g, ans, x: g * (2 * x))
+defjvp(square_p, lambda x_dot, ans, x: x_dot * (2 * x))
 
 # sign(x) is piecewise constant: zero derivative.
 sign_p = not_differentiable(primitive("sign", lambda x: backend.xp.sign(x)))
@@ -45,6 +51,7 @@ def sign(x): return bind(sign_p, x)
 abs_p = primitive("abs", lambda x: backend.xp.abs(x))
 def abs(x): return bind(abs_p, x)
 defvjp(abs_p, lambda g, ans, x: g * sign(x))
+defjvp(abs_p, lambda x_dot, ans, x: x_dot * sign(x))
 
 # sin x.  d/dx sin x = cos x
 sin_p = primitive("sin", lambda x: backend.xp.sin(x))
@@ -55,12 +62,15 @@ cos_p = primitive("cos", lambda x: backend.xp.cos(x))
 def cos(x): return bind(cos_p, x)
 
 defvjp(sin_p, lambda g, ans, x: g * cos(x))
+defjvp(sin_p, lambda x_dot, ans, x: x_dot * cos(x))
 defvjp(cos_p, lambda g, ans, x: -(g * sin(x)))
+defjvp(cos_p, lambda x_dot, ans, x: -(x_dot * sin(x)))
 
 # tanh x.  d/dx tanh x = 1 - tanh^2 x, applied by the fused op tanh_grad below.
 tanh_p = primitive("tanh", lambda x: backend.xp.tanh(x))
 def tanh(x): return bind(tanh_p, x)
 defvjp(tanh_p, lambda g, ans, x: tanh_grad(ans, g))
+defjvp(tanh_p, lambda x_dot, ans, x: tanh_grad(ans, x_dot))
 
 
 def _tanh_grad_kernel(y, g):
@@ -82,6 +92,9 @@ def tanh_grad(y, g):
 defvjp(tanh_grad_p,
        lambda ct, ans, y, g: ct * g * (-2 * y),
        lambda ct, ans, y, g: tanh_grad(y, ct))
+defjvp(tanh_grad_p,
+       lambda y_dot, ans, y, g: y_dot * g * (-2 * y),
+       lambda g_dot, ans, y, g: tanh_grad(y, g_dot))
 
 
 def _sigmoid_kernel(x):
@@ -93,6 +106,7 @@ def _sigmoid_kernel(x):
 sigmoid_p = primitive("sigmoid", _sigmoid_kernel)
 def sigmoid(x): return bind(sigmoid_p, x)
 defvjp(sigmoid_p, lambda g, ans, x: g * (ans * (1 - ans)))
+defjvp(sigmoid_p, lambda x_dot, ans, x: x_dot * (ans * (1 - ans)))
 
 
 from .grad_util import compatible  # noqa: E402  (imported last: grad_util uses ops above)

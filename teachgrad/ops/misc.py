@@ -1,7 +1,7 @@
 """Identity-like ops, dtype casts, stop_gradient, and tensors of zeros and ones."""
 from .. import backend, dtypes
 from ..tensor import constant
-from .core import bind, defvjp, defvjp_all, not_differentiable, primitive
+from .core import bind, defjvp, defvjp, defvjp_all, not_differentiable, primitive
 
 # cast(x, dtype): same values, another dtype. The gradient is cast back.
 cast_p = primitive("cast", lambda x, dtype: x.astype(dtype, copy=False))
@@ -9,11 +9,13 @@ def cast(x, dtype):
     """``x`` converted to ``dtype`` (``tg.float32``, ``"int64"``, ...)."""
     return bind(cast_p, x, dtype=dtypes.as_dtype(dtype))
 defvjp(cast_p, lambda g, ans, x, dtype: cast(g, x.dtype) if dtypes.is_floating(x.dtype) else None)
+defjvp(cast_p, lambda x_dot, ans, x, dtype: cast(x_dot, dtype) if dtypes.is_floating(dtype) else None)
 
 # identity(x) = x.  Its gradient passes straight through.
 identity_p = primitive("identity", lambda x: x)
 def identity(x): return bind(identity_p, x)
 defvjp(identity_p, lambda g, ans, x: g)
+defjvp(identity_p, lambda x_dot, ans, x: x_dot)
 identity_p.accepts_sparse = True
 
 # identity_n(x1, ..., xn): several tensors through one op; each cotangent passes through.

@@ -1,7 +1,7 @@
 """Neural-network staples: relu, softmax, log_softmax (sigmoid is in math.py)."""
 from .. import backend
 from .arithmetic import where
-from .core import bind, defvjp, primitive
+from .core import bind, defjvp, defvjp, primitive
 from .math import exp
 from .reduction import sum
 
@@ -9,6 +9,7 @@ from .reduction import sum
 relu_p = primitive("relu", lambda x: backend.xp.maximum(x, 0))
 def relu(x): return bind(relu_p, x)
 defvjp(relu_p, lambda g, ans, x: where(x > 0, g, 0))
+defjvp(relu_p, lambda x_dot, ans, x: where(x > 0, x_dot, 0))
 
 
 def _softmax_kernel(x, axis):
@@ -22,6 +23,8 @@ def _softmax_kernel(x, axis):
 softmax_p = primitive("softmax", _softmax_kernel)
 def softmax(x, axis=-1): return bind(softmax_p, x, axis=axis)
 defvjp(softmax_p, lambda g, ans, x, axis: ans * (g - sum(g * ans, axis=axis, keepdims=True)))
+defjvp(softmax_p, lambda x_dot, ans, x, axis:
+       ans * (x_dot - sum(x_dot * ans, axis=axis, keepdims=True)))
 
 
 def _log_softmax_kernel(x, axis):
@@ -35,3 +38,5 @@ def _log_softmax_kernel(x, axis):
 log_softmax_p = primitive("log_softmax", _log_softmax_kernel)
 def log_softmax(x, axis=-1): return bind(log_softmax_p, x, axis=axis)
 defvjp(log_softmax_p, lambda g, ans, x, axis: g - exp(ans) * sum(g, axis=axis, keepdims=True))
+defjvp(log_softmax_p, lambda x_dot, ans, x, axis:
+       x_dot - sum(exp(ans) * x_dot, axis=axis, keepdims=True))

@@ -8,7 +8,7 @@ import builtins
 import numpy as np
 
 from .. import backend
-from .core import bind, defvjp, not_differentiable, primitive
+from .core import bind, defjvp, defvjp, not_differentiable, primitive
 from .shape import expand_dims
 
 
@@ -38,6 +38,7 @@ sum_p = primitive("sum", lambda x, axes, keepdims: backend.xp.sum(x, axis=axes, 
 def sum(x, axis=None, keepdims=False):
     return bind(sum_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
 defvjp(sum_p, lambda g, ans, x, axes, keepdims: broadcast_as(_keep(g, x, axes, keepdims), x))
+defjvp(sum_p, lambda x_dot, ans, x, axes, keepdims: sum(x_dot, axis=axes, keepdims=keepdims))
 
 
 def _count(x, axes, dtype):
@@ -57,6 +58,7 @@ def mean(x, axis=None, keepdims=False):
     return bind(mean_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
 defvjp(mean_p, lambda g, ans, x, axes, keepdims:
        broadcast_as(_keep(g, x, axes, keepdims) / _count(x, axes, g.dtype), x))
+defjvp(mean_p, lambda x_dot, ans, x, axes, keepdims: mean(x_dot, axis=axes, keepdims=keepdims))
 
 
 def _extremum_vjp(g, ans, x, axes, keepdims):
@@ -99,6 +101,8 @@ def logsumexp(x, axis=None, keepdims=False):
     return bind(logsumexp_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
 defvjp(logsumexp_p, lambda g, ans, x, axes, keepdims:
        _keep(g, x, axes, keepdims) * exp(x - _keep(ans, x, axes, keepdims)))
+defjvp(logsumexp_p, lambda x_dot, ans, x, axes, keepdims:
+       sum(x_dot * exp(x - _keep(ans, x, axes, keepdims)), axis=axes, keepdims=keepdims))
 
 
 # Imported last: these modules use the ops above.

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import backend
 from ..tensor import Tensor
-from .core import bind, defvjp, defvjp_all, primitive
+from .core import bind, defjvp, defvjp, defvjp_all, primitive
 
 
 def _axis(axis, ndim):
@@ -20,6 +20,7 @@ def reshape(x, shape):
     shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
     return bind(reshape_p, x, shape=shape)
 defvjp(reshape_p, lambda g, ans, x, shape: reshape_as(g, x))
+defjvp(reshape_p, lambda x_dot, ans, x, shape: reshape(x_dot, shape))
 
 # transpose: permute axes.  The cotangent is permuted back by the inverse permutation.
 transpose_p = primitive("transpose", lambda x, axes: backend.xp.transpose(x, axes))
@@ -30,6 +31,7 @@ def transpose(x, axes=None):
         raise ValueError(f"transpose: axes {axes} are not a permutation of the {ndim} axes.")
     return bind(transpose_p, x, axes=axes)
 defvjp(transpose_p, lambda g, ans, x, axes: transpose(g, tuple(np.argsort(axes))))
+defjvp(transpose_p, lambda x_dot, ans, x, axes: transpose(x_dot, axes))
 
 
 def swap_last_two(x):
@@ -44,6 +46,7 @@ expand_dims_p = primitive("expand_dims", lambda x, axis: backend.xp.expand_dims(
 def expand_dims(x, axis):
     return bind(expand_dims_p, x, axis=axis)
 defvjp(expand_dims_p, lambda g, ans, x, axis: reshape_as(g, x))
+defjvp(expand_dims_p, lambda x_dot, ans, x, axis: expand_dims(x_dot, axis))
 
 squeeze_p = primitive("squeeze", lambda x, axis: backend.xp.squeeze(x, axis))
 def squeeze(x, axis=None):
@@ -54,12 +57,14 @@ def squeeze(x, axis=None):
                 raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1 (shape {x.shape}).")
     return bind(squeeze_p, x, axis=axis)
 defvjp(squeeze_p, lambda g, ans, x, axis: reshape_as(g, x))
+defjvp(squeeze_p, lambda x_dot, ans, x, axis: reshape_as(x_dot, ans))
 
 # broadcast_to: repeat along new or size-1 axes.  The cotangent is summed back.
 broadcast_to_p = primitive("broadcast_to", lambda x, shape: backend.xp.broadcast_to(x, shape))
 def broadcast_to(x, shape):
     return bind(broadcast_to_p, x, shape=tuple(int(n) for n in shape))
 defvjp(broadcast_to_p, lambda g, ans, x, shape: unbroadcast(g, x))
+defjvp(broadcast_to_p, lambda x_dot, ans, x, shape: broadcast_to(x_dot, shape))
 
 
 # The same three moves with the target shape read from a tensor when the op
@@ -169,6 +174,9 @@ def index_add(x, values, key):
 defvjp(index_add_p,
        lambda g, ans, x, values, key: g,
        lambda g, ans, x, values, key: getitem(g, key))
+defjvp(index_add_p,
+       lambda x_dot, ans, x, values, key: x_dot,
+       lambda v_dot, ans, x, values, key: index_add(zeros_like(ans), v_dot, key))
 index_add_p.shape_rule = lambda x, values, key: [(x.shape, x.dtype)]
 
 
@@ -193,6 +201,7 @@ def _getitem_vjp(g, ans, x, key):
         return IndexedSlices(reshape(g, (rows.shape[0],) + x.shape[1:]), rows, x.shape)
     return index_add(zeros(x.shape, g.dtype), g, key)
 defvjp(getitem_p, _getitem_vjp)
+defjvp(getitem_p, lambda x_dot, ans, x, key: getitem(x_dot, key))
 
 
 def _getitem_shape(x, key):
