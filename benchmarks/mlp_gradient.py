@@ -27,23 +27,36 @@ What it measures, in one process and one run:
    script re-measures the three on config A's logits and prints them, so the
    choice can be checked on the machine at hand (``LOSS_HEADS`` below).
 
-2. The floor: a hand-written numpy forward and backward pass (stable
+2. Graph mode: the same loss and gradients as one ``tg.function`` that calls
+   ``tg.gradients`` inside (TensorFlow 1's ``tf.gradients`` in a
+   ``tf.function``). The parameters are the same ``tg.Variable``s, read inside
+   the function as a TF2 user writes a model (the function captures them; each
+   call feeds their current values); the input batch ``x`` is the function's
+   argument, and the labels are Python constants of the trace, as in the eager
+   version. The function is traced once, before anything is timed (the time
+   of that first call and the graph's node count are printed), and a step is
+   one call: ``loss, grads = graph_step(x)``, which runs the traced graph's
+   cached plan (a loop over kernels on plain arrays: no Tensors, no tape). The
+   issue's target is graph/eager <= 1.0 on config A once traced.
+
+3. The floor: a hand-written numpy forward and backward pass (stable
    log-softmax, ``dlogits = (softmax - onehot) / N``, ``dW = h.T @ d``,
    ``db = d.sum(0)``, ``tanh' = 1 - h**2``). Like teachgrad (which skips the
    VJP of an input that leads to no source), it never forms the gradient with
    respect to the input data ``x``. The two gradients must agree
-   (``np.allclose`` with a tolerance for the dtype) or the script stops with an
-   error before timing anything.
+   (``np.allclose`` with a tolerance for the dtype), and so must the graph
+   mode's, or the script stops with an error before timing anything.
 
-3. Timing: a few warm-up calls, then many repeats timed one call at a time
-   with ``time.perf_counter``; teachgrad and numpy calls are interleaved (and
-   the order flips on every repeat) so that machine noise hits both alike. It
-   reports the median and the minimum in ms per gradient and the ratio
-   teachgrad / numpy. The garbage collector stays on (``timeit`` would turn it
+4. Timing: a few warm-up calls, then many repeats timed one call at a time
+   with ``time.perf_counter``; eager teachgrad, graph-mode teachgrad and numpy
+   calls are interleaved (the order runs through every permutation, one per
+   repeat) so that machine noise hits all alike. It reports the median and the
+   minimum in ms per gradient and the ratios eager / numpy, graph / eager and
+   graph / numpy. The garbage collector stays on (``timeit`` would turn it
    off): the collections teachgrad's many small objects trigger are part of its
    cost.
 
-4. Per-op overhead: a chain of 2,000 scalar ops on a 0-d float64 tensor
+5. Per-op overhead: a chain of 2,000 scalar ops on a 0-d float64 tensor
    (``x = x * 1.0001; x = tg.sin(x); x = x * 1.0001; x = tg.tanh(x)``, 500
    times), run forward on a tape (recording), then ``tape.gradient`` (backward),
    and forward with no tape at all (the bare per-op cost); each total is divided
@@ -66,9 +79,12 @@ Notes:
       import cProfile, benchmarks.mlp_gradient as b
       p = b.make_problem(b.CONFIGS[0])
       cProfile.run("for _ in range(200): b.teachgrad_gradient(p)", sort="tottime")
+      b.graph_gradient(p)                                  # trace first
+      cProfile.run("for _ in range(200): b.graph_gradient(p)", sort="tottime")
 """
 import argparse
 import gc
+import itertools
 import os
 import platform
 import statistics
@@ -121,6 +137,7 @@ class Problem:
     tg_x: object              # tg.Tensor of x
     tg_params: list           # tg.Variables, same order as `weights`
     rows: np.ndarray          # arange(batch), for the label pick
+    graph_step: object = None  # the tg.function of graph mode (see make_graph_step)
 
 
 def make_problem(config, seed=0):
@@ -137,8 +154,9 @@ def make_problem(config, seed=0):
         weights.append((0.1 * rng.standard_normal(fan_out)).astype(dtype))
     tg_params = [tg.Variable(w, name=("W" if w.ndim == 2 else "b") + str(i // 2 + 1))
                  for i, w in enumerate(weights)]
-    return Problem(config, x, labels, onehot, weights, tg.constant(x), tg_params,
-                   np.arange(n))
+    p = Problem(config, x, labels, onehot, weights, tg.constant(x), tg_params, np.arange(n))
+    p.graph_step = make_graph_step(p)
+    return p
 
 
 # -- teachgrad ------------------------------------------------------------------
@@ -172,6 +190,33 @@ def teachgrad_gradient(p, pick=_pick_getitem):
     return loss, tape.gradient(loss, params)
 
 
+# -- teachgrad, graph mode -------------------------------------------------------
+def make_graph_step(p, pick=_pick_getitem):
+    """A tg.function: batch -> (loss, [dW1, db1, ...]), with tg.gradients inside.
+
+    The parameters are the problem's tg.Variables, read in the body (the
+    function captures them); the batch is the argument. Traced on first call.
+    """
+    params = p.tg_params
+
+    @tg.function
+    def graph_step(x):
+        h = x
+        for W, b in zip(params[0:-2:2], params[1:-2:2]):
+            h = tg.tanh(h @ W + b)
+        logits = h @ params[-2] + params[-1]
+        logp = tg.log_softmax(logits, axis=-1)
+        loss = -tg.mean(pick(logp, p))
+        return loss, tg.gradients(loss, params)
+
+    return graph_step
+
+
+def graph_gradient(p):
+    """(loss, [dW1, db1, dW2, ...]) as tg.Tensors: one call of the traced function."""
+    return p.graph_step(p.tg_x)
+
+
 # -- numpy, by hand -------------------------------------------------------------
 def numpy_gradient(p):
     """(loss, [dW1, db1, dW2, ...]) by a hand-written forward and backward pass."""
@@ -196,28 +241,29 @@ def numpy_gradient(p):
     return loss, grads
 
 
-def check_gradients(p):
-    """Raise unless teachgrad's gradient matches the numpy one; returns the worst error."""
+def check_gradients(p, gradient=teachgrad_gradient, who="teachgrad"):
+    """Raise unless ``gradient(p)`` (teachgrad's, eager by default) matches the numpy
+    one; returns the worst error."""
     cfg = p.config
-    tg_loss, tg_grads = teachgrad_gradient(p)
+    tg_loss, tg_grads = gradient(p)
     np_loss, np_grads = numpy_gradient(p)
     if not np.allclose(tg_loss.numpy(), np_loss, rtol=cfg.rtol, atol=cfg.atol):
-        raise AssertionError(f"config {cfg.name}: losses differ: teachgrad {tg_loss.numpy()!r} "
+        raise AssertionError(f"config {cfg.name}: losses differ: {who} {tg_loss.numpy()!r} "
                              f"vs numpy {np_loss!r}")
     worst = 0.0
     for var, g_tg, g_np in zip(p.tg_params, tg_grads, np_grads):
         if g_tg is None:
-            raise AssertionError(f"config {cfg.name}: teachgrad gave no gradient for {var.name}")
+            raise AssertionError(f"config {cfg.name}: {who} gave no gradient for {var.name}")
         g_tg = g_tg.numpy()
         if g_tg.shape != g_np.shape or g_tg.dtype != g_np.dtype:
             raise AssertionError(
-                f"config {cfg.name}: gradient of {var.name}: teachgrad {g_tg.shape} "
+                f"config {cfg.name}: gradient of {var.name}: {who} {g_tg.shape} "
                 f"{g_tg.dtype} vs numpy {g_np.shape} {g_np.dtype}")
         scale = float(np.max(np.abs(g_np)))
         if not np.allclose(g_tg, g_np, rtol=cfg.rtol, atol=cfg.atol * scale):
             err = float(np.max(np.abs(g_tg - g_np)))
             raise AssertionError(
-                f"config {cfg.name}: gradient of {var.name} differs: max |diff| {err:.3g}, "
+                f"config {cfg.name}: {who} gradient of {var.name} differs: max |diff| {err:.3g}, "
                 f"max |numpy| {scale:.3g} (rtol {cfg.rtol}, atol {cfg.atol} x max|numpy|)")
         worst = max(worst, float(np.max(np.abs(g_tg - g_np))) / (scale or 1.0))
     return worst
@@ -227,18 +273,20 @@ def check_gradients(p):
 def interleaved_times(fns, warmup, repeats):
     """Seconds per call for each of ``fns`` ({name: callable}), calls interleaved.
 
-    Warm up each function, then time one call of each per repeat; the order
-    alternates (forwards, backwards) so that neither always runs first.
+    Warm up each function, then time one call of each per repeat; the order runs
+    through every permutation of the functions, one per repeat (for two: forwards,
+    backwards), so that none always runs first or always after the same one.
     """
     for _ in range(warmup):
         for f in fns.values():
             f()
     names = list(fns)
+    orders = list(itertools.permutations(names))
     times = {name: [] for name in names}
     gc.collect()
     clock = time.perf_counter
     for r in range(repeats):
-        for name in (names if r % 2 == 0 else names[::-1]):
+        for name in orders[r % len(orders)]:
             f = fns[name]
             t0 = clock()
             f()
@@ -364,6 +412,15 @@ def fmt(s):
     return f"{s.median:9.3f} [{s.min:9.3f}]"
 
 
+def ratio(a, b):
+    """``a / b`` for the medians and the minima, formatted like ``fmt``."""
+    return f"{a.median / b.median:12.2f}x [{a.min / b.min:.2f}x]"
+
+
+def config_label(cfg):
+    return f"{cfg.name}: {cfg.batch} x {'-'.join(map(str, cfg.sizes))} f{cfg.dtype[-2:]}"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true",
@@ -386,6 +443,15 @@ def main(argv=None):
         worst = check_gradients(p)
         print(f"  gradients agree: max |teachgrad - numpy| / max|numpy| = {worst:.1e} "
               f"(rtol {cfg.rtol:g}, atol {cfg.atol:g} x max|numpy| per parameter)")
+        t0 = time.perf_counter()
+        graph_gradient(p)                           # the first call traces
+        trace_ms = (time.perf_counter() - t0) * 1e3
+        n_nodes = len(p.graph_step.graph.get_operations())
+        worst = check_gradients(p, graph_gradient, "graph mode")
+        print(f"  graph mode: first call (trace + one run) {trace_ms:.1f} ms, {n_nodes} nodes "
+              f"(tg.gradients inside; parameters are captured tg.Variables, the batch is "
+              f"the argument)")
+        print(f"  graph gradients agree: max |graph - numpy| / max|numpy| = {worst:.1e}")
 
         if cfg is CONFIGS[0]:
             reps = LOSS_HEAD_QUICK_REPEATS if quick else LOSS_HEAD_REPEATS
@@ -409,17 +475,27 @@ def main(argv=None):
         repeats = cfg.quick_repeats if quick else cfg.repeats
         t0 = time.perf_counter()
         times = interleaved_times({"teachgrad": lambda: teachgrad_gradient(p),
+                                   "graph": lambda: graph_gradient(p),
                                    "numpy": lambda: numpy_gradient(p)},
                                   warmup=1 if quick else cfg.warmup, repeats=repeats)
+        if p.graph_step.trace_count != 1:
+            raise AssertionError(f"config {cfg.name}: graph mode traced "
+                                 f"{p.graph_step.trace_count} times, not once")
         t_tg, t_np = stat(times["teachgrad"], 1e3), stat(times["numpy"], 1e3)
-        results.append((cfg, t_tg, t_np))
+        t_gr = stat(times["graph"], 1e3)
+        results.append((cfg, t_tg, t_gr, t_np))
         print(f"  {repeats} interleaved repeats ({time.perf_counter() - t0:.1f} s), "
               f"ms per gradient, median [min]:")
-        print(f"    teachgrad {fmt(t_tg)}")
+        print(f"    teachgrad {fmt(t_tg)}   (eager, GradientTape)")
+        print(f"    graph     {fmt(t_gr)}   (tg.function, traced)")
         print(f"    numpy     {fmt(t_np)}")
         print(f"    ratio teachgrad/numpy: {t_tg.median / t_np.median:.2f}x median, "
               f"{t_tg.min / t_np.min:.2f}x min; teachgrad overhead "
               f"{t_tg.median - t_np.median:+.3f} ms per gradient (median)")
+        print(f"    ratio graph/eager: {t_gr.median / t_tg.median:.2f}x median, "
+              f"{t_gr.min / t_tg.min:.2f}x min; graph/numpy: {t_gr.median / t_np.median:.2f}x "
+              f"median, {t_gr.min / t_np.min:.2f}x min; graph overhead "
+              f"{t_gr.median - t_np.median:+.3f} ms per gradient (median)")
         del p
 
     repeats = SCALAR_QUICK_REPEATS if quick else SCALAR_REPEATS
@@ -429,14 +505,22 @@ def main(argv=None):
     print("  backward checked against the chain rule by hand")
 
     print("\n== summary " + "=" * 70)
-    print(f"{'ms per gradient':<28}{'teachgrad':>21}{'numpy':>23}{'ratio':>9}")
-    print(f"{'':<28}{'median [min]':>21}{'median [min]':>23}{'median':>9}")
-    for cfg, t_tg, t_np in results:
-        label = f"{cfg.name}: {cfg.batch} x {'-'.join(map(str, cfg.sizes))} f{cfg.dtype[-2:]}"
-        print(f"{label:<28}  {fmt(t_tg)}  {fmt(t_np)}  {t_tg.median / t_np.median:6.2f}x")
-    print(f"{'us per scalar op':<28}{'median [min]':>21}")
+    print(f"{'ms per gradient':<32}{'teachgrad (eager)':>23}{'graph (tg.function)':>23}"
+          f"{'numpy':>23}")
+    print(f"{'':<32}{'median [min]':>23}{'median [min]':>23}{'median [min]':>23}")
+    for cfg, t_tg, t_gr, t_np in results:
+        print(f"{config_label(cfg):<32}  {fmt(t_tg)}  {fmt(t_gr)}  {fmt(t_np)}")
+    print(f"{'ratios':<32}{'eager/numpy':>23}{'graph/eager':>23}{'graph/numpy':>23}")
+    for cfg, t_tg, t_gr, t_np in results:
+        print(f"{config_label(cfg):<32}  {ratio(t_tg, t_np)}  {ratio(t_gr, t_tg)}  "
+              f"{ratio(t_gr, t_np)}")
+    for cfg, t_tg, t_gr, t_np in results[:1]:
+        met = t_gr.median <= t_tg.median
+        print(f"target graph/eager <= 1.0 once traced (config {cfg.name}, medians): "
+              f"{t_gr.median / t_tg.median:.2f}x, {'met' if met else 'NOT met'}")
+    print(f"{'us per scalar op':<32}{'median [min]':>23}")
     for name, s in chain.items():
-        print(f"  {name:<26}  {fmt(s)}")
+        print(f"  {name:<30}  {fmt(s)}")
     print(f"total time {time.perf_counter() - started:.1f} s; {load_line('at end')}")
 
 

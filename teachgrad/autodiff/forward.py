@@ -110,7 +110,7 @@ class ForwardAccumulator:
             out_tangents = jvp_of(node, tangents, self._observer)
         for out, t in zip(node.outputs, out_tangents):
             if t is not None and trainable(out):
-                self._store(out, t)
+                self._store(out, t.to_dense() if isinstance(t, IndexedSlices) else t)
 
     def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
         """The JVPs computed for ``primals`` (a tensor or a structure of them).
@@ -157,6 +157,10 @@ def jvp_of(node, tangents, observer=None):
     return _transposed_jvp(node, tangents, observer)
 
 
+def _dense_all(grads):
+    return [g.to_dense() if isinstance(g, IndexedSlices) else g for g in grads]
+
+
 def _transposed_jvp(node, tangents, observer):
     """J t, from the VJP rule: differentiate <g(u), t> with respect to the aid u."""
     from .gradients import gradients
@@ -170,13 +174,14 @@ def _transposed_jvp(node, tangents, observer):
     aid_iter = iter(aids)
     out_grads = [next(aid_iter) if trainable(y) else None for y in node.outputs]
     if symbolic:
-        backward = _call_vjp(node, out_grads, needed)
+        backward = _dense_all(_call_vjp(node, out_grads, needed))
     else:
         with GradientTape() as transpose_tape:
             transpose_tape.watch(aids)
-            backward = _call_vjp(node, out_grads, needed)
-    pairs = [(g.to_dense() if isinstance(g, IndexedSlices) else g, t)
-             for g, t, need in zip(backward, tangents, needed) if need and g is not None]
+            # Densified while recording, so that g(u) stays connected to the aids.
+            backward = _dense_all(_call_vjp(node, out_grads, needed))
+    pairs = [(g, t) for g, t, need in zip(backward, tangents, needed)
+             if need and g is not None]
     if not pairs:
         result = [None] * len(outputs)
     elif symbolic:

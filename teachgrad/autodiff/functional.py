@@ -134,28 +134,32 @@ def jvp(f, primals, tangents):
 
 def jacfwd(f, argnums=0):
     """A function returning the Jacobian of ``f`` by forward mode, one column per
-    input entry. The result has shape ``out.shape + arg.shape``."""
+    input entry: shape ``out.shape + arg.shape``. With a tuple ``argnums`` there is
+    one Jacobian per argument; with several outputs, one (tuple) per output, as
+    in JAX: ``jac[i][j]`` is output i with respect to argument j."""
     def wrapped(*args):
         args, nums, single = _prepare(args, argnums)
-        jacobians = []
+        out = f(*args)
+        outs = nest.flatten(out)
+        per_output = [[] for _ in outs]
         for n in nums:
             x = args[n]
-            columns = []
-            for k in range(max(x.size, 0)):
+            columns = [[] for _ in outs]
+            for k in range(x.size):
                 basis = np.zeros(x.size, dtype=x.dtype)
                 basis[k] = 1
-                tangent = constant(basis.reshape(x.shape))
-                with ForwardAccumulator(x, tangent) as acc:
-                    out = f(*args)
-                columns.append(acc.jvp(out, unconnected_gradients="zero"))
-            if not columns:
-                out = f(*args)
-                jacobians.append(zeros(tuple(out.shape) + tuple(x.shape), x.dtype))
-                continue
-            out_ndim = columns[0].ndim
-            stacked = stack(columns, axis=-1)   # out.shape + (x.size,)
-            jacobians.append(reshape(stacked, tuple(stacked.shape[:out_ndim]) + tuple(x.shape)))
-        return jacobians[0] if single else tuple(jacobians)
+                with ForwardAccumulator(x, constant(basis.reshape(x.shape))) as acc:
+                    result = nest.flatten(f(*args))
+                for i, y in enumerate(result):
+                    columns[i].append(acc.jvp(y, unconnected_gradients="zero"))
+            for i, y in enumerate(outs):
+                shape = tuple(y.shape) + tuple(x.shape)
+                if not columns[i]:
+                    per_output[i].append(zeros(shape, y.dtype))
+                else:
+                    per_output[i].append(reshape(stack(columns[i], axis=-1), shape))
+        jacobians = [j[0] if single else tuple(j) for j in per_output]
+        return nest.pack_sequence_as(out, jacobians)
     return wrapped
 
 

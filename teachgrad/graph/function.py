@@ -43,6 +43,8 @@ class FuncGraph(Graph):
             self._variable_reads[variable._id] = read
             self.captured_variables.append(variable)
             self.captures.append(read)
+        for accumulator in core.active_accumulators:
+            accumulator._record_read(variable, read)
         return read
 
     def bind_variables(self, variables, tensors):

@@ -127,6 +127,8 @@ class Graph:
                 read = self.add_node(read_variable_p, (), {"variable": variable},
                                      name=variable.name or "read_variable")
             self._variable_reads[variable._id] = read
+        for accumulator in core.active_accumulators:   # a primal Variable's tangent
+            accumulator._record_read(variable, read)
         return read
 
     def _as_graph_tensor(self, value, like):
@@ -180,7 +182,9 @@ def _infer_outputs(op, inputs, params):
         try:
             return op.shape_rule(*inputs, **params)
         except ValueError as error:
-            raise ValueError(f"{op.name}: {error}") from None
+            message = str(error)
+            raise ValueError(message if message.startswith(f"{op.name}:")
+                             else f"{op.name}: {message}") from None
     return infer_by_stand_ins(op, inputs, params)
 
 

@@ -27,6 +27,7 @@ class Plan:
                 if x._id not in feed_ids:
                     stack.append(graph.producer(x._id))
         self.steps = []
+        self.fetch_ids = set(fetch_ids)
         for node in graph._nodes:
             if node not in needed:
                 continue
@@ -35,14 +36,22 @@ class Plan:
                 raise ValueError(
                     f"You must feed a value for placeholder tensor '{node.name}' with dtype "
                     f"{node.params['dtype']} and shape {shape}.")
-            self.steps.append((node.op.forward, node.params,
+            self.steps.append([node.op.forward, node.params,
                                tuple(x._id for x in node.inputs),
                                tuple(t._id for t in node.outputs),
-                               node.op.multiple_results, node))
+                               node.op.multiple_results, node, ()])
+        # Free each array after its last use, so memory peaks like a hand-written step.
+        last_use = {}
+        for k, step in enumerate(self.steps):
+            for i in step[2]:
+                last_use[i] = k
+        for i, k in last_use.items():
+            if i not in self.fetch_ids:
+                self.steps[k][6] += (i,)
 
     def run(self, values):
         """Run the kernels; ``values`` maps tensor ids to arrays (the feeds) and is filled in."""
-        for forward, params, in_ids, out_ids, multiple, node in self.steps:
+        for forward, params, in_ids, out_ids, multiple, node, dead in self.steps:
             try:
                 out = forward(*[values[i] for i in in_ids], **params)
             except (ValueError, TypeError, IndexError) as error:
@@ -54,6 +63,8 @@ class Plan:
                     values[i] = o
             else:
                 values[out_ids[0]] = out
+            for i in dead:
+                values.pop(i, None)
         return values
 
 

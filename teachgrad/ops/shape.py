@@ -20,6 +20,22 @@ def reshape(x, shape):
     shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
     return bind(reshape_p, x, shape=shape)
 defvjp(reshape_p, lambda g, ans, x, shape: reshape_as(g, x))
+
+
+def _reshape_shape(x, shape):
+    if -1 in shape:   # the inferred size is known only when every input size is
+        if x.shape is not None and None not in x.shape:
+            known_part = int(np.prod([n for n in shape if n != -1]))
+            size = int(np.prod(x.shape))
+            if known_part == 0 or size % known_part:
+                raise ValueError(f"cannot reshape a tensor of shape {x.shape} into {shape}")
+            shape = tuple(size // known_part if n == -1 else n for n in shape)
+        else:
+            shape = tuple(None if n == -1 else n for n in shape)
+    elif x.shape is not None and None not in x.shape and int(np.prod(x.shape)) != int(np.prod(shape)):
+        raise ValueError(f"cannot reshape a tensor of shape {x.shape} into {shape}")
+    return [(shape, x.dtype)]
+reshape_p.shape_rule = _reshape_shape
 defjvp(reshape_p, lambda x_dot, ans, x, shape: reshape(x_dot, shape))
 
 # transpose: permute axes.  The cotangent is permuted back by the inverse permutation.
@@ -212,7 +228,13 @@ def _getitem_shape(x, key):
                    if getattr(k, "dtype", None) is not None and k.dtype.kind in "iu" and k.size]
                   + [abs(k) for k in parts if isinstance(k, (int, np.integer))] + [0])
     sizes = tuple(largest + s for s in STAND_IN_SIZES)
-    return infer_by_stand_ins(getitem_p, (x,), {"key": key}, sizes)
+    try:
+        return infer_by_stand_ins(getitem_p, (x,), {"key": key}, sizes)
+    except ValueError:
+        if x.shape is not None and None not in x.shape:
+            raise   # every size is known: the index really does not fit
+        # e.g. a boolean mask over several unknown sizes: the shape is known only at run time
+        return [(None, x.dtype)]
 getitem_p.shape_rule = _getitem_shape
 
 
