@@ -29,6 +29,7 @@ test: setup
 
 bench: setup
 	$(PYTHON) benchmarks/mlp_gradient.py
+	$(PYTHON) benchmarks/forward_mode.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
