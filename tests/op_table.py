@@ -17,6 +17,7 @@ import numpy as np
 from hypothesis.strategies import SearchStrategy
 
 import teachgrad as tg
+from teachgrad import nest
 from teachgrad.ops import getitem, index_add
 
 import strategies as S
@@ -45,6 +46,19 @@ class OpSpec:
 
     def __repr__(self):  # what pytest and hypothesis print
         return f"OpSpec({self.name})"
+
+
+# -- helpers the table-driven tests share ---------------------------------------------
+def dense(g):
+    """A gradient as a numpy array (IndexedSlices are densified first)."""
+    if isinstance(g, tg.IndexedSlices):
+        g = g.to_dense()
+    return g.numpy()
+
+
+def leaves(out):
+    """The output tensor(s) of an op as a list."""
+    return list(nest.flatten(out))
 
 
 # -- numpy references the table needs ------------------------------------------------

@@ -27,12 +27,12 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import teachgrad as tg
-from teachgrad import nest
 from teachgrad.autodiff.gradcheck import numeric_jacobian
 from teachgrad.ops import index_add
 
 import strategies as S
 from op_table import OPS, OPS_BY_NAME
+from op_table import dense, leaves
 
 # The mean of an empty axis is NaN, which numpy announces (as in test_op_gradients).
 pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
@@ -80,14 +80,6 @@ def unknown_dims_excluded(spec, case, unknown):
 
 
 # -- helpers ------------------------------------------------------------------------
-def dense(g):
-    if isinstance(g, tg.IndexedSlices):
-        g = g.to_dense()
-    return g.numpy()
-
-
-def leaves(out):
-    return list(nest.flatten(out))
 
 
 def structured(out, flat):

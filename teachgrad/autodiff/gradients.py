@@ -5,10 +5,10 @@ are written in teachgrad ops and ops add nodes while a graph is being built,
 each rule adds its gradient nodes to the graph (named ``gradients/<node>_grad/...``
 and labelled with the forward node that produced them) instead of computing.
 """
-from .. import dtypes, nest
+from .. import dtypes
 from ..ops import IndexedSlices, ones_like, zeros_like
 from ..ops import core
-from ..tensor import SymbolicTensor, Tensor, Variable
+from ..tensor import SymbolicTensor, Variable
 from . import events
 from .aggregation import UnconnectedGradients, check_method
 from .engine import backward
