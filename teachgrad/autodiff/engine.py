@@ -222,11 +222,14 @@ def _call_vjp(node, out_grads, needed):
                      for g, t in zip(out_grads, node.outputs)]
     if not op.accepts_sparse:
         out_grads = [g.to_dense() if type(g) is IndexedSlices else g for g in out_grads]
-    outer, op_core.gradient_of = op_core.gradient_of, node   # graphs label gradient nodes
-    try:
+    if op_core.default_graphs:   # building a graph: label the gradient nodes with `node`
+        outer, op_core.gradient_of = op_core.gradient_of, node
+        try:
+            in_grads = op.vjp(node, out_grads, needed)
+        finally:
+            op_core.gradient_of = outer
+    else:
         in_grads = op.vjp(node, out_grads, needed)
-    finally:
-        op_core.gradient_of = outer
     for i, (x, g) in enumerate(zip(node.inputs, in_grads)):
         if g is not None and g.shape != x.shape and not compatible(g.shape, x.shape):
             raise ValueError(
