@@ -8,7 +8,8 @@
 """
 from . import autodiff, backend, graph, nest, ops, viz
 from .autodiff import (AggregationMethod, ForwardAccumulator, GradcheckError, GradientTape,
-                       UnconnectedGradients, grad, gradcheck, gradients, hessian, hvp, jacfwd,
+                       UnconnectedGradients, custom_gradient, grad, grad_pass_through,
+                       gradcheck, recompute_grad, gradients, hessian, hvp, jacfwd,
                        jacrev, jvp, transposition_only, value_and_grad, vjp)
 from .backend import get_backend, set_backend
 from .dtypes import bool_, float32, float64, int32, int64

@@ -6,3 +6,4 @@ from .functional import grad, hessian, hvp, jacfwd, jacrev, jvp, value_and_grad,
 from .gradcheck import GradcheckError, gradcheck
 from .gradients import gradients
 from .tape import GradientTape
+from .custom import custom_gradient, grad_pass_through, recompute_grad

@@ -35,6 +35,8 @@ class FuncGraph(Graph):
         self.captures = []             # the placeholders that stand for them
 
     def read_variable(self, variable):
+        if core.variable_watchers:
+            core.note_variable_read(variable)
         read = self._variable_reads.get(variable._id)
         if read is None:
             with self.as_default():

@@ -121,6 +121,8 @@ class Graph:
 
     def read_variable(self, variable):
         """The tensor that reads ``variable`` when the graph runs (one per Variable)."""
+        if core.variable_watchers:
+            core.note_variable_read(variable)
         read = self._variable_reads.get(variable._id)
         if read is None:
             with _no_gradient_scope():

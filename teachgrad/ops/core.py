@@ -28,6 +28,16 @@ active_tapes = []
 #: Forward-mode accumulators that are active now, in the order they were entered.
 active_accumulators = []
 
+#: Lists collecting the Variables that ops read (custom_gradient uses them).
+variable_watchers = []
+
+
+def note_variable_read(variable):
+    """Tell each variable watcher that an op read ``variable``."""
+    for watcher in variable_watchers:
+        if all(v is not variable for v in watcher):
+            watcher.append(variable)
+
 #: Tapes and accumulators are ordered by when they were entered: each one only
 #: sees the derivative computations of those entered after it.
 _entry_counter = itertools.count()
@@ -246,6 +256,8 @@ def _convert_inputs(args):
 def _as_input(value, like):
     if isinstance(value, Variable):
         snapshot = value._snapshot
+        if variable_watchers:
+            note_variable_read(value)
         for tape in active_tapes:
             tape._record_read(value, snapshot)
         for accumulator in active_accumulators:

@@ -1,0 +1,191 @@
+"""Custom gradients: ``tg.custom_gradient``, ``tg.recompute_grad``, ``tg.grad_pass_through``.
+
+``@tg.custom_gradient`` lets ``f`` return ``(y, grad_fn)``: ``y`` is computed by
+``f``'s own ops, but its gradient is whatever ``grad_fn(*upstream)`` says. The
+result passes through one ``custom_gradient`` op whose inputs are ``y``, ``f``'s
+arguments and the Variables ``f`` read, and whose outputs are ``y`` again. Its
+VJP rule calls ``grad_fn``: nothing flows back into ``f``'s own ops, everything
+flows to the arguments and Variables. Because it is an ordinary op, it works on
+the tape, in graphs and (by transposing ``grad_fn``) in forward mode.
+"""
+import contextlib
+import functools
+import inspect
+import warnings
+
+from .. import nest
+from ..ops import core as op_core
+from ..ops.core import bind, defvjp_all, primitive
+from ..tensor import Tensor, Variable
+
+
+def _custom_forward(*arrays, n_results, **unused):
+    return tuple(arrays[:n_results])
+
+
+def _custom_shape(*inputs, n_results, **unused):
+    return [(t.shape, t.dtype) for t in inputs[:n_results]]
+
+
+def _custom_vjp(gs, ans, *inputs, n_results, n_args, grad_fn, variables, name,
+                forward_mode_error=None):
+    upstream = list(gs)
+    if variables:
+        returned = grad_fn(*upstream, variables=list(variables))
+        if not isinstance(returned, (list, tuple)) or len(returned) != 2:
+            raise ValueError(f"The grad_fn of {name} uses variables, so it must return "
+                             "(input gradients, variable gradients).")
+        input_grads, variable_grads = returned
+        variable_grads = list(nest.flatten(variable_grads))
+        if len(variable_grads) != len(variables):
+            raise ValueError(f"The grad_fn of {name} must return a gradient for each "
+                             f"variable: expected {len(variables)}, returned "
+                             f"{len(variable_grads)}.")
+    else:
+        input_grads, variable_grads = grad_fn(*upstream), []
+    flat = [None] if input_grads is None else nest.flatten(input_grads)
+    if len(flat) != n_args:
+        raise ValueError(f"The grad_fn of custom_gradient function {name} is expected to "
+                         f"return {n_args} gradients, but returned {len(flat)} instead.")
+    return [None] * n_results + flat + variable_grads
+
+
+def _custom_jvp(node, tangents):
+    if node.params.get("forward_mode_error"):
+        raise NotImplementedError(node.params["forward_mode_error"])
+    from .forward import _transposed_jvp
+    return _transposed_jvp(node, tangents, None)
+
+# custom_gradient(*results, *args, *variables): the results again, with a VJP given by grad_fn.
+custom_gradient_p = primitive("custom_gradient", _custom_forward, multiple_results=True)
+custom_gradient_p.shape_rule = _custom_shape
+defvjp_all(custom_gradient_p, _custom_vjp)
+custom_gradient_p.jvp = _custom_jvp
+
+
+@contextlib.contextmanager
+def _watch_variables():
+    read = []
+    op_core.variable_watchers.append(read)
+    try:
+        yield read
+    finally:
+        op_core.variable_watchers.remove(read)
+
+
+def _takes_variables(grad_fn):
+    try:
+        params = inspect.signature(grad_fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == "variables" or p.kind is p.VAR_KEYWORD for p in params)
+
+
+def _apply(f, args, kwargs, forward_mode_error=None, record_forward=True, internal=False):
+    name = getattr(f, "__name__", "custom_gradient")
+    with _watch_variables() as read:
+        if record_forward:
+            result, grad_fn = f(*args, **kwargs)
+        else:
+            with op_core.recorders_entered_before(-1):   # record nothing of f itself
+                result, grad_fn = f(*args, **kwargs)
+    flat_args = nest.flatten(args)
+    variables = [v for v in read if all(v is not a for a in flat_args)]
+    takes_variables = _takes_variables(grad_fn)
+    if variables and not takes_variables:
+        names = ", ".join(v.name or f"<Variable shape={v.shape}>" for v in variables)
+        raise TypeError(f"@tg.custom_gradient grad_fn must accept keyword argument "
+                        f"'variables', since {name} uses variables: {names}.")
+    if not internal and takes_variables and not variables:
+        warnings.warn(f"@tg.custom_gradient grad_fn of {name} has 'variables' in its "
+                      "signature, but no Variables were used in the forward pass.",
+                      stacklevel=3)
+    flat_result = nest.flatten(result)
+    for r in flat_result:
+        if not isinstance(r, Tensor):
+            raise TypeError(f"{name} must return tensors (and a grad_fn), got "
+                            f"{type(r).__name__}.")
+    outputs = bind(custom_gradient_p, *flat_result, *flat_args, *variables,
+                   n_results=len(flat_result), n_args=len(flat_args), grad_fn=grad_fn,
+                   variables=tuple(variables), name=name,
+                   forward_mode_error=forward_mode_error)
+    return nest.pack_sequence_as(result, list(outputs))
+
+
+def custom_gradient(f=None):
+    """Decorator: ``f(*x)`` returns ``(y, grad_fn)``; ``y``'s gradient is ``grad_fn``'s.
+
+    ``grad_fn(*upstream)`` gets one cotangent per (flattened) ``y`` and returns
+    one gradient per argument (None for none). If ``f`` reads Variables that are
+    not arguments, ``grad_fn(*upstream, variables=None)`` gets them and returns
+    ``(input_grads, variable_grads)``.
+
+        @tg.custom_gradient
+        def log1pexp(x):
+            e = tg.exp(x)
+            def grad_fn(upstream):
+                return upstream * (1 - 1 / (1 + e))   # stable where e overflows
+            return tg.log(1 + e), grad_fn
+    """
+    if f is None:
+        return custom_gradient
+
+    @functools.wraps(f)
+    def decorated(*args, **kwargs):
+        return _apply(f, args, kwargs)
+    return decorated
+
+
+def recompute_grad(f):
+    """``f`` whose intermediate values are not kept: the backward pass recomputes them.
+
+    Only ``f``'s inputs are recorded; when the gradient is needed, ``f`` runs again
+    on a local tape. Memory falls, time rises by about one more forward pass.
+    Forward mode is not supported (there is nothing recorded to transpose).
+    """
+    @functools.wraps(f)
+    def decorated(*args, **kwargs):
+        def forward(*xs, **kw):
+            result = f(*xs, **kw)
+
+            def grad_fn(*upstream, variables=None):
+                from .tape import GradientTape
+                with GradientTape() as tape:
+                    inputs = [x for x in xs]
+                    tape.watch([x for x in inputs if isinstance(x, Tensor)])
+                    if variables:
+                        tape.watch(list(variables))
+                    recomputed = f(*inputs, **kw)
+                sources = list(inputs) + list(variables or [])
+                grads = tape.gradient(nest.flatten(recomputed), sources,
+                                      output_gradients=list(upstream),
+                                      unconnected_gradients="zero")
+                if variables:
+                    return grads[:len(inputs)], grads[len(inputs):]
+                return grads
+            return result, grad_fn
+        return _apply(forward, args, kwargs, record_forward=False, internal=True,
+                      forward_mode_error=(
+            f"recompute_grad tried to transpose the gradient of {f.__name__}: its "
+            f"intermediate values are not kept, so there is nothing to transpose. Do not "
+            f"use recompute_grad in forward-mode autodiff."))
+    return decorated
+
+
+def grad_pass_through(f):
+    """``f`` in the forward pass, the identity in the backward pass.
+
+    Variables that ``f`` uses get no gradient. For example a straight-through
+    estimator: ``tg.grad_pass_through(tg.round)(x)`` rounds, yet passes the
+    gradient through as if it did not.
+    """
+    @functools.wraps(f)
+    def decorated(*args, **kwargs):
+        def forward(*xs, **kw):
+            def grad_fn(*upstream, variables=None):
+                if variables:
+                    return list(upstream), [None] * len(variables)
+                return list(upstream)
+            return f(*xs, **kw), grad_fn
+        return _apply(forward, args, kwargs, internal=True)
+    return decorated
