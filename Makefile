@@ -30,6 +30,7 @@ test: setup
 bench: setup
 	$(PYTHON) benchmarks/mlp_gradient.py
 	$(PYTHON) benchmarks/forward_mode.py
+	$(PYTHON) benchmarks/recompute_grad.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

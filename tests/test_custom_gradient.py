@@ -175,10 +175,75 @@ def test_grad_pass_through_seed_example_and_straight_through():
     with tg.GradientTape() as tape:
         y = tg.grad_pass_through(x.assign)(z ** 2)
     assert y.numpy() == 9.0
-    assert tape.gradient(y, z).numpy() == 6.0
+    dz, dx = tape.gradient(y, [z, x])
+    assert dz.numpy() == 6.0
+    assert dx is None          # variables used inside f get no gradient
     w = tg.constant([0.2, 1.7])
     with tg.GradientTape() as tape:
         tape.watch(w)
-        rounded = tg.grad_pass_through(lambda t: tg.stop_gradient(t * 0 + np.round(t.numpy())))(w)
+        rounded = tg.grad_pass_through(tg.round)(w)   # a straight-through estimator
     np.testing.assert_allclose(rounded.numpy(), [0.0, 2.0])
     np.testing.assert_allclose(tape.gradient(rounded, w).numpy(), [1.0, 1.0])
+
+
+def test_grad_fn_that_is_itself_a_custom_gradient_defines_the_second_derivative():
+    # The seed's op_with_fused_backprop pattern, for y = x^3.
+    @tg.custom_gradient
+    def cube(x):
+        def first_order(dy):
+            @tg.custom_gradient
+            def first_order_custom(x_):
+                def second_order(ddy):
+                    return ddy * 6 * x_      # d/dx (3 x^2)
+                return 3 * x_ ** 2, second_order
+            return dy * first_order_custom(x)
+        return x ** 3, first_order
+    x = tg.constant(2.0)
+    with tg.GradientTape() as outer:
+        outer.watch(x)
+        with tg.GradientTape() as inner:
+            inner.watch(x)
+            y = cube(x)
+        dy = inner.gradient(y, x)
+    assert dy.numpy() == 12.0
+    assert outer.gradient(dy, x).numpy() == 12.0
+
+
+def test_custom_gradient_inside_tg_function():
+    @tg.function
+    def loss_and_grad(x):
+        y = log1pexp(x)
+        return y, tg.gradients(y, x)[0]
+    _, dx = loss_and_grad(tg.constant(100.0, dtype=tg.float32))
+    assert dx.numpy() == 1.0
+
+    @tg.function
+    def loss(x):
+        return log1pexp(x)
+    x = tg.constant(100.0, dtype=tg.float32)
+    with tg.GradientTape() as tape:
+        tape.watch(x)
+        y = loss(x)
+    assert tape.gradient(y, x).numpy() == 1.0
+
+
+def test_recompute_grad_and_grad_pass_through_in_graphs():
+    v = tg.Variable(0.7)
+
+    def block(h):
+        return tg.tanh(h * v)
+    recomputed = tg.recompute_grad(block)
+    g = tg.Graph()
+    with g.as_default():
+        x = tg.placeholder(tg.float64, (2,))
+        plain_grads = tg.gradients(tg.sum(block(block(x))), [x, v])
+        recomputed_grads = tg.gradients(tg.sum(recomputed(recomputed(x))), [x, v])
+        rounded = tg.grad_pass_through(tg.round)(x * 3)
+        (through,) = tg.gradients(tg.sum(rounded), x)
+    feed = {x: [0.3, -1.2]}
+    a, b = tg.Session(g).run([plain_grads, recomputed_grads], feed)
+    for p, q in zip(a, b):
+        np.testing.assert_allclose(p, q)
+    values, d = tg.Session(g).run([rounded, through], feed)
+    np.testing.assert_allclose(values, [1.0, -4.0])
+    np.testing.assert_allclose(d, [3.0, 3.0])

@@ -16,7 +16,7 @@ import warnings
 from .. import nest
 from ..ops import core as op_core
 from ..ops.core import bind, defvjp_all, primitive
-from ..tensor import Tensor, Variable
+from ..tensor import Tensor
 
 
 def _custom_forward(*arrays, n_results, **unused):
@@ -149,17 +149,24 @@ def recompute_grad(f):
             result = f(*xs, **kw)
 
             def grad_fn(*upstream, variables=None):
+                from .gradients import gradients
                 from .tape import GradientTape
-                with GradientTape() as tape:
-                    inputs = [x for x in xs]
-                    tape.watch([x for x in inputs if isinstance(x, Tensor)])
-                    if variables:
-                        tape.watch(list(variables))
+                inputs = list(xs)
+                sources = inputs + list(variables or [])
+                if op_core.default_graphs:   # in a graph: recompute as graph nodes
                     recomputed = f(*inputs, **kw)
-                sources = list(inputs) + list(variables or [])
-                grads = tape.gradient(nest.flatten(recomputed), sources,
-                                      output_gradients=list(upstream),
+                    # stop_gradients keeps the walk inside the recomputed nodes: without
+                    # it, a Variable that also fed the inputs' history would count twice.
+                    grads = gradients(nest.flatten(recomputed), sources, grad_ys=list(upstream),
+                                      stop_gradients=[x for x in inputs if isinstance(x, Tensor)],
                                       unconnected_gradients="zero")
+                else:
+                    with GradientTape() as tape:
+                        tape.watch([x for x in sources if isinstance(x, Tensor)])
+                        recomputed = f(*inputs, **kw)
+                    grads = tape.gradient(nest.flatten(recomputed), sources,
+                                          output_gradients=list(upstream),
+                                          unconnected_gradients="zero")
                 if variables:
                     return grads[:len(inputs)], grads[len(inputs):]
                 return grads

@@ -6,7 +6,7 @@ export it here, and add one line to the op table in ``tests/op_table.py``.
 from .core import Node, Op, bind, defvjp, defvjp_all, not_differentiable, primitive
 from .misc import (cast, identity, identity_n, ones, ones_like, stop_gradient, zeros,
                    zeros_like)
-from .math import (abs, cos, exp, log, log1p, negative, sigmoid, sign, sin, sqrt, square,
+from .math import (abs, cos, exp, log, log1p, negative, round, sigmoid, sign, sin, sqrt, square,
                    tanh, tanh_grad)
 from .shape import (broadcast_like, broadcast_to, concat, expand_dims, gather, getitem,
                     index_add, reshape, reshape_like, scatter_add, split, squeeze, stack,

@@ -47,6 +47,11 @@ defjvp(square_p, lambda x_dot, ans, x: x_dot * (2 * x))
 sign_p = not_differentiable(primitive("sign", lambda x: backend.xp.sign(x)))
 def sign(x): return bind(sign_p, x)
 
+# round(x) is piecewise constant: zero derivative (a straight-through estimator
+# wraps it in tg.grad_pass_through to pass gradients through anyway).
+round_p = not_differentiable(primitive("round", lambda x: backend.xp.round(x)))
+def round(x): return bind(round_p, x)
+
 # |x|.  d/dx |x| = sign(x)  (0 at x = 0, as TensorFlow and numpy choose)
 abs_p = primitive("abs", lambda x: backend.xp.abs(x))
 def abs(x): return bind(abs_p, x)
