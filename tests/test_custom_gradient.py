@@ -1,5 +1,4 @@
 """custom_gradient, recompute_grad and grad_pass_through (the seed's examples)."""
-import warnings
 
 import numpy as np
 import pytest
