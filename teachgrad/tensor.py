@@ -8,8 +8,8 @@ recorded operation produced each one.
 A ``Variable`` is mutable state. Each time it is assigned it gets a fresh
 *snapshot*: an ordinary Tensor holding the new value. Ops read the snapshot, so
 an operation recorded on a tape keeps the value it actually used even if the
-Variable is assigned later, and the tape links the snapshot back to the
-Variable (a ``read`` node) so that gradients reach the Variable itself.
+Variable is assigned later; the tape remembers which snapshots stand for which
+Variable, so that gradients reach the Variable itself.
 """
 import itertools
 

@@ -33,6 +33,18 @@ def _tape_grad(fn, x):
     return tape.gradient(y, x)
 
 
+def _first_and_second_derivative(fn, value):
+    """d fn/dx and d2 fn/dx2 at ``value``, with nested tapes."""
+    x = tg.constant(value)
+    with tg.GradientTape() as outer:
+        outer.watch(x)
+        with tg.GradientTape() as inner:
+            inner.watch(x)
+            y = fn(x)
+        dy = inner.gradient(y, x)
+    return float(dy.numpy()), float(outer.gradient(dy, x).numpy())
+
+
 def test_log1pexp_plain_is_nan_custom_is_one():
     x = tg.constant(100.0, dtype=tg.float32)
     assert np.isnan(_tape_grad(log1pexp_plain, x).numpy())
@@ -136,15 +148,7 @@ def test_second_order_through_grad_fn_ops():
     @tg.custom_gradient
     def cube(x):
         return x ** 3, lambda up: up * 3 * x ** 2
-    x = tg.constant(2.0)
-    with tg.GradientTape() as outer:
-        outer.watch(x)
-        with tg.GradientTape() as inner:
-            inner.watch(x)
-            y = cube(x)
-        dy = inner.gradient(y, x)
-    assert dy.numpy() == 12.0
-    assert outer.gradient(dy, x).numpy() == 12.0   # 6 x
+    assert _first_and_second_derivative(cube, 2.0) == (12.0, 12.0)   # 3 x^2, 6 x
 
 
 def test_recompute_grad_matches_plain_and_rejects_forward_mode():
@@ -197,15 +201,7 @@ def test_grad_fn_that_is_itself_a_custom_gradient_defines_the_second_derivative(
                 return 3 * x_ ** 2, second_order
             return dy * first_order_custom(x)
         return x ** 3, first_order
-    x = tg.constant(2.0)
-    with tg.GradientTape() as outer:
-        outer.watch(x)
-        with tg.GradientTape() as inner:
-            inner.watch(x)
-            y = cube(x)
-        dy = inner.gradient(y, x)
-    assert dy.numpy() == 12.0
-    assert outer.gradient(dy, x).numpy() == 12.0
+    assert _first_and_second_derivative(cube, 2.0) == (12.0, 12.0)
 
 
 def test_custom_gradient_inside_tg_function():

@@ -42,7 +42,6 @@ class GradientTape:
         self._variables = {}          # watched Variables, in the order first watched
         self._snapshots = {}          # Variable id -> the snapshots of it that ops read
         self._recording = False
-        self._used = False
         self._entered = -1            # when it was entered, relative to accumulators
 
     # -- recording ------------------------------------------------------------
@@ -84,7 +83,6 @@ class GradientTape:
         self._producers = {}
         self._variables.clear()
         self._snapshots.clear()
-        self._used = False
 
     def watch(self, tensor):
         """Make the tape record ops on ``tensor`` (or a nested structure of them)."""
@@ -209,13 +207,9 @@ class GradientTape:
                 watched.extend(self._snapshots.get(s._id, ()))
             elif s._id in self._watched:
                 watched.append(s)
-        on_done = None
-        if free:
-            def on_done(node):  # a one-shot tape frees each node's saved arrays once used
-                for t in node.outputs:
-                    producers.pop(t._id, None)
         found = backward(flat_targets, seeds, watched, producers.get,
-                         observer=events.current_observer(), on_done=on_done)
+                         observer=events.current_observer(),
+                         on_done=_forgetter(producers) if free else None)
         by_source = {s._id: g for s, g in zip(watched, found)}
         grads = [self._variable_gradient(s, by_source) if isinstance(s, Variable)
                  else by_source.get(s._id) for s in flat_sources]
@@ -235,6 +229,14 @@ class GradientTape:
             self._producers = None  # free what the tape held
             self._watched = set()
             self._snapshots = {}
+
+
+def _forgetter(producers):
+    """For a one-shot tape: drop each node, and the arrays it saved, once it is used."""
+    def forget(node):
+        for t in node.outputs:
+            producers.pop(t._id, None)
+    return forget
 
 
 def _as_tensor(value, role):
