@@ -149,7 +149,8 @@ class SymbolicTensor(Tensor):
 
     def __bool__(self):
         raise TypeError(f"Using the symbolic tensor {self.name} as a Python bool is not allowed "
-                        "in graph mode: its value is not known while the graph is built.")
+                        "in graph mode: its value is not known while the graph is built. For a branch "
+                        "or a loop that depends on it, use tg.cond or tg.while_loop.")
 
     def __len__(self):
         if self.shape is None or not self.shape or self.shape[0] is None:

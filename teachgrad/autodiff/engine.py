@@ -58,11 +58,15 @@ def backward(targets, target_grads, sources, producer,
     if observer is not None:
         observer(events.Start(tuple(targets), tuple(sources), dict(pending), tuple(queue)))
 
+    context = None   # the eager loop iteration the last popped node ran in
     while queue:
         node = queue.popleft()
         node_parents = parents.pop(node)   # popped: the node is no longer pending
         del pending[node]
         if observer is not None:
+            if node.context is not context:
+                context = node.context
+                _report_loop_iteration(context, observer)
             observer(events.Pop(node, tuple(queue)))
         out_grads = [_sum_contributions(grads, t, node, i, method, source_ids, observer)
                      for i, t in enumerate(node.outputs)]
@@ -184,6 +188,13 @@ def _stop_nodes(sources, stop_tensors, producer, pending):
     return stops
 
 
+def _report_loop_iteration(context, observer):
+    """Entering the ops of another eager loop iteration: tell the observer which."""
+    iteration = getattr(context, "iteration", None)
+    if iteration is not None:
+        observer(events.LoopIteration(context.loop, "backward", iteration, ()))
+
+
 def _skip_reason(node, stop_nodes):
     if node in stop_nodes:
         return "stop gradient"
@@ -216,7 +227,7 @@ def _sum_contributions(grads, tensor, node, index, method, source_ids, observer)
 def _call_vjp(node, out_grads, needed):
     """Run ``node``'s VJP rule for the inputs that lead to a source."""
     op = node.op
-    if op.multiple_results:
+    if op.multiple_results and not op.accepts_missing:
         # A rule for several outputs needs a cotangent for each: unused ones are zero.
         out_grads = [zeros_like(t) if g is None and trainable(t) else g
                      for g, t in zip(out_grads, node.outputs)]

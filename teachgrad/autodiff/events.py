@@ -87,6 +87,23 @@ class JVP:
     backward: Optional[tuple]
 
 
+@dataclass(frozen=True)
+class LoopIteration:
+    """A while loop starts one more iteration: of the forward loop, or of the
+    loop that runs the body's gradient backwards through the iterations.
+
+    ``node`` is the While node in a graph, or for an eager loop on a tape the
+    ``EagerLoop`` record that stands for it; ``iteration`` is the forward
+    iteration concerned, counted from 0 (the backward loop visits them from
+    the last to the first); ``loop_vars`` are the values that iteration
+    starts from (empty where the backward pass has no such values to show).
+    """
+    node: Any
+    direction: str      # "forward" or "backward"
+    iteration: int
+    loop_vars: tuple
+
+
 @dataclass
 class Trace:
     """The events of one backward pass, in order."""

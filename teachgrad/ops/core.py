@@ -70,6 +70,10 @@ def recorders_entered_before(order):
 #: one is, ops add nodes to it instead of computing.
 default_graphs = []
 
+#: The eager loop iteration or cond branch running now (see control_flow), if
+#: any: nodes recorded meanwhile carry it, so the visualizers can show it.
+control_context = None
+
 #: The forward node whose VJP rule is running, if any: graphs label the
 #: gradient nodes it creates with it.
 gradient_of = None
@@ -79,7 +83,7 @@ class Op:
     """A differentiable primitive: a forward kernel and its derivative rules."""
 
     __slots__ = ("name", "forward", "multiple_results", "vjp_rules", "vjp_all",
-                 "jvp", "differentiable", "accepts_sparse", "shape_rule")
+                 "jvp", "differentiable", "accepts_sparse", "accepts_missing", "shape_rule")
 
     def __init__(self, name, forward, multiple_results=False):
         self.name = name
@@ -90,6 +94,9 @@ class Op:
         self.jvp = None
         self.differentiable = True
         self.accepts_sparse = False  # may its rules receive an IndexedSlices g?
+        # With several outputs, an output that got no gradient is handed to the rule as
+        # zeros, unless the op takes None there (control flow: saves building zeros).
+        self.accepts_missing = False
         # In a graph, output shapes and dtypes are found by running `forward` on
         # stand-in arrays, unless the op gives a rule: rule(*inputs, **params)
         # -> [(shape, dtype), ...]. Cheaper for matmul, and needed for ops whose
@@ -135,7 +142,7 @@ class Node:
     and graphs (where a Node is an operation in the graph).
     """
 
-    __slots__ = ("op", "inputs", "outputs", "params", "id", "label", "grad_of")
+    __slots__ = ("op", "inputs", "outputs", "params", "id", "label", "grad_of", "context")
 
     def __init__(self, op, inputs, outputs, params):
         self.op = op
@@ -145,6 +152,7 @@ class Node:
         self.id = _new_node_id()
         self.label = None      # a graph gives its nodes unique readable names
         self.grad_of = None    # in a graph: the forward node whose VJP rule made this one
+        self.context = None    # on a tape: the loop iteration or cond branch that ran it
 
     @property
     def name(self):
@@ -242,6 +250,8 @@ def bind(op, *args, **params):
 
 def _record(op, inputs, outputs, params):
     node = Node(op, inputs, outputs, params)
+    if control_context is not None:
+        node.context = control_context
     for tape in active_tapes:
         tape._record(node)
     for accumulator in list(active_accumulators):

@@ -1,0 +1,220 @@
+"""``tg.cond``: run one of two branches, and differentiate the one that ran.
+
+Eagerly, ``cond`` simply calls the branch the predicate picks; the tape
+records its ops (tagged with the branch, for the diagnostics and the
+visualizers), so the gradient flows through that branch only.
+
+In a graph, both branches are traced into subgraphs held by **one If node**;
+its kernel runs the branch the predicate picks when the graph runs. The
+gradient of an If node is **another If node** on the same predicate, whose
+branches are the gradient graphs of the two branches:
+
+* outputs that cannot carry a gradient (integers, bools) are left out of the
+  differentiation;
+* each gradient branch returns a cotangent for every input of the If node
+  (the tensors either branch captured); where a branch does not use an input,
+  or its gradient is None, the cotangent is zeros of that input's shape, since
+  both branches must return the same things.
+
+A gradient branch needs values its forward branch computed: the forward If
+node then outputs them too (the branch that did not run outputs nothing
+there, and its gradient branch never reads them).
+"""
+from .. import dtypes, nest
+from ..autodiff.engine import backward, trainable
+from ..graph.session import plan_for
+from ..ops import IndexedSlices, zeros, zeros_like
+from ..ops import core
+from ..ops.core import defvjp_all, primitive
+from .outputs import add_output
+from .structure import check_dtype, check_same_structure, paths
+from .subgraph import MirrorGraph, as_tensor, entered, trace
+
+
+class Branch:
+    """The context of the ops an eager ``cond`` ran: which branch, of which cond."""
+
+    __slots__ = ("name", "taken")
+
+    def __init__(self, name, taken):
+        self.name = name
+        self.taken = taken      # "true_fn" or "false_fn"
+
+    def __repr__(self):
+        return f"<cond {self.name!r}: ran {self.taken}>"
+
+
+def cond(pred, true_fn, false_fn, name="cond"):
+    """``true_fn()`` if ``pred`` is true, else ``false_fn()``.
+
+    Args:
+      pred: a scalar bool tensor (or a Python bool).
+      true_fn, false_fn: functions of no arguments returning the same nested
+        structure of tensors, with the same dtypes.
+      name: the name of the If node in graphs.
+
+        y = tg.cond(x > 0, lambda: x * x, lambda: -x)
+    """
+    if not callable(true_fn) or not callable(false_fn):
+        raise TypeError(f"cond needs functions for true_fn and false_fn, got "
+                        f"{type(true_fn).__name__} and {type(false_fn).__name__}.")
+    if core.default_graphs:
+        return _graph_cond(pred, true_fn, false_fn, name)
+    taken = "true_fn" if _truth(pred) else "false_fn"
+    with entered(Branch(name, taken)):
+        return (true_fn if taken == "true_fn" else false_fn)()
+
+
+def _truth(pred):
+    if isinstance(pred, bool):
+        return pred
+    pred = as_tensor(pred)
+    if pred.dtype != dtypes.bool_ or pred.shape != ():
+        raise TypeError(f"cond's pred must be a scalar bool, got a tensor of dtype {pred.dtype} "
+                        f"and shape {tuple(pred.shape)}.")
+    return bool(pred.numpy())
+
+
+class BranchState:
+    """What an If node knows beyond its branches (its ``branches`` parameter)."""
+
+    def __init__(self, name, n_outputs):
+        self.name = name
+        self.n_outputs = n_outputs
+        self.saved = []    # (branch, tensor): branch intermediates output for the gradient
+        self.node = None
+
+    def __repr__(self):
+        return f"<cond {self.name}: {self.n_outputs} outputs, {len(self.saved)} saved>"
+
+
+def _leaves(result):
+    return [] if result is None else nest.flatten(result)
+
+
+def _graph_cond(pred, true_fn, false_fn, name):
+    graph = core.default_graphs[-1]
+    pred = graph._as_graph_tensor(pred, None)
+    if pred.dtype != dtypes.bool_ or pred.shape not in ((), None):
+        raise TypeError(f"cond's pred must be a scalar bool, got {pred!r}.")
+    true_traced, true_result = trace(lambda: true_fn(), [], f"{name}_true")
+    false_traced, false_result = trace(lambda: false_fn(), [], f"{name}_false")
+    check_same_structure(true_result, false_result, "cond", "true_fn's result",
+                         "false_fn's result")
+    for path, a, b in zip(paths(true_result, "result"), true_traced.outputs,
+                          false_traced.outputs):
+        check_dtype(path, a.dtype, b.dtype, "cond (true_fn vs false_fn)")
+    outputs = build_if(pred, true_traced, false_traced, name)
+    if true_result is None:
+        return None
+    return nest.pack_sequence_as(true_result, list(outputs[:len(true_traced.outputs)]))
+
+
+def build_if(pred, true_traced, false_traced, name):
+    """Add an If node choosing between two traced branches."""
+    state = BranchState(name, len(true_traced.outputs))
+    graph = core.default_graphs[-1]
+    inputs = [pred, *true_traced.external, *false_traced.external]
+    outputs = graph.add_node(if_p, inputs, {"true_fn": true_traced, "false_fn": false_traced,
+                                            "branches": state}, name=name)
+    state.node = outputs[0].node
+    return outputs
+
+
+def _if_kernel(pred, *arrays, true_fn, false_fn, branches):
+    n_true = len(true_fn.external)
+    if bool(pred):
+        side, chosen, captures = "true_fn", true_fn, arrays[:n_true]
+    else:
+        side, chosen, captures = "false_fn", false_fn, arrays[n_true:]
+    out_ids = [t._id for t in chosen.outputs]
+    saved_ids = [t._id for s, t in branches.saved if s == side]
+    values = plan_for(chosen.graph, out_ids + saved_ids, set(chosen.feed_ids)).run(
+        dict(zip(chosen.feed_ids, captures)))
+    # The untaken branch's intermediates are None: only its own gradient branch reads them.
+    saved = [values[t._id] if s == side else None for s, t in branches.saved]
+    return (*[values[i] for i in out_ids], *saved)
+
+
+def _merged_shape(a, b):
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))
+
+
+def _if_shapes(pred, *inputs, true_fn, false_fn, branches):
+    outs = [(_merged_shape(a.shape, b.shape), a.dtype)
+            for a, b in zip(true_fn.outputs, false_fn.outputs)]
+    return outs + [(t.shape, t.dtype) for _, t in branches.saved]
+
+
+def saved_output(branches, side, tensor):
+    """The If output carrying ``tensor`` of branch ``side`` (added if new)."""
+    for k, (s, t) in enumerate(branches.saved):
+        if t is tensor:
+            return branches.node.outputs[branches.n_outputs + k]
+    branches.saved.append((side, tensor))
+    return add_output(branches.node, tensor.shape, tensor.dtype)
+
+
+def _zeros_for(t):
+    return zeros(t.shape, t.dtype) if t.shape is not None and None not in t.shape \
+        else zeros_like(t)
+
+
+def _if_vjp(gs, ans, pred, *inputs, true_fn, false_fn, branches):
+    n = branches.n_outputs
+    float_outputs = [j for j in range(n) if trainable(ans[j])]
+    float_inputs = [k for k, x in enumerate(inputs) if trainable(x)]
+    if not float_outputs or not float_inputs:
+        return [None] * (len(inputs) + 1)
+    outer = core.default_graphs[-1]
+    n_true = len(true_fn.external)
+    seeds = [gs[j] if gs[j] is not None else zeros_like(ans[j]) for j in float_outputs]
+    seeds = [g.to_dense() if isinstance(g, IndexedSlices) else g for g in seeds]
+    saved_seeds = [(s, t, g) for (s, t), g in zip(branches.saved, gs[n:]) if g is not None]
+
+    def gradient_branch(side, traced, offset):
+        graph = MirrorGraph(f"{branches.name}_{side}_grad", outer, traced.graph,
+                            lambda t: graph._as_graph_tensor(saved_output(branches, side, t),
+                                                             None))
+
+        def branch():
+            ys = [traced.outputs[j] for j in float_outputs]
+            cotangents = [graph._as_graph_tensor(g, None) for g in seeds]
+            for s, t, g in saved_seeds:   # second order: cotangents of saved values
+                if s == side:
+                    ys.append(t)
+                    cotangents.append(graph._as_graph_tensor(g, None))
+            mine = [k - offset for k in float_inputs if 0 <= k - offset < len(traced.external)]
+            xs = [traced.graph.internal[k] for k in mine]
+            found = dict(zip(mine, backward(ys, cotangents, xs, traced.graph.producer))) \
+                if xs else {}
+            grads = []
+            for k in float_inputs:
+                g = found.get(k - offset) if 0 <= k - offset < len(traced.external) else None
+                if g is None:
+                    g = _zeros_for(inputs[k])
+                elif isinstance(g, IndexedSlices):
+                    g = g.to_dense()
+                grads.append(graph._as_graph_tensor(g, None))
+            return grads
+
+        traced_grad, _ = trace(branch, [], graph.name, graph=graph)
+        return traced_grad
+
+    true_grad = gradient_branch("true_fn", true_fn, 0)
+    false_grad = gradient_branch("false_fn", false_fn, n_true)
+    outputs = build_if(pred, true_grad, false_grad, f"{branches.name}_grad")
+    grads = [None] * (len(inputs) + 1)
+    for g, k in zip(outputs, float_inputs):
+        grads[k + 1] = g
+    return grads
+
+
+# If(pred, *true_fn captures, *false_fn captures; true_fn, false_fn, branches): the
+# outputs of the branch that ran, then the intermediates saved for the gradient.
+if_p = primitive("If", _if_kernel, multiple_results=True)
+if_p.shape_rule = _if_shapes
+if_p.accepts_missing = True
+defvjp_all(if_p, _if_vjp)

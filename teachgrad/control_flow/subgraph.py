@@ -1,0 +1,161 @@
+"""The graphs inside a While or If node: loop bodies, conditions, branches.
+
+A ``SubGraph`` is traced inside an outer graph. When the Python function uses
+a tensor of the outer graph (or of a graph further out), the subgraph
+*captures* it: a placeholder stands for it inside, and the outer tensor becomes
+an input of the While/If node. That is how a loop body reads a weight matrix
+defined outside the loop, and how the gradient reaches that matrix.
+
+A gradient subgraph (``MirrorGraph``) also *mirrors* a forward subgraph: the
+VJP rules it runs refer to the forward subgraph's tensors, and each such
+tensor is resolved by the While/If that owns the forward subgraph (a loop
+reads it back from its stack of saved values, a cond from an extra output).
+"""
+import contextlib
+
+from .. import nest
+from ..graph.function import FuncGraph
+from ..graph.graph import _no_gradient_scope, placeholder
+from ..ops import core
+from ..tensor import SymbolicTensor, Tensor, Variable
+
+
+class SubGraph(FuncGraph):
+    """A graph traced inside ``outer`` that captures the outer tensors it uses."""
+
+    def __init__(self, name, outer):
+        super().__init__(name)
+        self.outer = outer
+        self.external = []     # the captured tensors, of graphs further out
+        self.internal = []     # the placeholders standing for them here
+        self._captured = {}    # outer tensor id -> its placeholder here
+
+    def _as_graph_tensor(self, value, like):
+        if isinstance(value, SymbolicTensor) and value.graph is not self:
+            return self.capture(value)
+        return super()._as_graph_tensor(value, like)
+
+    def capture(self, tensor):
+        """The tensor of this graph that stands for ``tensor`` of an enclosing graph."""
+        found = self._captured.get(tensor._id)
+        if found is None:
+            outer_tensor = self._from_outer(tensor)
+            found = self._captured.get(outer_tensor._id)
+            if found is None:
+                with self.as_default(), _no_gradient_scope():
+                    found = placeholder(outer_tensor.dtype, outer_tensor.shape,
+                                        name=f"capture_{len(self.external)}")
+                self.external.append(outer_tensor)
+                self.internal.append(found)
+                self._captured[outer_tensor._id] = found
+            self._captured[tensor._id] = found
+        return found
+
+    def _from_outer(self, tensor):
+        """``tensor`` as a tensor of the outer graph (captured there first if need be)."""
+        if tensor.graph is self.outer:
+            return tensor
+        if isinstance(self.outer, SubGraph):
+            return self.outer._as_graph_tensor(tensor, None)
+        raise ValueError(
+            f"{tensor.name} belongs to a graph that this loop or cond cannot reach. Use "
+            f"tensors of the graph the while_loop/cond is built in, or pass them in.")
+
+    def read_variable(self, variable):
+        if core.variable_watchers:
+            core.note_variable_read(variable)
+        return self.capture(self.outer.read_variable(variable))
+
+
+class MirrorGraph(SubGraph):
+    """A gradient subgraph: tensors of ``forward`` (a SubGraph) are resolved by ``resolve``.
+
+    ``resolve(tensor)`` returns the tensor of this graph holding the value that
+    ``tensor`` had in the forward run (the same iteration, for a loop).
+    """
+
+    def __init__(self, name, outer, forward, resolve):
+        super().__init__(name, outer)
+        self.forward = forward
+        self._resolve = resolve
+        self._mirrored = {}    # forward tensor id -> its value here
+
+    def _as_graph_tensor(self, value, like):
+        if isinstance(value, SymbolicTensor) and value.graph is self.forward:
+            found = self._mirrored.get(value._id)
+            if found is None:
+                found = self._mirrored[value._id] = self._mirror(value)
+            return found
+        return super()._as_graph_tensor(value, like)
+
+    def _mirror(self, tensor):
+        node = tensor.node
+        if node.op.name == "const":   # constants are copied, not saved
+            return self.add_constant(node.params["value"])
+        for external, internal in zip(self.forward.external, self.forward.internal):
+            if internal is tensor:      # a captured outer tensor: the same one, captured here
+                return self._as_graph_tensor(external, None)
+        with self.as_default():
+            return self._resolve(tensor)
+
+
+class Traced:
+    """A Python function traced into a SubGraph: its placeholders and outputs.
+
+    ``inputs`` stand for the function's arguments; ``graph.external`` are the
+    outer tensors it captured (fed through ``graph.internal``).
+    """
+
+    def __init__(self, graph, inputs, outputs, structure):
+        self.graph = graph
+        self.inputs = inputs
+        self.outputs = outputs
+        self.structure = structure
+
+    @property
+    def external(self):
+        return self.graph.external
+
+    @property
+    def feed_ids(self):
+        return [t._id for t in self.inputs + self.graph.internal]
+
+    def __repr__(self):
+        return f"<traced {self.graph.name}: {len(self.inputs)} inputs, " \
+               f"{len(self.outputs)} outputs, {len(self.external)} captured>"
+
+
+def trace(fn, specs, name, outer=None, graph=None):
+    """Trace ``fn`` on placeholders shaped like ``specs`` (a list of (shape, dtype, name)).
+
+    Returns ``(traced, result)``: the Traced function and the raw structure
+    ``fn`` returned (its leaves converted to tensors of the subgraph).
+    """
+    graph = graph or SubGraph(name, outer if outer is not None else core.default_graphs[-1])
+    with graph.as_default():
+        inputs = [placeholder(dtype, shape, name=arg) for shape, dtype, arg in specs]
+        result = fn(*inputs)
+        flat = [graph._as_graph_tensor(leaf, None) for leaf in nest.flatten(result)]
+    return Traced(graph, inputs, flat, result), result
+
+
+@contextlib.contextmanager
+def entered(context):
+    """Tag the ops recorded in the block with ``context`` (a loop iteration or branch)."""
+    outer, core.control_context = core.control_context, context
+    try:
+        yield
+    finally:
+        core.control_context = outer
+
+
+def as_tensor(value, like=None):
+    """A loop variable or branch output as an eager Tensor."""
+    if isinstance(value, Tensor):
+        return value
+    from ..tensor import convert_to_tensor
+    return convert_to_tensor(value, like)
+
+
+def is_variable(value):
+    return isinstance(value, Variable)

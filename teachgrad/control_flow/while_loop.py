@@ -1,0 +1,369 @@
+"""``tg.while_loop``: a loop whose gradient is taken through every iteration.
+
+Eagerly, the loop is plain Python: each iteration's ops are recorded on the
+tape like any others (tagged with their iteration, so the BackpropStepper can
+show it), and the backward engine walks back through all of them.
+
+In a graph, the loop is **one While node** holding two subgraphs: ``cond``
+(loop variables -> bool) and ``body`` (loop variables -> loop variables). Its
+kernel runs them until ``cond`` is false or ``maximum_iterations`` is reached;
+the graph does not grow with the number of iterations.
+
+The gradient of a While node is **another While node** that runs the body's
+gradient once per forward iteration, from the last iteration to the first.
+Its loop variables are a counter, ``maximum_iterations`` and ``total_iters``
+(carried along, as TensorFlow does), the cotangents of the loop variables,
+and, for each tensor the body reads from outside the loop, the sum of its
+per-iteration gradients. The body's gradient needs values the forward loop
+computed (``tanh(h)`` to differentiate ``tanh``, say): the forward While
+*saves* those intermediates, one stack entry per iteration, and the backward
+loop reads entry ``total_iters - 1 - counter`` of each stack. Only the
+intermediates that the gradient actually reads are saved.
+
+Because the gradient is itself a While node of the same kind, its own
+gradient (a second derivative through the loop) comes out the same way.
+"""
+import numpy as np
+
+from .. import dtypes, nest
+from ..autodiff import events
+from ..autodiff.engine import backward, trainable
+from ..graph.session import plan_for
+from ..ops import IndexedSlices, gather, zeros, zeros_like
+from ..ops import core
+from ..ops.core import defvjp_all, primitive
+from .outputs import add_output
+from .stacks import stack_values
+from .structure import check_dtype, check_same_structure, check_shape, paths
+from .subgraph import MirrorGraph, SubGraph, as_tensor, entered, trace
+
+
+class EagerLoop:
+    """An eager ``while_loop`` as the tape's ops remember it (for the visualizers)."""
+
+    def __init__(self, name):
+        self.name = name
+        self.iterations = 0
+
+    def __repr__(self):
+        return f"<while_loop {self.name!r}: {self.iterations} iterations>"
+
+
+class Iteration:
+    """The context of the ops recorded during one eager iteration."""
+
+    __slots__ = ("loop", "iteration")
+
+    def __init__(self, loop, iteration):
+        self.loop = loop
+        self.iteration = iteration
+
+
+def while_loop(cond, body, loop_vars, maximum_iterations=None, shape_invariants=None,
+               name="while"):
+    """Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` is true.
+
+    Args:
+      cond: a function of the loop variables returning a scalar bool.
+      body: a function of the loop variables returning new values for them,
+        in the same nested structure, with the same dtypes and shapes.
+      loop_vars: a tensor, or a list/tuple (possibly nested, dicts too) of
+        tensors, Variables' values or numbers. A list or tuple is spread into
+        the arguments of ``cond`` and ``body``; anything else is passed as one
+        argument.
+      maximum_iterations: stop after this many iterations even if ``cond`` is
+        still true (an int or an integer scalar tensor).
+      shape_invariants: in graphs, the shapes the loop variables may take, in
+        the structure of ``loop_vars``: None for a size that may change.
+      name: the name of the While node in graphs.
+
+    Returns:
+      The final loop variables, in the structure of ``loop_vars``.
+
+        i, x = tg.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x * x),
+                             [tg.constant(0), tg.constant(2.0)])     # x = 256.0
+    """
+    if not callable(cond) or not callable(body):
+        raise TypeError(f"while_loop needs functions for cond and body, got "
+                        f"{type(cond).__name__} and {type(body).__name__}.")
+    if loop_vars is None or (nest.is_nested(loop_vars) and not nest.flatten(loop_vars)):
+        raise ValueError("while_loop needs at least one loop variable in loop_vars.")
+    if core.default_graphs:
+        return _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, name)
+    return _eager_while(cond, body, loop_vars, maximum_iterations, name)
+
+
+def _call(fn, structure, values):
+    """Call ``fn`` on loop variables: a list/tuple spreads into arguments."""
+    args = nest.pack_sequence_as(structure, values)
+    if isinstance(structure, (list, tuple)) and not hasattr(structure, "_fields"):
+        return fn(*args)
+    return fn(args)
+
+
+def _body_result(result, loop_vars):
+    """Let a body with one loop variable in a list return the bare tensor."""
+    if (isinstance(loop_vars, (list, tuple)) and len(loop_vars) == 1
+            and not nest.is_nested(result)):
+        return type(loop_vars)([result]) if not hasattr(loop_vars, "_fields") else result
+    return result
+
+
+def _check_body(result, loop_vars, before, after, invariants):
+    for path, a, b, inv in zip(paths(loop_vars, "loop_vars"), before, after, invariants):
+        check_dtype(path, a.dtype, b.dtype, "while_loop")
+        check_shape(path, inv, b.shape, "while_loop")
+
+
+def _iteration_limit(maximum_iterations):
+    if maximum_iterations is None:
+        return None
+    value = maximum_iterations.numpy() if hasattr(maximum_iterations, "numpy") else \
+        maximum_iterations
+    value = np.asarray(value)
+    if value.shape != () or value.dtype.kind not in "iu":
+        raise TypeError(f"maximum_iterations must be an integer scalar, got {value!r}.")
+    if value < 0:
+        raise ValueError(f"maximum_iterations must not be negative, got {int(value)}.")
+    return int(value)
+
+
+def _truth(pred, where):
+    """A cond result as a Python bool (eager)."""
+    if isinstance(pred, (bool, np.bool_)):
+        return bool(pred)
+    pred = as_tensor(pred)
+    if pred.dtype != dtypes.bool_ or pred.shape != ():
+        raise TypeError(f"{where} must return a scalar bool, got a tensor of dtype "
+                        f"{pred.dtype} and shape {tuple(pred.shape)}. Compare with tg.less, "
+                        f"tg.greater, ... and reduce with tg.all/any-style ops first.")
+    return bool(pred.numpy())
+
+
+# -- eager ----------------------------------------------------------------------------------
+def _eager_while(cond, body, loop_vars, maximum_iterations, name):
+    limit = _iteration_limit(maximum_iterations)
+    flat = [as_tensor(v) for v in nest.flatten(loop_vars)]
+    invariants = [tuple(t.shape) for t in flat]
+    record = EagerLoop(name)
+    observer = events.current_observer() if events._recorders else None
+    i = 0
+    while limit is None or i < limit:
+        if not _truth(_call(cond, loop_vars, flat), "while_loop's cond"):
+            break
+        if observer is not None:
+            observer(events.LoopIteration(record, "forward", i, tuple(flat)))
+        with entered(Iteration(record, i)):
+            result = _body_result(_call(body, loop_vars, flat), loop_vars)
+        check_same_structure(loop_vars, result, "while_loop", "loop_vars", "the body's result")
+        new = [as_tensor(v, like) for v, like in zip(nest.flatten(result), flat)]
+        _check_body(result, loop_vars, flat, new, invariants)
+        flat = new
+        i += 1
+    record.iterations = i
+    return nest.pack_sequence_as(loop_vars, flat)
+
+
+# -- graphs ---------------------------------------------------------------------------------
+class LoopState:
+    """What a While node knows beyond its subgraphs (its ``loop`` parameter)."""
+
+    def __init__(self, name, n_vars, has_limit, direction):
+        self.name = name
+        self.n_vars = n_vars
+        self.has_limit = has_limit
+        self.direction = direction   # "forward", or "backward" for a gradient loop
+        self.saved = []              # body tensors stacked per iteration for the gradient
+        self.node = None
+
+    def __repr__(self):
+        return f"<loop {self.name}: {self.n_vars} variables, {len(self.saved)} saved>"
+
+
+def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, name):
+    graph = core.default_graphs[-1]
+    flat = [graph._as_graph_tensor(v, None) for v in nest.flatten(loop_vars)]
+    if shape_invariants is None:
+        invariants = [t.shape for t in flat]
+    else:
+        check_same_structure(loop_vars, shape_invariants, "while_loop", "loop_vars",
+                             "shape_invariants")
+        invariants = [None if s is None else tuple(s)
+                      for s in _flatten_shapes(shape_invariants, loop_vars)]
+        for path, t, inv in zip(paths(loop_vars, "loop_vars"), flat, invariants):
+            check_shape(path, inv, t.shape, "while_loop's shape_invariants")
+    specs = [(inv, t.dtype, f"loop_var_{k}") for k, (t, inv) in enumerate(zip(flat, invariants))]
+
+    cond_traced, pred = trace(lambda *xs: _call(cond, loop_vars, xs), specs, f"{name}_cond")
+    if len(cond_traced.outputs) != 1 or nest.is_nested(pred):
+        raise TypeError(f"while_loop's cond must return one scalar bool, got {pred!r}.")
+    _check_predicate(cond_traced.outputs[0], "while_loop's cond")
+    body_traced, result = trace(
+        lambda *xs: _body_result(_call(body, loop_vars, xs), loop_vars), specs, f"{name}_body")
+    check_same_structure(loop_vars, result, "while_loop", "loop_vars", "the body's result")
+    for path, t, out, inv in zip(paths(loop_vars, "loop_vars"), flat, body_traced.outputs,
+                                 invariants):
+        check_dtype(path, t.dtype, out.dtype, "while_loop")
+        check_shape(path, inv, out.shape, "while_loop")
+
+    limit = None
+    if maximum_iterations is not None:
+        if isinstance(maximum_iterations, int) and maximum_iterations < 0:
+            raise ValueError(f"maximum_iterations must not be negative, got {maximum_iterations}.")
+        limit = graph._as_graph_tensor(maximum_iterations, None)
+        if limit.dtype.kind not in "iu" or limit.shape not in ((), None):
+            raise TypeError(f"maximum_iterations must be an integer scalar, got {limit!r}.")
+    outputs = build_while(cond_traced, body_traced, flat, limit, name, "forward")
+    return nest.pack_sequence_as(loop_vars, list(outputs[:len(flat)]))
+
+
+def _flatten_shapes(shape_invariants, loop_vars):
+    """The shape invariants' leaves (a shape is a tuple, so it is not spread further)."""
+    if isinstance(loop_vars, dict):
+        return [s for k in loop_vars for s in _flatten_shapes(shape_invariants[k], loop_vars[k])]
+    if isinstance(loop_vars, (list, tuple)):
+        return [s for v, sv in zip(loop_vars, shape_invariants) for s in _flatten_shapes(sv, v)]
+    return [shape_invariants]
+
+
+def _check_predicate(pred, where):
+    if pred.dtype != dtypes.bool_ or pred.shape not in ((), None):
+        raise TypeError(f"{where} must return a scalar bool, got dtype {pred.dtype} and shape "
+                        f"{pred.shape}.")
+
+
+def build_while(cond_traced, body_traced, loop_vars, limit, name, direction):
+    """Add a While node running ``body_traced`` while ``cond_traced`` holds."""
+    loop = LoopState(name, len(loop_vars), limit is not None, direction)
+    inputs = list(loop_vars) + ([limit] if limit is not None else []) \
+        + list(cond_traced.external) + list(body_traced.external)
+    graph = core.default_graphs[-1]
+    outputs = graph.add_node(while_p, inputs, {"cond": cond_traced, "body": body_traced,
+                                               "loop": loop}, name=name)
+    loop.node = outputs[0].node
+    return outputs
+
+
+def _while_kernel(*arrays, cond, body, loop):
+    n = loop.n_vars
+    values = list(arrays[:n])
+    k = n
+    limit = None
+    if loop.has_limit:
+        limit, k = int(arrays[n]), n + 1
+    cond_captures = list(arrays[k:k + len(cond.external)])
+    body_captures = list(arrays[k + len(cond.external):])
+    pred_id = cond.outputs[0]._id
+    cond_ids = cond.feed_ids
+    cond_plan = plan_for(cond.graph, [pred_id], set(cond_ids))
+    out_ids = [t._id for t in body.outputs]
+    saved_ids = [t._id for t in loop.saved]
+    body_ids = body.feed_ids
+    body_plan = plan_for(body.graph, out_ids + saved_ids, set(body_ids))
+    stacks = [[] for _ in saved_ids]
+    observer = events.current_observer() if events._recorders else None
+    total = int(values[2]) if loop.direction == "backward" else None
+    i = 0
+    while limit is None or i < limit:
+        if not bool(cond_plan.run(dict(zip(cond_ids, values + cond_captures)))[pred_id]):
+            break
+        if observer is not None:
+            iteration = i if total is None else total - 1 - i
+            observer(events.LoopIteration(loop.node, loop.direction, iteration, tuple(values)))
+        results = body_plan.run(dict(zip(body_ids, values + body_captures)))
+        for stack, t in zip(stacks, saved_ids):
+            stack.append(results[t])
+        values = [results[t] for t in out_ids]
+        i += 1
+    return (*values, np.asarray(i, dtype=np.int64),
+            *[stack_values(s, t.shape, t.dtype) for s, t in zip(stacks, loop.saved)])
+
+
+def _stack_shape(tensor):
+    return None if tensor.shape is None else (None,) + tuple(tensor.shape)
+
+
+def _while_shapes(*inputs, cond, body, loop):
+    return ([(t.shape, t.dtype) for t in body.inputs] + [((), dtypes.int64)]
+            + [(_stack_shape(t), t.dtype) for t in loop.saved])
+
+
+def saved_stack(loop, tensor):
+    """The While output stacking ``tensor``'s per-iteration values (added if new)."""
+    for k, t in enumerate(loop.saved):
+        if t is tensor:
+            return loop.node.outputs[loop.n_vars + 1 + k]
+    loop.saved.append(tensor)
+    return add_output(loop.node, _stack_shape(tensor), tensor.dtype)
+
+
+def _dense(g):
+    return g.to_dense() if isinstance(g, IndexedSlices) else g
+
+
+def _zeros_for(t):
+    return zeros(t.shape, t.dtype) if t.shape is not None and None not in t.shape \
+        else zeros_like(t)
+
+
+def _while_vjp(gs, ans, *inputs, cond, body, loop):
+    n = loop.n_vars
+    total = ans[n]
+    float_vars = [j for j in range(n) if trainable(body.inputs[j])]
+    float_captures = [c for c, t in enumerate(body.external) if trainable(t)]
+    stack_grads = [(loop.saved[k], g) for k, g in enumerate(gs[n + 1:]) if g is not None]
+    if not float_vars and not float_captures:
+        return [None] * len(inputs)
+    outer = core.default_graphs[-1]
+    grad_graph = MirrorGraph(f"{loop.name}_body_grad", outer, body.graph,
+                             lambda t: gather(grad_graph._as_graph_tensor(saved_stack(loop, t),
+                                                                          None),
+                                              grad_graph.index))
+
+    def gradient_body(counter, limit, total_iters, *rest):
+        grad_graph.index = total_iters - 1 - counter
+        cotangents = list(rest[:len(float_vars)])
+        sums = rest[len(float_vars):]
+        ys = [body.outputs[j] for j in float_vars]
+        for saved, g in stack_grads:   # second order: cotangents of the saved values
+            ys.append(saved)
+            cotangents.append(gather(grad_graph._as_graph_tensor(g, None), grad_graph.index))
+        xs = [body.inputs[j] for j in float_vars] + \
+            [body.graph.internal[c] for c in float_captures]
+        grads = backward(ys, cotangents, xs, body.graph.producer)
+        grads = [grad_graph._as_graph_tensor(_dense(g), None) if g is not None else
+                 grad_graph._as_graph_tensor(_zeros_for(x), None) for g, x in zip(grads, xs)]
+        var_grads, capture_grads = grads[:len(float_vars)], grads[len(float_vars):]
+        return [counter + 1, limit, total_iters, *var_grads,
+                *[s + g for s, g in zip(sums, capture_grads)]]
+
+    int64 = dtypes.int64
+    specs = ([((), int64, "counter"), ((), int64, "maximum_iterations"),
+              ((), int64, "total_iterations")]
+             + [(body.inputs[j].shape, body.inputs[j].dtype, f"grad_{j}") for j in float_vars]
+             + [(body.external[c].shape, body.external[c].dtype, f"capture_grad_{c}")
+                for c in float_captures])
+    grad_cond, _ = trace(lambda counter, limit, total_iters, *rest: counter < total_iters,
+                         specs, f"{loop.name}_grad_cond", outer=outer)
+    grad_body, _ = trace(gradient_body, specs, grad_graph.name, graph=grad_graph)
+
+    start = [outer._as_graph_tensor(np.asarray(0, dtype=np.int64), None), total, total]
+    start += [_dense(gs[j]) if gs[j] is not None else zeros_like(ans[j]) for j in float_vars]
+    start += [_zeros_for(body.external[c]) for c in float_captures]
+    outputs = build_while(grad_cond, grad_body, start, None, f"{loop.name}_grad", "backward")
+
+    grads = [None] * len(inputs)
+    for k, j in enumerate(float_vars):
+        grads[j] = outputs[3 + k]
+    first_capture = n + int(loop.has_limit) + len(cond.external)
+    for k, c in enumerate(float_captures):
+        grads[first_capture + c] = outputs[3 + len(float_vars) + k]
+    return grads
+
+
+# While(*loop_vars, [maximum_iterations], *cond captures, *body captures; cond, body, loop):
+# the final loop variables, the number of iterations run, then one stack per saved value.
+while_p = primitive("While", _while_kernel, multiple_results=True)
+while_p.shape_rule = _while_shapes
+while_p.accepts_missing = True
+defvjp_all(while_p, _while_vjp)
