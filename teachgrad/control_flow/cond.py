@@ -27,7 +27,7 @@ from ..ops import IndexedSlices, zeros, zeros_like
 from ..ops import core
 from ..ops.core import defvjp_all, primitive
 from .outputs import add_output
-from .structure import check_dtype, check_same_structure, paths
+from .structure import check_same_structure, paths
 from .subgraph import MirrorGraph, as_tensor, entered, trace
 
 
@@ -103,7 +103,10 @@ def _graph_cond(pred, true_fn, false_fn, name):
                          "false_fn's result")
     for path, a, b in zip(paths(true_result, "result"), true_traced.outputs,
                           false_traced.outputs):
-        check_dtype(path, a.dtype, b.dtype, "cond (true_fn vs false_fn)")
+        if a.dtype != b.dtype:
+            raise TypeError(f"cond: {path} is {a.dtype} in true_fn's result but {b.dtype} in "
+                            f"false_fn's. Both branches must return the same dtypes "
+                            f"(cast one with tg.cast).")
     outputs = build_if(pred, true_traced, false_traced, name)
     if true_result is None:
         return None

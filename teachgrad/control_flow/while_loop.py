@@ -90,7 +90,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, shape_invariants=
         raise ValueError("while_loop needs at least one loop variable in loop_vars.")
     if core.default_graphs:
         return _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, name)
-    return _eager_while(cond, body, loop_vars, maximum_iterations, name)
+    return _eager_while(cond, body, loop_vars, maximum_iterations, shape_invariants, name)
 
 
 def _call(fn, structure, values):
@@ -141,10 +141,10 @@ def _truth(pred, where):
 
 
 # -- eager ----------------------------------------------------------------------------------
-def _eager_while(cond, body, loop_vars, maximum_iterations, name):
+def _eager_while(cond, body, loop_vars, maximum_iterations, shape_invariants, name):
     limit = _iteration_limit(maximum_iterations)
     flat = [as_tensor(v) for v in nest.flatten(loop_vars)]
-    invariants = [tuple(t.shape) for t in flat]
+    invariants = _invariants(loop_vars, flat, shape_invariants)
     record = EagerLoop(name)
     observer = events.current_observer() if events._recorders else None
     i = 0
@@ -183,15 +183,7 @@ class LoopState:
 def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, name):
     graph = core.default_graphs[-1]
     flat = [graph._as_graph_tensor(v, None) for v in nest.flatten(loop_vars)]
-    if shape_invariants is None:
-        invariants = [t.shape for t in flat]
-    else:
-        check_same_structure(loop_vars, shape_invariants, "while_loop", "loop_vars",
-                             "shape_invariants")
-        invariants = [None if s is None else tuple(s)
-                      for s in _flatten_shapes(shape_invariants, loop_vars)]
-        for path, t, inv in zip(paths(loop_vars, "loop_vars"), flat, invariants):
-            check_shape(path, inv, t.shape, "while_loop's shape_invariants")
+    invariants = _invariants(loop_vars, flat, shape_invariants)
     specs = [(inv, t.dtype, f"loop_var_{k}") for k, (t, inv) in enumerate(zip(flat, invariants))]
 
     cond_traced, pred = trace(lambda *xs: _call(cond, loop_vars, xs), specs, f"{name}_cond")
@@ -217,11 +209,29 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, na
     return nest.pack_sequence_as(loop_vars, list(outputs[:len(flat)]))
 
 
+def _invariants(loop_vars, flat, shape_invariants):
+    """The shape each loop variable must keep: its own, unless shape_invariants relaxes it."""
+    if shape_invariants is None:
+        return [None if t.shape is None else tuple(t.shape) for t in flat]
+    try:
+        invariants = [None if s is None else tuple(s)
+                      for s in _flatten_shapes(shape_invariants, loop_vars)]
+    except (KeyError, IndexError, TypeError):
+        raise ValueError(f"while_loop: shape_invariants must follow the structure of "
+                         f"loop_vars, with a shape (a tuple, None for a size that may "
+                         f"change) in place of each tensor; got {shape_invariants!r}.") from None
+    for path, t, inv in zip(paths(loop_vars, "loop_vars"), flat, invariants):
+        check_shape(path, inv, t.shape, "while_loop's shape_invariants")
+    return invariants
+
+
 def _flatten_shapes(shape_invariants, loop_vars):
     """The shape invariants' leaves (a shape is a tuple, so it is not spread further)."""
     if isinstance(loop_vars, dict):
         return [s for k in loop_vars for s in _flatten_shapes(shape_invariants[k], loop_vars[k])]
     if isinstance(loop_vars, (list, tuple)):
+        if len(loop_vars) != len(shape_invariants):
+            raise IndexError
         return [s for v, sv in zip(loop_vars, shape_invariants) for s in _flatten_shapes(sv, v)]
     return [shape_invariants]
 
@@ -314,6 +324,14 @@ def _while_vjp(gs, ans, *inputs, cond, body, loop):
     stack_grads = [(loop.saved[k], g) for k, g in enumerate(gs[n + 1:]) if g is not None]
     if not float_vars and not float_captures:
         return [None] * len(inputs)
+    for j in range(n):
+        if body.inputs[j].shape != inputs[j].shape:
+            raise NotImplementedError(
+                f"The gradient of while_loop {loop.name!r} is not supported: its loop variable "
+                f"{j} may change shape between iterations (shape invariant "
+                f"{body.inputs[j].shape}), so the values saved per iteration do not stack. "
+                f"Keep the loop variables' shapes fixed, or differentiate eagerly with a "
+                f"GradientTape, which records each iteration as it runs.")
     outer = core.default_graphs[-1]
     grad_graph = MirrorGraph(f"{loop.name}_body_grad", outer, body.graph,
                              lambda t: gather(grad_graph._as_graph_tensor(saved_stack(loop, t),
