@@ -166,13 +166,15 @@ def _transposed_jvp(node, tangents, observer):
     from .gradients import gradients
     from .tape import GradientTape
     needed = [t is not None and trainable(x) for x, t in zip(node.inputs, tangents)]
-    outputs = [y for y in node.outputs if trainable(y)]
+    # Taken once: a control-flow node gains outputs while its VJP rule runs.
+    node_outputs = node.outputs
+    outputs = [y for y in node_outputs if trainable(y)]
     if not outputs or not any(needed):
         return [None] * len(node.outputs)
     symbolic = isinstance(node.outputs[0], SymbolicTensor)
     aids = [ones_like(y) for y in outputs]
     aid_iter = iter(aids)
-    out_grads = [next(aid_iter) if trainable(y) else None for y in node.outputs]
+    out_grads = [next(aid_iter) if trainable(y) else None for y in node_outputs]
     if symbolic:
         backward = _dense_all(_call_vjp(node, out_grads, needed))
     else:
@@ -192,7 +194,7 @@ def _transposed_jvp(node, tangents, observer):
                                          output_gradients=[t for _, t in pairs],
                                          unconnected_gradients="zero")
     result_iter = iter(result)
-    out = [next(result_iter) if trainable(y) else None for y in node.outputs]
+    out = [next(result_iter) if trainable(y) else None for y in node_outputs]
     if observer is not None:
         observer(events.JVP(node, "transpose", tuple(tangents), tuple(out), tuple(aids),
                             tuple(backward)))

@@ -116,10 +116,9 @@ def _graph_cond(pred, true_fn, false_fn, name):
 def build_if(pred, true_traced, false_traced, name):
     """Add an If node choosing between two traced branches."""
     state = BranchState(name, len(true_traced.outputs))
-    graph = core.default_graphs[-1]
     inputs = [pred, *true_traced.external, *false_traced.external]
-    outputs = graph.add_node(if_p, inputs, {"true_fn": true_traced, "false_fn": false_traced,
-                                            "branches": state}, name=name)
+    outputs = core.add_to_graph(if_p, inputs, {"true_fn": true_traced, "false_fn": false_traced,
+                                               "branches": state}, name=name)
     state.node = outputs[0].node
     return outputs
 
@@ -167,6 +166,7 @@ def _zeros_for(t):
 
 def _if_vjp(gs, ans, pred, *inputs, true_fn, false_fn, branches):
     n = branches.n_outputs
+    branches.node = ans[0].node   # (a forward-mode accumulator gets here before build_if ends)
     float_outputs = [j for j in range(n) if trainable(ans[j])]
     float_inputs = [k for k, x in enumerate(inputs) if trainable(x)]
     if not float_outputs or not float_inputs:

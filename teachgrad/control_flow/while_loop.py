@@ -247,9 +247,8 @@ def build_while(cond_traced, body_traced, loop_vars, limit, name, direction):
     loop = LoopState(name, len(loop_vars), limit is not None, direction)
     inputs = list(loop_vars) + ([limit] if limit is not None else []) \
         + list(cond_traced.external) + list(body_traced.external)
-    graph = core.default_graphs[-1]
-    outputs = graph.add_node(while_p, inputs, {"cond": cond_traced, "body": body_traced,
-                                               "loop": loop}, name=name)
+    outputs = core.add_to_graph(while_p, inputs, {"cond": cond_traced, "body": body_traced,
+                                                  "loop": loop}, name=name)
     loop.node = outputs[0].node
     return outputs
 
@@ -318,6 +317,7 @@ def _zeros_for(t):
 
 def _while_vjp(gs, ans, *inputs, cond, body, loop):
     n = loop.n_vars
+    loop.node = ans[0].node   # (a forward-mode accumulator gets here before build_while ends)
     total = ans[n]
     float_vars = [j for j in range(n) if trainable(body.inputs[j])]
     float_captures = [c for c, t in enumerate(body.external) if trainable(t)]

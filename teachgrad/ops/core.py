@@ -78,6 +78,11 @@ control_context = None
 #: gradient nodes it creates with it.
 gradient_of = None
 
+#: Debugging checks that see every op as it runs (``tg.debug.check_numerics``,
+#: ``verify_gradients``): objects with ``ran(node)`` and ``built(node)``. Empty
+#: unless one is on, so when off they cost one list test per op.
+op_checks = []
+
 
 class Op:
     """A differentiable primitive: a forward kernel and its derivative rules."""
@@ -142,7 +147,10 @@ class Node:
     and graphs (where a Node is an operation in the graph).
     """
 
-    __slots__ = ("op", "inputs", "outputs", "params", "id", "label", "grad_of", "context")
+    # `source` (where user code made the node) is set only while a tg.debug check
+    # runs, and is left unset otherwise: read it with tg.debug.source_of(node).
+    __slots__ = ("op", "inputs", "outputs", "params", "id", "label", "grad_of", "context",
+                 "source")
 
     def __init__(self, op, inputs, outputs, params):
         self.op = op
@@ -222,12 +230,7 @@ def bind(op, *args, **params):
     ``graph.as_default()`` the op is added to the graph instead.
     """
     if default_graphs:
-        outputs = default_graphs[-1].add_node(op, args, params)
-        if active_accumulators:
-            node = outputs[0].node if op.multiple_results else outputs.node
-            for accumulator in list(active_accumulators):
-                accumulator._accumulate(node)
-        return outputs
+        return add_to_graph(op, args, params)
     for a in args:
         if type(a) is not Tensor:
             args = _convert_inputs(args)
@@ -239,19 +242,37 @@ def bind(op, *args, **params):
         raise type(error)(f"{op.name}: {error} (input shapes: {shapes})") from None
     if op.multiple_results:
         outputs = tuple(map(Tensor, out))
-        if active_tapes or active_accumulators:
+        if active_tapes or active_accumulators or op_checks:
             _record(op, args, outputs, params)
         return outputs
     result = Tensor(out)
-    if active_tapes or active_accumulators:
+    if active_tapes or active_accumulators or op_checks:
         _record(op, args, (result,), params)
     return result
+
+
+def add_to_graph(op, args, params, name=None):
+    """Add a node applying ``op`` to the graph being built (named ``name`` or after
+    the op), and let active forward-mode accumulators give it tangents."""
+    outputs = default_graphs[-1].add_node(op, args, params, name=name)
+    if op_checks:
+        node = outputs[0].node if op.multiple_results else outputs.node
+        for check in op_checks:
+            check.built(node)
+    if active_accumulators:
+        node = outputs[0].node if op.multiple_results else outputs.node
+        for accumulator in list(active_accumulators):
+            accumulator._accumulate(node)
+    return outputs
 
 
 def _record(op, inputs, outputs, params):
     node = Node(op, inputs, outputs, params)
     if control_context is not None:
         node.context = control_context
+    if op_checks:
+        for check in op_checks:
+            check.ran(node)
     for tape in active_tapes:
         tape._record(node)
     for accumulator in list(active_accumulators):
