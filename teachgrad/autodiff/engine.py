@@ -56,7 +56,8 @@ def backward(targets, target_grads, sources, producer,
         if node in pending and pending[node] == 0 and node not in queue:
             queue.append(node)
     if observer is not None:
-        observer(events.Start(tuple(targets), tuple(sources), dict(pending), tuple(queue)))
+        observer(events.Start(tuple(targets), tuple(sources), dict(pending), tuple(queue),
+                              tuple(target_grads)))
 
     context = None   # the eager loop iteration the last popped node ran in
     while queue:
@@ -110,7 +111,7 @@ def backward(targets, target_grads, sources, producer,
     return results
 
 
-def pending_counts(targets, sources, producer):
+def pending_counts(targets, sources, producer, every_dtype=False):
     """The nodes between sources and targets, with their parents and pending counts.
 
     1. Walk back from the targets to find every node they depend on, noting
@@ -123,6 +124,10 @@ def pending_counts(targets, sources, producer):
 
     Returns ``(parents, pending)``: for each between node, the between node that
     produced each of its inputs (None for an input from outside), and its count.
+
+    ``every_dtype=True`` walks through integer and bool tensors too. The backward
+    pass never does; ``tg.explain_gradient`` does, to find the paths that an
+    integer tensor cuts.
     """
     consumers = collections.defaultdict(list)   # tensor id -> nodes that read it
     upstream = {}                               # node -> producer of each input (or None)
@@ -137,7 +142,7 @@ def pending_counts(targets, sources, producer):
         node_parents = []
         for x in node.inputs:
             parent = None
-            if x.dtype.kind == "f":   # only floating-point tensors carry gradients
+            if every_dtype or x.dtype.kind == "f":   # only floats carry gradients
                 consumers[x._id].append(node)
                 parent = producer(x._id)
                 if parent is not None and parent not in upstream:
@@ -220,7 +225,7 @@ def _sum_contributions(grads, tensor, node, index, method, source_ids, observer)
     if tensor._id in source_ids:
         grads[tensor._id] = [total]
     if observer is not None and how != "nop":
-        observer(events.Aggregate(node, index, tuple(contributions), how, total))
+        observer(events.Aggregate(node, index, tuple(contributions), how, total, tensor))
     return total
 
 
@@ -233,7 +238,9 @@ def _call_vjp(node, out_grads, needed):
                      for g, t in zip(out_grads, node.outputs)]
     if not op.accepts_sparse:
         out_grads = [g.to_dense() if type(g) is IndexedSlices else g for g in out_grads]
-    if op_core.default_graphs:   # building a graph: label the gradient nodes with `node`
+    # Building a graph: label the gradient nodes with `node`; under tg.debug checks,
+    # tell them which forward op's rule made them.
+    if op_core.default_graphs or op_core.op_checks:
         outer, op_core.gradient_of = op_core.gradient_of, node
         try:
             in_grads = op.vjp(node, out_grads, needed)

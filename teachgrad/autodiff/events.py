@@ -17,6 +17,7 @@ class Start:
     sources: tuple
     pending: dict       # node -> how many of its consumers must hand it a gradient first
     queue: tuple        # nodes ready at once (their pending count is 0)
+    target_grads: tuple = ()   # the cotangent each target is seeded with
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class Aggregate:
     contributions: tuple
     method: str         # "nop" (one contribution), "add_n", "tree", or "sparse"
     result: Any
+    tensor: Any = None  # the tensor whose gradient this is
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from .. import backend, dtypes, nest
 from ..ops import core as op_core
 from ..ops import IndexedSlices, reshape, stack, zeros, zeros_like
 from ..tensor import Tensor, Variable
+from ..tensor import _new_id as new_tensor_id
 from . import events
 from .aggregation import UnconnectedGradients, aggregate
 from .engine import backward
@@ -43,6 +44,11 @@ class GradientTape:
         self._snapshots = {}          # Variable id -> the snapshots of it that ops read
         self._recording = False
         self._entered = -1            # when it was entered, relative to accumulators
+        # For tg.explain_gradient: the ops that made integer or bool tensors from
+        # watched ones (tensor id -> Node), and the [first, end) tensor ids made
+        # while the tape recorded (outside them, it was stopped or not yet entered).
+        self._dropped = {}
+        self._spans = []
 
     # -- recording ------------------------------------------------------------
     def __enter__(self):
@@ -60,10 +66,12 @@ class GradientTape:
     def _start(self):
         op_core.active_tapes.append(self)
         self._recording = True
+        self._spans.append([new_tensor_id(), None])
 
     def _stop(self):
         op_core.active_tapes.remove(self)
         self._recording = False
+        self._spans[-1][1] = new_tensor_id()
 
     @contextlib.contextmanager
     def stop_recording(self):
@@ -81,6 +89,7 @@ class GradientTape:
         """Forget everything recorded so far (the tape keeps recording)."""
         self._watched.clear()
         self._producers = {}
+        self._dropped = {}
         self._variables.clear()
         self._snapshots.clear()
 
@@ -113,6 +122,8 @@ class GradientTape:
             if dtypes.is_floating(out.dtype):
                 watched.add(out._id)
                 self._producers[out._id] = node
+            else:
+                self._dropped[out._id] = node
 
     def _record_read(self, variable, snapshot):
         # An op read `variable` through `snapshot`. The snapshot stands for the
@@ -227,6 +238,7 @@ class GradientTape:
     def _mark_used(self):
         if not self._persistent:
             self._producers = None  # free what the tape held
+            self._dropped = {}
             self._watched = set()
             self._snapshots = {}
 

@@ -28,7 +28,7 @@ from ..ops import core
 from ..ops.core import defvjp_all, primitive
 from .outputs import add_output
 from .structure import check_same_structure, paths
-from .subgraph import MirrorGraph, as_tensor, entered, trace
+from .subgraph import MirrorGraph, as_tensor, differentiable_sources, entered, trace
 
 
 class Branch:
@@ -107,9 +107,9 @@ def _graph_cond(pred, true_fn, false_fn, name):
             raise TypeError(f"cond: {path} is {a.dtype} in true_fn's result but {b.dtype} in "
                             f"false_fn's. Both branches must return the same dtypes "
                             f"(cast one with tg.cast).")
-    outputs = build_if(pred, true_traced, false_traced, name)
     if true_result is None:
-        return None
+        return None   # nothing to compute: teachgrad's ops have no side effects
+    outputs = build_if(pred, true_traced, false_traced, name)
     return nest.pack_sequence_as(true_result, list(outputs[:len(true_traced.outputs)]))
 
 
@@ -167,15 +167,22 @@ def _zeros_for(t):
 def _if_vjp(gs, ans, pred, *inputs, true_fn, false_fn, branches):
     n = branches.n_outputs
     branches.node = ans[0].node   # (a forward-mode accumulator gets here before build_if ends)
-    float_outputs = [j for j in range(n) if trainable(ans[j])]
-    float_inputs = [k for k, x in enumerate(inputs) if trainable(x)]
-    if not float_outputs or not float_inputs:
+    # Untrainable outputs are left out, and so are outputs that got no gradient.
+    float_outputs = [j for j in range(n) if trainable(ans[j]) and gs[j] is not None]
+    n_true = len(true_fn.external)
+    saved_seeds = [(s, t, g) for (s, t), g in zip(branches.saved, gs[n:]) if g is not None]
+    # An input gets a gradient if either branch's differentiated outputs depend on it.
+    float_inputs = []
+    for side, traced, offset in (("true_fn", true_fn, 0), ("false_fn", false_fn, n_true)):
+        reached = differentiable_sources(traced.graph, [traced.outputs[j] for j in float_outputs]
+                                         + [t for s, t, _ in saved_seeds if s == side])
+        float_inputs += [offset + c for c, t in enumerate(traced.graph.internal)
+                         if t._id in reached]
+    if not float_inputs:
         return [None] * (len(inputs) + 1)
     outer = core.default_graphs[-1]
-    n_true = len(true_fn.external)
-    seeds = [gs[j] if gs[j] is not None else zeros_like(ans[j]) for j in float_outputs]
+    seeds = [gs[j] for j in float_outputs]
     seeds = [g.to_dense() if isinstance(g, IndexedSlices) else g for g in seeds]
-    saved_seeds = [(s, t, g) for (s, t), g in zip(branches.saved, gs[n:]) if g is not None]
 
     def gradient_branch(side, traced, offset):
         graph = MirrorGraph(f"{branches.name}_{side}_grad", outer, traced.graph,

@@ -17,6 +17,17 @@ def paths(structure, root):
     return [root]
 
 
+def align(result, like):
+    """``result`` with its dicts' keys in the order of ``like``'s (when the keys agree)."""
+    if isinstance(result, dict) and isinstance(like, dict) and set(result) == set(like):
+        return type(result)((k, align(result[k], like[k])) for k in like)
+    if (isinstance(result, (list, tuple)) and isinstance(like, (list, tuple))
+            and len(result) == len(like)):
+        items = [align(r, l) for r, l in zip(result, like)]
+        return type(result)(*items) if hasattr(result, "_fields") else type(result)(items)
+    return result
+
+
 def check_same_structure(expected, got, what, expected_name, got_name):
     """Raise a ValueError naming both structures unless they nest alike."""
     try:

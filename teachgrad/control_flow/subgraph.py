@@ -14,10 +14,11 @@ reads it back from its stack of saved values, a cond from an extra output).
 import contextlib
 
 from .. import nest
+from ..autodiff.engine import trainable
 from ..graph.function import FuncGraph
 from ..graph.graph import _no_gradient_scope, placeholder
-from ..ops import core
-from ..tensor import SymbolicTensor, Tensor, Variable
+from ..ops import core, identity
+from ..tensor import SymbolicTensor, Tensor, Variable, convert_to_tensor
 
 
 class SubGraph(FuncGraph):
@@ -135,7 +136,8 @@ def trace(fn, specs, name, outer=None, graph=None):
     with graph.as_default():
         inputs = [placeholder(dtype, shape, name=arg) for shape, dtype, arg in specs]
         result = fn(*inputs)
-        flat = [graph._as_graph_tensor(leaf, None) for leaf in nest.flatten(result)]
+        flat = [] if result is None else [graph._as_graph_tensor(leaf, None)
+                                          for leaf in nest.flatten(result)]
     return Traced(graph, inputs, flat, result), result
 
 
@@ -150,12 +152,28 @@ def entered(context):
 
 
 def as_tensor(value, like=None):
-    """A loop variable or branch output as an eager Tensor."""
+    """A loop variable or branch output as an eager Tensor.
+
+    A Variable is read (so tapes see the read), never passed on itself: a
+    result must not change when the Variable is assigned later.
+    """
+    if isinstance(value, Variable):
+        return identity(value)
     if isinstance(value, Tensor):
         return value
-    from ..tensor import convert_to_tensor
     return convert_to_tensor(value, like)
 
 
-def is_variable(value):
-    return isinstance(value, Variable)
+def differentiable_sources(graph, tensors):
+    """The ids of the tensors of ``graph`` that ``tensors`` depend on through
+    floating-point edges of differentiable ops: where a gradient can flow."""
+    reached, stack = set(), [t for t in tensors if trainable(t)]
+    while stack:
+        t = stack.pop()
+        if t._id in reached:
+            continue
+        reached.add(t._id)
+        node = graph.producer(t._id)
+        if node is not None and node.op.differentiable:
+            stack.extend(x for x in node.inputs if trainable(x))
+    return reached

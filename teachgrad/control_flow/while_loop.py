@@ -34,8 +34,9 @@ from ..ops import core
 from ..ops.core import defvjp_all, primitive
 from .outputs import add_output
 from .stacks import stack_values
-from .structure import check_dtype, check_same_structure, check_shape, paths
-from .subgraph import MirrorGraph, SubGraph, as_tensor, entered, trace
+from ..tensor import Tensor
+from .structure import align, check_dtype, check_same_structure, check_shape, paths
+from .subgraph import MirrorGraph, as_tensor, differentiable_sources, entered, trace
 
 
 class EagerLoop:
@@ -106,7 +107,18 @@ def _body_result(result, loop_vars):
     if (isinstance(loop_vars, (list, tuple)) and len(loop_vars) == 1
             and not nest.is_nested(result)):
         return type(loop_vars)([result]) if not hasattr(loop_vars, "_fields") else result
-    return result
+    return align(result, loop_vars)
+
+
+def _numbers_like(result, placeholders):
+    """In a graph body, a Python number returned for a loop variable takes its dtype."""
+    leaves = nest.flatten(result)
+    if len(leaves) != len(placeholders):
+        return result   # the structure check reports it
+    graph = core.default_graphs[-1]
+    return nest.pack_sequence_as(result, [
+        leaf if isinstance(leaf, Tensor) else graph._as_graph_tensor(leaf, like)
+        for leaf, like in zip(leaves, placeholders)])
 
 
 def _check_body(result, loop_vars, before, after, invariants):
@@ -191,7 +203,8 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, na
         raise TypeError(f"while_loop's cond must return one scalar bool, got {pred!r}.")
     _check_predicate(cond_traced.outputs[0], "while_loop's cond")
     body_traced, result = trace(
-        lambda *xs: _body_result(_call(body, loop_vars, xs), loop_vars), specs, f"{name}_body")
+        lambda *xs: _numbers_like(_body_result(_call(body, loop_vars, xs), loop_vars), xs),
+        specs, f"{name}_body")
     check_same_structure(loop_vars, result, "while_loop", "loop_vars", "the body's result")
     for path, t, out, inv in zip(paths(loop_vars, "loop_vars"), flat, body_traced.outputs,
                                  invariants):
@@ -315,16 +328,38 @@ def _zeros_for(t):
         else zeros_like(t)
 
 
+def _carriers(body, gs, stack_grads):
+    """Which loop variables and captures the backward loop must carry cotangents for.
+
+    A loop variable carries one if its output got a gradient, or if the body
+    feeds it into another loop variable that carries one (found by iterating
+    to a fixed point); a capture gets a gradient if a carrying variable's body
+    output depends on it. The others get None, as in the unrolled loop, and
+    nothing is saved for them.
+    """
+    n = len(body.inputs)
+    carrying = {j for j in range(n) if gs[j] is not None and trainable(body.inputs[j])}
+    seeded = [t for t, _ in stack_grads]
+    while True:
+        reached = differentiable_sources(body.graph, [body.outputs[j] for j in carrying] + seeded)
+        grown = carrying | {j for j in range(n) if body.inputs[j]._id in reached
+                            and trainable(body.inputs[j])}
+        if grown == carrying:
+            break
+        carrying = grown
+    captures = [c for c, t in enumerate(body.graph.internal) if t._id in reached]
+    return sorted(carrying), captures
+
+
 def _while_vjp(gs, ans, *inputs, cond, body, loop):
     n = loop.n_vars
     loop.node = ans[0].node   # (a forward-mode accumulator gets here before build_while ends)
     total = ans[n]
-    float_vars = [j for j in range(n) if trainable(body.inputs[j])]
-    float_captures = [c for c, t in enumerate(body.external) if trainable(t)]
     stack_grads = [(loop.saved[k], g) for k, g in enumerate(gs[n + 1:]) if g is not None]
+    float_vars, float_captures = _carriers(body, gs, stack_grads)
     if not float_vars and not float_captures:
         return [None] * len(inputs)
-    for j in range(n):
+    for j in float_vars:
         if body.inputs[j].shape != inputs[j].shape:
             raise NotImplementedError(
                 f"The gradient of while_loop {loop.name!r} is not supported: its loop variable "

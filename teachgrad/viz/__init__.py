@@ -4,5 +4,9 @@
 drawing functions and widget steppers replay those events.
 """
 from ..autodiff.events import record
+from .draw import Drawing, draw
+from .backprop_stepper import BackpropStepper
+from .jvp_stepper import JVPStepper
+from .local_jacobian import LocalJacobian, local_jacobian
 
-__all__ = ["record"]
+__all__ = ["record", "BackpropStepper", "JVPStepper", "LocalJacobian", "local_jacobian"]

@@ -1,0 +1,220 @@
+"""``tg.viz.BackpropStepper``: step through a recorded backward pass.
+
+    with tg.viz.record() as rec:
+        grads = tape.gradient(y, [x, w])
+    tg.viz.BackpropStepper(rec.traces[0])       # or BackpropStepper.from_gradient(tape, y, [x, w])
+
+Each step is one event the engine reported (``frames.py`` folds them): the
+drawing shows every node's state, and beside it come the queue, the pending
+counts, each tensor's gradient contributions (and their sum, with its
+method), and one sentence saying what the step did and why.
+
+Stepping runs in the browser (see ``widget.py``). Where no widget can show
+(GitHub, nbconvert, nbval), the stepper shows the final drawing and a text
+table of the steps; that text is the same in every run.
+
+What a browser test can rely on, inside the widget (class ``tg-stepper-widget``):
+
+* ``.tg-frame``: the frame on show (only one is in the page), with
+  ``data-step`` (its index) and ``data-processing`` (the DOT name of the node
+  being processed, empty if none);
+* ``.tg-queue``: the queue's contents, front first (``.tg-empty`` when empty);
+* ``.tg-state-processing``: the chip naming the node being processed (its
+  ``data-node`` is the node's DOT name);
+* ``g.tg-node-<name>``: the node drawn as ``name`` in the SVG (``n3``); the
+  frame's style fills the node being processed with ``render.PROCESSING_FILL``.
+"""
+from ..autodiff import events
+from . import render
+from .frames import DONE, PROCESSING, QUEUED, SKIPPED, WAITING, backprop_frames
+from .values import format_value, join_words, loop_label
+from .widget import INTERVAL, MAX_FRAMES, Stepper, text_table
+
+#: Rows shown in a frame's tables before "... and N more".
+MAX_ROWS = 24
+
+
+class BackpropStepper(Stepper):
+    """Step through a backward pass recorded by ``tg.viz.record()``.
+
+    Args:
+      trace: a ``Trace`` (``rec.traces[i]``), or the recorder itself, whose
+        first backward pass is taken.
+      max_frames: how many frames the widget holds (each is HTML kept in the
+        notebook). A longer pass shows frames ``start`` to
+        ``start + max_frames - 1`` and says so; every frame stays in ``frames``.
+      start: the first frame the widget shows.
+      interval: milliseconds per step when playing.
+
+    Attributes:
+      frames: every ``Frame`` (``frames.py``), one per engine event.
+      gradients: what ``gradient()`` returned, when made by ``from_gradient``.
+    """
+
+    def __init__(self, trace, *, max_frames=MAX_FRAMES, start=0, interval=INTERVAL):
+        self.trace = _backward_trace(trace)
+        self.frames = backprop_frames(self.trace)
+        super().__init__(len(self.frames), max_frames, start, interval)
+        self.gradients = None
+        self._drawing = self._svg = None
+        self._drawing_note = ""
+
+    @classmethod
+    def from_gradient(cls, tape, target, sources, output_gradients=None,
+                      unconnected_gradients="none", **kwargs):
+        """Run ``tape.gradient(target, sources, ...)`` while recording, and step through it.
+
+        The gradients it returned are kept in ``stepper.gradients``; ``kwargs``
+        go to the stepper (``max_frames``, ``start``, ``interval``).
+        """
+        with events.record() as rec:
+            grads = tape.gradient(target, sources, output_gradients=output_gradients,
+                                  unconnected_gradients=unconnected_gradients)
+        stepper = cls(rec, **kwargs)
+        stepper.gradients = grads
+        return stepper
+
+    # -- the drawing ----------------------------------------------------------------
+    def drawing(self):
+        """The ``tg.viz.draw`` drawing of the pass's nodes (None if it cannot be drawn)."""
+        if self._drawing is None and not self._drawing_note:
+            from .draw import draw
+            try:
+                self._drawing = draw(self.trace)
+            except ValueError as error:   # no Start event, or too many nodes to draw
+                self._drawing_note = f"The graph is not drawn: {error}"
+        return self._drawing
+
+    def graph_html(self, scope):
+        """The drawing as SVG, its element ids prefixed with ``scope`` ("" if not drawn)."""
+        drawing = self.drawing()
+        if drawing is not None and self._svg is None and not self._drawing_note:
+            self._svg, note = render.drawing_svg(drawing, "@SCOPE@")   # dot runs once
+            self._drawing_note = note or ""
+        return "" if self._svg is None else self._svg.replace("@SCOPE@", scope)
+
+    def final_style(self, scope):
+        return render.state_style(f"#{scope}", self._drawn(self.frames[len(self.frames) - 1]))
+
+    def _drawn(self, frame):
+        drawing = self.drawing()
+        if drawing is None:
+            return {}
+        return render.drawn_states(frame.states, frame.tensor_states, drawing.node_names,
+                                   drawing.tensor_names)
+
+    # -- HTML -------------------------------------------------------------------------
+    def frame_html(self, index, scope):
+        """The HTML of frame ``index``: its style for the drawing (the element with
+        id ``scope``), then its sentence and tables."""
+        frame = self.frames[index]
+        names = self.frames.names
+        labels = self.frames.labels
+        parts = [render.state_style(f"#{scope}", self._drawn(frame)),
+                 f'<div class="tg-step">Step {index} of {len(self.frames) - 1}: '
+                 f"{frame.kind}</div>",
+                 f'<p class="tg-sentence">{render.escape(frame.sentence)}</p>']
+        if frame.loop is not None:
+            parts.append(f'<div class="tg-loop">{render.escape(_loop_words(frame.loop, labels))}'
+                         f"</div>")
+        node = frame.processing
+        if not self.frames.has_pass:   # a forward loop's trace: iterations only
+            return (f'<div class="tg-stepper tg-frame" data-step="{index}" data-processing="">'
+                    + "".join(parts) + "</div>")
+        now = (render.chip(labels[node], PROCESSING, names[node]) if node is not None
+               else '<span class="tg-empty">nothing</span>')
+        parts.append(f"<div>Being processed: {now}</div>")
+        queue = "".join(render.chip(labels[n], QUEUED, names[n]) for n in frame.queue) \
+            or '<span class="tg-empty">empty</span>'
+        parts.append(f'<div>Queue, front first: <span class="tg-queue">{queue}</span></div>')
+        parts.append(pending_table(self.frames, frame))
+        parts.append(gradient_table(self.frames, frame))
+        return (f'<div class="tg-stepper tg-frame" data-step="{index}" '
+                f'data-processing="{names.get(node, "") if node is not None else ""}">'
+                + "".join(parts) + "</div>")
+
+    def header_html(self):
+        title = f"<b>{render.escape(self._title())}</b>: {len(self.frames)} steps, one per event."
+        self.graph_html("@SCOPE@")   # renders the drawing once, or finds why it cannot
+        notes = [n for n in (self.window_note(), self._drawing_note) if n]
+        note = "".join(f'<div class="tg-note">{render.escape(n)}</div>' for n in notes)
+        return f'{render.STYLE}<div class="tg-stepper">{title}{render.legend()}{note}</div>'
+
+    def text(self):
+        """The steps as a plain-text table (what shows where no widget runs)."""
+        title = f"BackpropStepper: {len(self.frames)} steps of {self._title()[0].lower()}" \
+                f"{self._title()[1:]}"
+        return text_table(title, [(f.index, f.kind, f.sentence) for f in self.frames.frames])
+
+    def _title(self):
+        frames = self.frames
+        if not frames.has_pass:
+            return "Loop iterations, with no backward pass"
+        return (f"The backward pass of {_words(frames.targets, frames)} with respect to "
+                f"{_words(frames.sources, frames)}")
+
+    def __repr__(self):
+        return (f"<BackpropStepper: {len(self.frames)} steps, "
+                f"{len(self.frames.nodes)} nodes>")
+
+
+def pending_table(frames, frame):
+    """The nodes with their states and pending counts (those under way, in a big pass)."""
+    nodes = frames.nodes
+    if len(nodes) > MAX_ROWS:   # a big pass: the nodes under way, and how many are not
+        nodes = [n for n in nodes if frame.states[n] in (WAITING, QUEUED, PROCESSING)]
+    counts = {}
+    for state in frame.states.values():
+        counts[state] = counts.get(state, 0) + 1
+    rows = [(render.chip(frames.labels[n], frame.states[n], frames.names[n]),
+             str(frame.pending.get(n, 0)), render.WORDS[frame.states[n]])
+            for n in nodes[:MAX_ROWS]]
+    summary = ", ".join(f"{counts[s]} {render.WORDS[s]}" for s in render.WORDS if s in counts)
+    return ("<div><b>Pending counts</b> (" + summary + ")</div>"
+            + render.table("tg-pending", ["node", "pending", "state"], rows,
+                           more=max(0, len(nodes) - MAX_ROWS)))
+
+
+def gradient_table(frames, frame):
+    """Each tensor's contributions so far, and their sum once aggregated."""
+    items = list(frame.gradients.items())
+    if len(items) > MAX_ROWS:   # a big pass: the gradients still being gathered or used
+        sources = {s._id for s in frames.sources}
+        done = {t._id for n in frames.nodes if frame.states[n] in (DONE, SKIPPED)
+                for t in n.outputs}
+        items = [(k, g) for k, g in items if k in sources or k not in done]
+    rows = []
+    for _, grad in items[:MAX_ROWS]:
+        summed = ""
+        if grad.total is not None:
+            how = ("one contribution, nothing to add" if grad.method == "nop"
+                   else f"summed by {grad.method}")
+            summed = f"{render.value(format_value(grad.total))} ({how})"
+        rows.append((render.escape(grad.label),
+                     " + ".join(render.value(format_value(c)) for c in grad.contributions),
+                     summed))
+    if not rows:
+        return '<div><b>Gradients</b>: <span class="tg-empty">none received yet</span></div>'
+    return ("<div><b>Gradients</b>: contributions received so far, and their sum</div>"
+            + render.table("tg-gradients", ["tensor", "contributions", "gradient"], rows,
+                           more=max(0, len(items) - MAX_ROWS)))
+
+
+def _backward_trace(trace):
+    if isinstance(trace, events.Recorder):
+        passes = [t for t in trace.traces if any(isinstance(e, events.Start) for e in t.events)]
+        if not passes:
+            raise ValueError("This recorder holds no backward pass: call tape.gradient(...) "
+                             "or tg.gradients(...) inside `with tg.viz.record() as rec:`.")
+        return passes[0]   # the outermost pass: it starts before any pass nested in it
+    return trace
+
+
+def _words(tensors, frames):
+    return join_words([frames.labels.get(t._id, t.name or "a tensor") for t in tensors]) \
+        or "nothing"
+
+
+def _loop_words(loop, labels):
+    name = loop_label(loop.node, labels)
+    return f"Iteration {loop.iteration} of the {loop.direction} loop of {name}"

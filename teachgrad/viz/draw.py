@@ -1,0 +1,155 @@
+"""``tg.viz.draw``: a picture of what autodiff recorded, as a ``graphviz.Digraph``.
+
+    with tg.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tg.sin(x) * x
+    tg.viz.draw(y, tape=tape)          # the ops y was computed through
+
+In a notebook the result shows itself as SVG. It draws
+
+* an eager tensor's history on the tape that recorded it (draw it before
+  ``tape.gradient``: a non-persistent tape lets go of its records there);
+* a ``tg.Graph`` (all of it, or what ``fetches`` need), a graph tensor, a
+  ``tg.function`` (its latest trace) or a ``get_concrete_function(...)``;
+* a recorded backward pass, ``rec.traces[i]`` from
+  ``with tg.viz.record() as rec: ...``: the nodes its pending counts covered.
+
+Ops are boxes and tensors no drawn op made are ellipses; targets have a double
+outline and sources a thick one. See ``collect.py`` for what is gathered and
+``dot.py`` for how it is laid out.
+"""
+import dataclasses
+
+import graphviz
+
+from . import collect, wasm
+from .dot import Options, Writer
+from .labels import LabelOptions
+
+RANKDIRS = ("TB", "LR", "BT", "RL")
+
+
+class Drawing(graphviz.Digraph):
+    """A ``graphviz.Digraph`` that remembers which DOT node draws what.
+
+    Attributes:
+      node_names: ``{Node: DOT name}`` for every engine ``Node`` drawn, e.g.
+        ``drawing.node_names[pop_event.node] == "n3"``. Op nodes are ``n0, n1, ...``
+        in creation order; a node inside a folded name scope (``collapse``) maps
+        to the scope's node ``s0, s1, ...``; a function body drawn twice maps to
+        its first drawing. In the SVG from ``dot``, each node is a
+        ``<g class="node">`` whose ``<title>`` is this name.
+      tensor_names: ``{tensor._id: DOT name}`` for tensors drawn on their own
+        (``t0, t1, ...``): inputs that no drawn op made (a watched x, a
+        constant), and targets or sources without a producer.
+
+    Without the ``dot`` program, a notebook still shows it: ``_repr_mimebundle_``
+    then sends HTML that draws it with the Graphviz build for WebAssembly
+    bundled in teachgrad (see ``wasm.py``).
+    """
+
+    def __init__(self, *args, node_names=None, tensor_names=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.node_names = dict(node_names or {})
+        self.tensor_names = dict(tensor_names or {})
+
+    def _copy_kwargs(self, **kwargs):
+        return super()._copy_kwargs(node_names=self.node_names,
+                                    tensor_names=self.tensor_names, **kwargs)
+
+    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+        try:
+            return super()._repr_mimebundle_(include, exclude, **kwargs)
+        except graphviz.ExecutableNotFound:
+            return wasm.mimebundle(self.source, text=f"<teachgrad drawing: "
+                                                    f"{len(self.node_names)} ops>")
+
+    def html(self):
+        """HTML that draws this graph in the browser with the bundled WebAssembly
+        Graphviz (no ``dot`` program needed); what a notebook shows without ``dot``."""
+        return wasm.html(self.source)
+
+
+def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
+         show_values=True, max_value_size=6, rankdir="TB", scopes=True, side_by_side=True,
+         expand_functions=True, collapse=None, max_nodes=2000, title=None):
+    """Draw a tensor's history, a graph, a ``tg.function`` or a backward-pass trace.
+
+    Args:
+      obj: an eager ``tg.Tensor`` (or a list of them), a graph tensor, a
+        ``tg.Graph``, a ``tg.function`` or a concrete function, or a ``Trace``
+        from ``tg.viz.record()``.
+      tape: the ``GradientTape`` that recorded an eager tensor (inside the
+        tape's ``with`` block it is found on its own). Draw before
+        ``tape.gradient(...)``, or use ``persistent=True``.
+      fetches: for a graph, the tensors (or nodes) to draw with everything they
+        need; all nodes by default.
+      show_shapes, show_dtypes, show_values: what each node says besides its
+        name: output shapes ``(2, 3)`` (``?`` unknown), dtypes, and values of at
+        most ``max_value_size`` entries (eager tensors and graph constants).
+      rankdir: the direction data flows: ``"TB"`` (down), ``"LR"``, ``"BT"``, ``"RL"``.
+      scopes: draw name scopes (``layer1/...``) as clusters.
+      side_by_side: draw gradient nodes (made by ``tg.gradients``) apart from the
+        forward nodes, each filled with the colour of the forward node whose
+        VJP rule made it.
+      expand_functions: draw the graph inside each node that holds one (a
+        ``tg.function`` call, a While or If) as a cluster beside it.
+      collapse: fold name scopes into one node each, for big graphs: an int
+        ``d`` folds every scope at depth ``d`` (1: the top-level scopes), a list
+        names the scopes (``["layer1", "gradients/layer1"]``).
+      max_nodes: refuse (ValueError) to draw more nodes than this; None for no limit.
+      title: a caption above the drawing.
+
+    Returns:
+      A ``Drawing`` (a ``graphviz.Digraph``): ``.source`` is the DOT text,
+      ``.pipe(format="svg")`` renders it, ``.node_names`` and ``.tensor_names``
+      say which DOT node draws which Node or tensor.
+    """
+    options = Options(
+        label_options=LabelOptions(show_shapes=bool(show_shapes), show_dtypes=bool(show_dtypes),
+                            show_values=bool(show_values),
+                            max_value_size=_count("max_value_size", max_value_size)),
+        rankdir=_rankdir(rankdir), scopes=bool(scopes), side_by_side=bool(side_by_side),
+        expand_functions=bool(expand_functions), collapse=_collapse(collapse),
+        max_nodes=None if max_nodes is None else _count("max_nodes", max_nodes),
+        title=None if title is None else str(title))
+    scene = collect.scene_of(obj, tape=tape, fetches=fetches)
+    if options.title is None and scene.title:
+        options = dataclasses.replace(options, title=scene.title)
+    writer = Writer(options)
+    body = writer.write(scene)
+    return Drawing(body=body, node_names=writer.node_names, tensor_names=writer.tensor_names)
+
+
+def _count(name, value):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be a whole number >= 0, got {value!r}.")
+    return value
+
+
+def _rankdir(value):
+    if not isinstance(value, str) or value.upper() not in RANKDIRS:
+        raise ValueError(f"rankdir must be one of {', '.join(RANKDIRS)} (the direction data "
+                         f"flows in the drawing), got {value!r}.")
+    return value.upper()
+
+
+def _collapse(value):
+    """None, a depth >= 1, or a frozenset of scope paths as tuples."""
+    if value is None or value is False:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 1:
+            raise ValueError(f"collapse={value} folds nothing: give a depth >= 1 (1 folds the "
+                             f"top-level name scopes), or scope names.")
+        return value
+    names = [value] if isinstance(value, str) else value
+    try:
+        names = list(names)
+    except TypeError:
+        raise TypeError(f"collapse takes a depth (int) or name scopes (a list of str), not "
+                        f"{type(value).__name__}.") from None
+    if not names or not all(isinstance(name, str) and name.strip("/") for name in names):
+        raise TypeError(f"collapse takes a depth (int) or name scopes (a list of non-empty "
+                        f"str such as 'layer1'), got {value!r}.")
+    return frozenset(tuple(name.strip("/").split("/")) for name in names)

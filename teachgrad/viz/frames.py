@@ -1,0 +1,410 @@
+"""Frames: what the BackpropStepper shows at each step of a backward pass.
+
+The backward engine (``teachgrad/autodiff/engine.py``) reports everything it
+does as events (``teachgrad/autodiff/events.py``). ``backprop_frames(trace)``
+folds those events, in order, into one ``Frame`` per event: the state of
+every node, the queue, the pending counts, the gradient contributions each
+tensor has received, and one sentence saying what the step did and why.
+
+Nothing is computed again: a frame only holds what the events carried (the
+tensors in it are the very objects the engine made). The folding is the
+lesson's algorithm read backwards:
+
+* ``Start``: every node between sources and targets is *not reached*; the
+  nodes with pending count 0 are *queued*.
+* ``Pop``: the front node is *being processed* (the one before it is *done*).
+* ``Aggregate``: a tensor's contributions are summed (``add_n`` or ``tree``).
+* ``CallVJP``: the node's rule hands each input a contribution.
+* ``Release``: an input's producer has one consumer less to wait for
+  (*waiting*, with its pending count); ``Enqueue``: it is *queued*.
+* ``Skip``: the rule is not called (the node ends *skipped*, not *done*).
+* ``LoopIteration``: a while loop starts an iteration.
+* ``Finish``: the gradients returned, one per source.
+
+This module is pure Python (no widgets), so tests check frames directly.
+"""
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Mapping, Optional
+
+from ..autodiff import events
+from .values import format_value, join_words, loop_label, node_label, plural
+
+NOT_REACHED, WAITING, QUEUED, PROCESSING, DONE, SKIPPED = (
+    "not-reached", "waiting", "queued", "processing", "done", "skipped")
+#: Every state a node (or a leaf tensor) can be in, in the order a node goes through them.
+STATES = (NOT_REACHED, WAITING, QUEUED, PROCESSING, DONE, SKIPPED)
+
+_METHODS = {
+    "add_n": "one add_n op once all have arrived (AggregationMethod.ADD_N)",
+    "tree": "pairwise adds, a running sum (AggregationMethod.EXPERIMENTAL_TREE)",
+    "sparse": "a sparse sum (IndexedSlices rows are gathered, or scattered into the dense sum)",
+}
+
+_SKIPS = {
+    "stop gradient": "the gradient stops here (it produced a source, or a tensor in "
+                     "stop_gradients), so its VJP rule is not called",
+    "not differentiable": "its op is not differentiable, so no gradient flows through it",
+    "no incoming gradient": "no gradient reached its outputs, so its VJP rule has "
+                            "nothing to pass on",
+}
+
+
+@dataclass(frozen=True)
+class TensorGradient:
+    """What one tensor's gradient has received so far.
+
+    ``contributions`` are in the order they arrived; ``total`` and ``method``
+    are set once they are summed (``"add_n"``, ``"tree"`` or ``"sparse"``),
+    or, for a source with a single contribution, at the end (``"nop"``).
+    """
+    label: str
+    contributions: tuple
+    total: Any = None
+    method: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The backward pass just after one event.
+
+    ``states`` maps every node to one of ``STATES`` and ``tensor_states``
+    does the same for the sources and targets (leaf tensors); ``pending``
+    holds each node's latest pending count (a popped node keeps its 0);
+    ``queue`` is front first; ``gradients`` maps tensor ids to
+    ``TensorGradient`` in the order their first contribution arrived;
+    ``loop`` is the loop iteration under way, if any; ``result`` is set on the
+    ``Finish`` frame only: one gradient per source. The mappings are
+    read-only and shared between frames where nothing changed.
+    """
+    index: int
+    event: Any
+    kind: str
+    sentence: str
+    node: Any
+    states: Mapping
+    tensor_states: Mapping
+    pending: Mapping
+    queue: tuple
+    processing: Any
+    gradients: Mapping
+    loop: Optional[events.LoopIteration] = None
+    result: Optional[tuple] = None
+
+
+@dataclass(frozen=True)
+class BackpropFrames:
+    """All the frames of one backward pass, and the names to show them with.
+
+    ``nodes`` are the nodes between sources and targets in creation order and
+    ``names`` gives each its drawing name (``n0``, ``n1``, ...); ``labels``
+    gives nodes and tensor ids the words the sentences use.
+    """
+    trace: Any
+    frames: tuple
+    nodes: tuple
+    names: Mapping
+    labels: Mapping
+    targets: tuple
+    sources: tuple
+
+    def __len__(self):
+        return len(self.frames)
+
+    def __getitem__(self, index):
+        return self.frames[index]
+
+    @property
+    def has_pass(self):
+        """False for a trace of loop iterations only (a forward loop's trace)."""
+        return any(f.kind == "Start" for f in self.frames)
+
+
+def backprop_frames(trace, labels=None):
+    """One ``Frame`` per event of a backward pass's ``Trace``, in order.
+
+    ``labels`` may name some tensors (``{tensor._id: "u"}``) in place of the
+    names the frames would give them."""
+    event_list = _events_of(trace)
+    folder = _Folder()
+    folder.labels.update(labels or {})
+    frames = tuple(folder.fold(i, event) for i, event in enumerate(event_list))
+    return BackpropFrames(trace, frames, tuple(folder.nodes), MappingProxyType(folder.names),
+                          MappingProxyType(folder.labels), folder.targets, folder.sources)
+
+
+def _events_of(trace):
+    event_list = getattr(trace, "events", None)
+    if not isinstance(event_list, list):
+        raise TypeError(f"Expected a Trace from `with tg.viz.record() as rec:` (use "
+                        f"rec.traces[i]), got {type(trace).__name__}.")
+    if not event_list:
+        raise ValueError("The trace has no events. Run tape.gradient(...) or tg.gradients(...) "
+                         "inside `with tg.viz.record() as rec:` and pass rec.traces[0].")
+    if any(isinstance(e, events.JVP) for e in event_list):
+        raise ValueError("This trace holds forward-mode JVP events, not a backward pass: "
+                         "step through it with tg.viz.JVPStepper(trace).")
+    return event_list
+
+
+class _Folder:
+    """Folds events into frames; holds the state the events have built so far."""
+
+    def __init__(self):
+        self.nodes, self.names, self.labels = [], {}, {}
+        self.targets = self.sources = ()
+        self.started = False
+        self._states, self._tensor_states, self._pending = {}, {}, {}
+        self._grads = {}
+        self._views = {}          # which mappings changed since the last frame: none cached
+        self._queue = self._first_queue = ()
+        self._processing = None
+        self._skipped = set()
+        self._loop = None
+        self._outputs = {}        # tensor id -> (producer, output index), for the labels
+        self._handlers = {
+            events.Start: self._start, events.Pop: self._pop, events.Aggregate: self._aggregate,
+            events.CallVJP: self._call_vjp, events.Skip: self._skip,
+            events.Release: self._release, events.Enqueue: self._enqueue,
+            events.Finish: self._finish, events.LoopIteration: self._loop_iteration,
+        }
+
+    # -- one event -> one frame ------------------------------------------------
+    def fold(self, index, event):
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            raise TypeError(f"Event {index} is a {type(event).__name__}, which a backward pass "
+                            f"does not report; expected one of "
+                            f"{', '.join(t.__name__ for t in self._handlers)}.")
+        if not self.started and type(event) not in (events.Start, events.LoopIteration):
+            raise ValueError(f"Event {index} ({type(event).__name__}) comes before the Start "
+                             "event: pass a whole trace from tg.viz.record().")
+        sentence = handler(event)
+        return Frame(index, event, type(event).__name__, sentence, getattr(event, "node", None),
+                     self._view("states"), self._view("tensor_states"), self._view("pending"),
+                     self._queue, self._processing, self._view("grads"), self._loop,
+                     event.gradients if type(event) is events.Finish else None)
+
+    def _view(self, name):
+        # Frames share one read-only copy of a mapping until it changes again.
+        view = self._views.get(name)
+        if view is None:
+            view = self._views[name] = MappingProxyType(dict(getattr(self, "_" + name)))
+        return view
+
+    def _changed(self, *names):
+        for name in names:
+            self._views.pop(name, None)
+
+    # -- the events --------------------------------------------------------------
+    def _start(self, event):
+        if self.started:
+            raise ValueError("The trace holds two Start events: pass one backward pass's trace "
+                             "(each gradient call records its own, rec.traces[i]).")
+        self.started = True
+        self.targets, self.sources = tuple(event.targets), tuple(event.sources)
+        self.nodes = sorted(event.pending, key=lambda n: n.id)   # creation order
+        for k, node in enumerate(self.nodes):
+            self.names[node] = f"n{k}"
+            self.labels[node] = node_label(node, f"n{k}")
+            for i, out in enumerate(node.outputs):
+                self._outputs[out._id] = (node, i)
+        for role, tensors in (("source", self.sources), ("target", self.targets)):
+            for i, t in enumerate(tensors):
+                if t._id not in self._outputs:   # a leaf: not made by an op of the pass
+                    self.labels.setdefault(t._id, t.name or (
+                        f"the {role}" if len(tensors) == 1 else f"{role} {i}"))
+        self._states = {node: NOT_REACHED for node in self.nodes}
+        self._states.update((node, QUEUED) for node in event.queue)
+        self._tensor_states = {t._id: NOT_REACHED for t in self.sources + self.targets}
+        for t in self.sources + self.targets:
+            self._label(t)
+        self._pending = dict(event.pending)
+        self._queue = self._first_queue = tuple(event.queue)
+        # A seed (the targets' cotangents) is in the event only if the engine reports it.
+        for y, g in zip(self.targets, getattr(event, "target_grads", None) or ()):
+            self._receive(y, g)
+        self._changed("states", "tensor_states", "pending", "grads")
+        between = plural(len(self.nodes), "op lies", "ops lie")
+        if not self._queue:
+            return (f"The backward pass begins at {self._tensors(self.targets)}: {between} "
+                    f"between sources and targets, and none is ready, so no gradient flows.")
+        return (f"The backward pass begins at {self._tensors(self.targets)}: {between} between "
+                f"the sources and the targets, and {self._words(self._queue)} "
+                f"{'is' if len(self._queue) == 1 else 'are'} queued first because no other op "
+                f"must hand {'it' if len(self._queue) == 1 else 'them'} a gradient "
+                f"(pending count 0).")
+
+    def _pop(self, event):
+        self._finish_processing()
+        node = event.node
+        # The engine reports a LoopIteration before the first node of each loop
+        # iteration it enters; a node that no loop iteration ran ends the loop.
+        if getattr(getattr(node, "context", None), "iteration", None) is None:
+            self._loop = None
+        self._processing = node
+        self._states[node] = PROCESSING
+        self._queue = tuple(event.queue)
+        self._changed("states")
+        rest = (f"the queue now holds {self._words(self._queue)}" if self._queue
+                else "the queue is now empty")
+        why = ("every op that uses its output has handed back its gradient, so the gradient is "
+               "complete" if node not in self._first_queue else
+               "it made a target, and no op between it and the targets uses its output, so its "
+               "gradient is the target's seed")
+        return f"Pop {self.labels.get(node, node_label(node))} from the front of the queue: " \
+               f"{why}; {rest}."
+
+    def _aggregate(self, event):
+        if event.node is not None:
+            tensor = event.node.outputs[event.index]
+        else:
+            tensor = self._source_summed(event.contributions)
+        label = self._label(tensor)
+        self._grads[tensor._id] = TensorGradient(label, tuple(event.contributions),
+                                                 event.result, event.method)
+        self._changed("grads")
+        k = len(event.contributions)
+        how = _METHODS.get(event.method, event.method)
+        return (f"The {k} contributions to the gradient of {label} are summed with {how}, "
+                f"because its gradient is the sum of what each use hands back: "
+                f"{_sum(event.contributions)} = {format_value(event.result)}.")
+
+    def _call_vjp(self, event):
+        node = event.node
+        target_ids = {t._id for t in self.targets}
+        for out, g in zip(node.outputs, event.output_grads):
+            # Without a recorded seed, a target's cotangent is first seen here.
+            if g is not None and out._id in target_ids and out._id not in self._grads:
+                self._receive(out, g)
+        handed = []
+        for x, g in zip(node.inputs, event.input_grads):
+            if g is not None:
+                self._receive(x, g)
+                handed.append(f"{self._label(x)} the contribution {format_value(g)}")
+        self._changed("grads", "tensor_states")
+        grads = [g for g in event.output_grads if g is not None]
+        out = (f"output gradient {format_value(grads[0])}" if len(grads) == 1 else
+               f"output gradients {', '.join(format_value(g) for g in event.output_grads)}")
+        gives = (f"it hands {join_words(handed)}" if handed
+                 else "it hands no input a gradient (none of them leads to a source)")
+        return f"Apply the {event.rule} rule (the chain rule for this op) to the {out}: {gives}."
+
+    def _skip(self, event):
+        self._skipped.add(event.node)
+        why = _SKIPS.get(event.reason, event.reason)
+        return f"Skip {self.labels.get(event.node, node_label(event.node))}: {why}."
+
+    def _release(self, event):
+        node, count = event.node, event.count
+        self._pending[node] = count
+        if self._states.get(node, NOT_REACHED) == NOT_REACHED or self._states[node] == WAITING:
+            self._states[node] = WAITING
+        self._changed("pending", "states")
+        by = self.labels.get(self._processing, "the op being processed")
+        left = (f"it still waits for {plural(count, 'more consumer')}" if count
+                else "every op that uses it has reported")
+        return (f"{by} has handed its gradient back, so the pending count of "
+                f"{self.labels.get(node, node_label(node))} drops to {count}: {left}.")
+
+    def _enqueue(self, event):
+        self._queue = self._queue + (event.node,)
+        self._states[event.node] = QUEUED
+        self._changed("states")
+        return (f"{self.labels.get(event.node, node_label(event.node))}'s pending count is 0, "
+                f"so it joins the back of the queue (queue: {self._words(self._queue)}).")
+
+    def _finish(self, event):
+        self._finish_processing()
+        self._loop = None
+        parts = []
+        for s, g in zip(self.sources, event.gradients):
+            label = self._label(s)
+            if g is None:
+                parts.append(f"{label} gets None (no path connects it to the targets)")
+                continue
+            known = self._grads.get(s._id)
+            if known is None or known.total is None:
+                contributions = known.contributions if known is not None else (g,)
+                self._grads[s._id] = TensorGradient(label, contributions, g, "nop")
+            self._tensor_states[s._id] = DONE
+            parts.append(f"the gradient with respect to {label} is {format_value(g)}")
+        self._changed("grads", "tensor_states", "states")
+        if not parts:
+            return "The backward pass is over: there were no sources."
+        return f"The backward pass is over: {join_words(parts)}."
+
+    def _loop_iteration(self, event):
+        self._loop = event
+        name = loop_label(event.node, self.labels)
+        k = event.iteration
+        if event.direction == "backward":
+            said = (f"The backward loop of {name} enters iteration {k} (counted from 0): the "
+                    f"ops that follow undo what the forward loop's iteration {k} did; the "
+                    f"backward loop visits the iterations from the last to the first")
+        else:
+            said = f"The {event.direction} loop of {name} starts iteration {k} (counted from 0)"
+        if event.loop_vars:
+            said += f", from the loop variables ({', '.join(map(format_value, event.loop_vars))})"
+        return said + "."
+
+    # -- helpers -------------------------------------------------------------------
+    def _finish_processing(self):
+        node = self._processing
+        if node is not None:
+            self._states[node] = SKIPPED if node in self._skipped else DONE
+            self._processing = None
+            self._changed("states")
+
+    def _receive(self, tensor, g):
+        known = self._grads.get(tensor._id)
+        contributions = (known.contributions if known is not None else ()) + (g,)
+        self._grads[tensor._id] = TensorGradient(self._label(tensor), contributions)
+        if tensor._id in self._tensor_states and self._tensor_states[tensor._id] == NOT_REACHED:
+            self._tensor_states[tensor._id] = WAITING
+
+    def _source_summed(self, contributions):
+        """The source whose contributions an ``Aggregate`` with no node sums.
+
+        The event names no tensor, so it is found by identity: the source
+        whose contributions so far are among the event's (the event may also
+        hold a seed, when a source is itself a target)."""
+        best, best_count = None, 0
+        summed = {id(c) for c in contributions}
+        for s in self.sources:
+            known = self._grads.get(s._id)
+            if known is None or known.total is not None:
+                continue
+            count = sum(id(c) in summed for c in known.contributions)
+            if count == len(known.contributions) and count > best_count:
+                best, best_count = s, count
+        if best is None:
+            raise ValueError("An Aggregate event sums contributions that no source received: "
+                             "the trace's events do not come from one backward pass.")
+        return best
+
+    def _label(self, tensor):
+        label = self.labels.get(tensor._id)
+        if label is None:
+            producer = self._outputs.get(tensor._id)
+            if producer is not None:
+                node, i = producer
+                name = self.labels[node]
+                label = name if len(node.outputs) == 1 else f"{name} output {i}"
+            else:
+                label = tensor.name or "an input"
+            self.labels[tensor._id] = label
+        return label
+
+    def _tensors(self, tensors):
+        return join_words([self._label(t) for t in tensors]) or "no target"
+
+    def _words(self, nodes):
+        return join_words([self.labels.get(n, node_label(n)) for n in nodes])
+
+
+def _sum(contributions, shown=4):
+    parts = [format_value(c) for c in contributions[:shown]]
+    if len(contributions) > shown:
+        parts.append(f"... ({len(contributions) - shown} more)")
+    return " + ".join(parts)

@@ -1,0 +1,164 @@
+"""HTML for the steppers: the drawing once, then a small restyling per frame.
+
+Running ``dot`` for every frame would be slow, and a copy of the SVG in every
+frame would make a notebook huge. So the drawing is rendered once; each SVG
+node ``<g>`` gets the classes ``tg-node tg-node-<name>`` (``name`` is the DOT
+name from ``tg.viz.draw``: ``n3`` for an op, ``t0`` for a tensor drawn on its
+own), and each frame carries a ``<style>`` block, scoped to one stepper's
+unique id, that colours the nodes by their state in that frame. Only the
+frame on show is in the page (see ``widget.py``), so only its style applies.
+
+All text that comes from a model (op names, tensor names) is HTML-escaped here.
+"""
+import collections
+import html
+import re
+
+import graphviz
+
+from . import wasm
+from .frames import DONE, NOT_REACHED, PROCESSING, QUEUED, SKIPPED, STATES, WAITING
+
+#: Each state's colours (fill, outline), then extra CSS for the node's outline and group.
+COLOURS = {
+    NOT_REACHED: ("#ffffff", "#9e9e9e", "stroke-width:1", "opacity:0.45"),
+    WAITING: ("#fff2b3", "#b38f00", "stroke-width:1.5", "opacity:1"),
+    QUEUED: ("#cfe6ff", "#1f6fc5", "stroke-width:2", "opacity:1"),
+    PROCESSING: ("#ff9f43", "#b03a00", "stroke-width:3", "opacity:1"),
+    DONE: ("#d4f0d2", "#2e7d32", "stroke-width:1.5", "opacity:1"),
+    SKIPPED: ("#eeeeee", "#757575", "stroke-width:1;stroke-dasharray:4 2", "opacity:0.8"),
+}
+#: The fill of the node being processed (what a browser test can look for).
+PROCESSING_FILL = COLOURS[PROCESSING][0]
+
+WORDS = {NOT_REACHED: "not reached", WAITING: "waiting", QUEUED: "in the queue",
+         PROCESSING: "being processed", DONE: "done", SKIPPED: "skipped"}
+
+# The filled outline of a node (a periphery drawn around a target has fill="none").
+_SHAPES = '>:is(path,polygon,ellipse):not([fill="none"])'
+
+#: Shared by every frame; it lives in a widget that is always on the page.
+STYLE = """<style>
+.tg-stepper {font-family: var(--jp-ui-font-family, Helvetica, Arial, sans-serif);
+  font-size: 13px; line-height: 1.4;}
+.tg-stepper .tg-step {color: #555; font-size: 12px;}
+.tg-stepper .tg-sentence {margin: 4px 0 8px 0; font-size: 14px;}
+.tg-stepper .tg-loop {background: #efe7ff; border-left: 4px solid #7e57c2;
+  padding: 2px 6px; margin: 4px 0;}
+.tg-stepper .tg-note {background: #fff8e1; border-left: 4px solid #f9a825; padding: 2px 6px;}
+.tg-stepper table {border-collapse: collapse; margin: 4px 0 8px 0;}
+.tg-stepper th, .tg-stepper td {border: 1px solid #ddd; padding: 2px 6px; text-align: left;
+  vertical-align: top; font-size: 12px;}
+.tg-stepper th {background: #f5f5f5;}
+.tg-stepper .tg-chip {display: inline-block; border: 1px solid #999; border-radius: 9px;
+  padding: 0 7px; margin: 1px 2px; font-size: 12px; white-space: nowrap;}
+.tg-stepper .tg-value {font-family: var(--jp-code-font-family, monospace); font-size: 12px;}
+.tg-stepper .tg-graph svg {max-width: 100%; height: auto;}
+.tg-stepper .tg-empty {color: #777; font-style: italic;}
+""" + "".join(
+    f".tg-stepper .tg-chip.tg-state-{state} {{background: {fill}; border-color: {line};}}\n"
+    for state, (fill, line, _, _) in COLOURS.items()) + "</style>"
+
+
+def escape(text):
+    """Model text as HTML text."""
+    return html.escape(str(text), quote=True)
+
+
+def chip(text, state, node_name=None):
+    """A rounded label coloured like a node in ``state``."""
+    data = f' data-node="{escape(node_name)}"' if node_name else ""
+    return f'<span class="tg-chip tg-state-{state}"{data}>{escape(text)}</span>'
+
+
+def legend():
+    return "<div>" + "".join(chip(WORDS[s], s) for s in STATES) + "</div>"
+
+
+def table(css_class, headers, rows, more=0):
+    """An HTML table; ``rows`` hold HTML already escaped; ``more`` rows left out."""
+    head = "".join(f"<th>{h}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
+    if more:
+        body += (f'<tr><td colspan="{len(headers)}" class="tg-empty">... and {more} more '
+                 f"(all of them: stepper.frames[i])</td></tr>")
+    return f'<table class="{css_class}"><tr>{head}</tr>{body}</table>'
+
+
+def value(text):
+    return f'<span class="tg-value">{escape(text)}</span>'
+
+
+# -- the drawing --------------------------------------------------------------------
+def drawing_svg(drawing, scope):
+    """The drawing as inline SVG, its nodes classed ``tg-node tg-node-<name>``.
+
+    Returns ``(svg, note)``: ``svg`` is None, and ``note`` says why, when the
+    drawing cannot be rendered here (no ``dot`` program: the steppers cannot
+    run the browser build of Graphviz, since widgets do not run scripts).
+    """
+    try:
+        svg = drawing.pipe(format="svg").decode("utf-8")
+    except graphviz.ExecutableNotFound:
+        return None, ("The graph is not drawn: the stepper needs Graphviz's dot program. "
+                      + wasm.INSTALL_GRAPHVIZ)
+    return _classed(svg, scope), None
+
+
+def _classed(svg, scope):
+    svg = svg[svg.index("<svg"):]                       # no XML prolog or doctype
+    svg = re.sub(r"<!--.*?-->\s*", "", svg, flags=re.S)  # nor comments (version, names)
+    svg = svg.replace("&#45;", "-")
+    svg = re.sub(r"<title>%\d+</title>\s*", "", svg)      # the graph's own tooltip
+    svg = re.sub(r'\bid="([^"]*)"', lambda m: f'id="{scope}-{m.group(1)}"', svg)
+    svg = svg.replace("url(#", f"url(#{scope}-")
+    return re.sub(r'<g id="([^"]*)" class="node">\s*<title>([^<]*)</title>',
+                  lambda m: (f'<g id="{m.group(1)}" class="node tg-node tg-node-{m.group(2)}">'
+                             f"<title>{m.group(2)}</title>"), svg)
+
+
+def state_style(root, states):
+    """A ``<style>`` block colouring the drawn nodes under the CSS selector ``root``
+    (``#tg-1f2e...``, the stepper's drawing): ``states`` maps DOT names to states.
+
+    The commonest state is written once for every node, the others by name,
+    which keeps a frame small even when the graph is big.
+    """
+    if not states:
+        return ""
+    groups = collections.defaultdict(list)
+    for name, state in states.items():
+        groups[state].append(name)
+    common = max(groups, key=lambda s: len(groups[s]))
+    rules = _rules(f"{root} .tg-node", common)
+    for state in STATES:
+        if state != common and state in groups:
+            names = ",".join(f".tg-node-{name}" for name in groups[state])
+            rules += _rules(f"{root} :is({names})", state)
+    return "<style>" + "".join(rules) + "</style>"
+
+
+def _rules(selector, state):
+    fill, line, outline, group = COLOURS[state]
+    dashes = "" if "dasharray" in outline else ";stroke-dasharray:none"
+    return [f"{selector}{{{group}}}",
+            f"{selector}{_SHAPES}{{fill:{fill};stroke:{line};{outline}{dashes}}}"]
+
+
+def drawn_states(frame_states, tensor_states, node_names, tensor_names):
+    """DOT name -> state, for every node and tensor a drawing shows.
+
+    What the pass does not follow (a constant input, say) is *not reached*.
+    Several nodes can share one DOT node (a folded name scope): it shows the
+    most advanced state among them.
+    """
+    rank = {state: i for i, state in enumerate((NOT_REACHED, DONE, SKIPPED, WAITING, QUEUED,
+                                                PROCESSING))}
+    shown = dict.fromkeys(node_names.values(), NOT_REACHED)
+    shown.update(dict.fromkeys(tensor_names.values(), NOT_REACHED))
+    for states, names in ((frame_states, node_names), (tensor_states, tensor_names)):
+        for key, state in states.items():
+            name = names.get(key)
+            if name is not None and rank[state] > rank[shown[name]]:
+                shown[name] = state
+    return shown

@@ -1,0 +1,87 @@
+"""Words and numbers for the steppers' frames: short, rounded, deterministic.
+
+A frame shows the tensors the engine handed around. Small ones are written
+out, rounded to 4 significant digits (``[0.9845, 1.969]``); large ones by dtype
+and shape (``float64[64, 10]``); a symbolic tensor of a graph, which has no
+value until a Session runs it, by its name. The same inputs always give the
+same text, so a notebook's saved output compares equal under nbval.
+"""
+from .. import backend
+from ..ops import IndexedSlices
+from ..tensor import SymbolicTensor, Tensor
+
+#: Arrays with at most this many entries are written out; larger ones are summarised.
+SMALL = 6
+
+
+def format_value(value, digits=4):
+    """``value`` (a Tensor, IndexedSlices, symbolic tensor or None) in a few characters."""
+    if value is None:
+        return "None"
+    if not hasattr(value, "numpy"):   # a plain array (a graph loop's values as it runs)
+        value = Tensor(backend.xp.asarray(value))
+    if isinstance(value, IndexedSlices):
+        rows = backend.to_numpy(value.indices).tolist()
+        shown = rows if len(rows) <= SMALL else rows[:SMALL] + ["..."]
+        return (f"IndexedSlices(rows {', '.join(map(str, shown))} of "
+                f"{value.dtype}{list(value.dense_shape)})")
+    if isinstance(value, SymbolicTensor):
+        return value.name
+    shape = tuple(value.shape)
+    size = 1
+    for d in shape:
+        size *= d
+    if size > SMALL:
+        return f"{value.dtype}{list(shape)}"
+    array = value.numpy()
+    if array.dtype.kind == "f":
+        if not shape:
+            return _number(array.item(), digits)
+        return _nested(array.tolist(), digits)
+    return str(array.tolist())
+
+
+def _number(x, digits):
+    text = f"{x:.{digits}g}"
+    return "0" if text == "-0" else text
+
+
+def _nested(items, digits):
+    if isinstance(items, list):
+        return "[" + ", ".join(_nested(i, digits) for i in items) + "]"
+    return _number(items, digits)
+
+
+def node_label(node, drawing_name=None):
+    """How sentences name a node: a graph node by its unique name (``mul_1``); a
+    tape node, whose own name carries a process-wide counter, by its op and
+    its drawing name (``multiply (n0)``), which are the same in every run."""
+    if node is None:
+        return "nothing"
+    if getattr(node, "label", None):
+        return node.label
+    op = getattr(getattr(node, "op", None), "name", type(node).__name__)
+    return f"{op} ({drawing_name})" if drawing_name else op
+
+
+def loop_label(loop, labels=None):
+    """How sentences name a while loop: its node's label, or for an eager loop
+    (an ``EagerLoop`` record, which is not a node) ``while_loop 'name'``."""
+    if labels and loop in labels:
+        return labels[loop]
+    if getattr(loop, "label", None) or hasattr(loop, "op"):
+        return node_label(loop)
+    return f"while_loop {getattr(loop, 'name', None) or ''!r}"
+
+
+def join_words(words):
+    """``a``, ``a and b``, ``a, b and c``."""
+    words = list(words)
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def plural(count, one, many=None):
+    """``1 op lies``, ``3 ops lie``: ``one`` after 1, ``many`` (default ``one + "s"``) otherwise."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"

@@ -1,0 +1,169 @@
+"""The stepping widget shared by BackpropStepper and JVPStepper (ipywidgets 8).
+
+Every frame is rendered to HTML once, in Python, and becomes one child of an
+``ipywidgets.Stack``. A Stack's view puts only its selected child in the page
+(ipywidgets 8's ``StackView.update_children`` renders
+``[children[selected_index]]``), so choosing a frame is a change of one
+number, ``selected_index``, made in the browser:
+
+* ``Play`` (play/pause, and its stop button goes back to step 0), the step
+  ``IntSlider``, the step box (its up/down arrows step one at a time) and the
+  speed slider are joined with ``jslink``: they work with no kernel round trip,
+  and still work in a notebook saved with its widget state and rendered
+  statically (the docs site).
+* The Back, Step and Reset buttons run Python callbacks, so they need a live
+  kernel (one round trip each); where there is none, use the slider, its
+  arrow keys or the step box instead.
+
+The drawing sits in an HTML widget beside the Stack, with the shared style
+sheet: both are always on the page. A frame restyles the drawing through the
+``<style>`` it carries, and that style leaves the page with the frame.
+"""
+import hashlib
+import uuid
+
+from . import render
+
+#: Milliseconds per step when playing.
+INTERVAL = 800
+#: Frames built into a widget at most; a longer computation shows a window of it.
+MAX_FRAMES = 600
+#: Steps listed in the text shown where no widget runs.
+MAX_TEXT_STEPS = 200
+
+
+class Stepper:
+    """What both steppers share: the frame window, the widget, the static fallback.
+
+    A subclass sets ``frames`` (with ``len``) and writes ``frame_html(i, scope)``,
+    ``graph_html(scope)`` (the drawing, or "" when there is none),
+    ``header_html()``, ``text()`` and ``final_style(scope)``.
+    """
+
+    def __init__(self, count, max_frames, start, interval):
+        self.window = _window(count, max_frames, start)
+        if isinstance(interval, bool) or not isinstance(interval, int) or interval < 1:
+            raise ValueError(f"interval is milliseconds per step, a whole number >= 1; got "
+                             f"{interval!r}.")
+        self.interval = interval
+        self._scope = "tg-" + uuid.uuid4().hex[:12]
+        self._widget = None
+
+    def window_note(self):
+        """A sentence when the widget holds only part of the frames, else ""."""
+        first, stop = self.window
+        count = len(self.frames)
+        if (first, stop) == (0, count):
+            return ""
+        return (f"This computation has {count} steps; the widget holds steps {first} to "
+                f"{stop - 1} (max_frames={stop - first}). Pass start= or max_frames= to see "
+                f"others; every step is in stepper.frames.")
+
+    @property
+    def widget(self):
+        """The ipywidgets view (built on first use)."""
+        if self._widget is None:
+            first, stop = self.window
+            html = [self.frame_html(i, self._scope) for i in range(first, stop)]
+            graph = (f'<div id="{self._scope}" class="tg-stepper tg-graph">'
+                     f"{self.graph_html(self._scope)}</div>")
+            self._widget = stepper_widget(html, graph, self.header_html(), self._scope,
+                                          self.interval)
+        return self._widget
+
+    def static_html(self):
+        """The final drawing and the table of steps, for viewers that run no widgets.
+
+        Its element id comes from the text, so the same steps give the same HTML."""
+        text = self.text()
+        scope = "tg-static-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
+        graph = self.graph_html(scope)
+        drawing = (self.final_style(scope)
+                   + f'<div id="{scope}" class="tg-stepper tg-graph">{graph}</div>'
+                   if graph else "")
+        return (f'{render.STYLE}<div class="tg-stepper">{drawing}'
+                f'<pre class="tg-steps">{render.escape(text)}</pre></div>')
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = self.widget._repr_mimebundle_()
+        bundle["text/plain"] = self.text()
+        bundle["text/html"] = self.static_html()
+        return bundle
+
+
+def text_table(title, rows):
+    """``title``, then one line per (index, kind, sentence), at most MAX_TEXT_STEPS."""
+    lines = [title, f"{'step':>5}  {'event':<13} what happened"]
+    for index, kind, sentence in rows[:MAX_TEXT_STEPS]:
+        lines.append(f"{index:>5}  {kind:<13} {sentence}")
+    if len(rows) > MAX_TEXT_STEPS:
+        lines.append(f"  ... and {len(rows) - MAX_TEXT_STEPS} more steps "
+                     f"(stepper.frames holds them all)")
+    return "\n".join(lines)
+
+
+def _window(count, max_frames, start):
+    if isinstance(max_frames, bool) or not isinstance(max_frames, int) or max_frames < 1:
+        raise ValueError(f"max_frames must be a whole number >= 1, got {max_frames!r}.")
+    if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start < count:
+        raise ValueError(f"start must be a step index from 0 to {count - 1}, got {start!r}.")
+    return start, min(count, start + max_frames)
+
+
+def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL):
+    """A VBox: the header, the controls, then the drawing beside the frames.
+
+    ``frame_html`` is one HTML string per frame; ``scope`` is the stepper's
+    unique id, given to the widget as a CSS class as well.
+    """
+    import ipywidgets as widgets   # here: importing teachgrad should not pay for it
+    if not frame_html:
+        raise ValueError("A stepper needs at least one frame to show.")
+    last = len(frame_html) - 1
+    frames = widgets.Stack([widgets.HTML(value=h) for h in frame_html], selected_index=0,
+                           layout=widgets.Layout(flex="1 1 55%", min_width="320px"))
+    play = widgets.Play(value=0, min=0, max=last, step=1, interval=interval,
+                        show_repeat=False, tooltip="play / pause; the square goes back to step 0")
+    slider = widgets.IntSlider(value=0, min=0, max=last, description="step",
+                               continuous_update=True, layout=widgets.Layout(width="420px"))
+    box = widgets.BoundedIntText(value=0, min=0, max=last, step=1,
+                                 tooltip="its arrows step one at a time",
+                                 layout=widgets.Layout(width="80px"))
+    speed = widgets.IntSlider(value=interval, min=100, max=3000, step=100,
+                              description="ms/step", layout=widgets.Layout(width="300px"))
+    links = [widgets.jslink((play, "value"), (slider, "value")),
+             widgets.jslink((slider, "value"), (frames, "selected_index")),
+             widgets.jslink((slider, "value"), (box, "value")),
+             widgets.jslink((speed, "value"), (play, "interval"))]
+    back = widgets.Button(description="◀ back", tooltip="one step back (asks the kernel)",
+                          layout=widgets.Layout(width="auto"))
+    step = widgets.Button(description="step ▶", tooltip="one step on (asks the kernel)",
+                          layout=widgets.Layout(width="auto"))
+    reset = widgets.Button(description="reset", tooltip="back to step 0 (asks the kernel)",
+                           layout=widgets.Layout(width="auto"))
+
+    def move(delta):
+        slider.value = min(max(slider.value + delta, 0), last)
+
+    def restart(_):
+        play.playing = False
+        slider.value = 0
+
+    back.on_click(lambda _: move(-1))
+    step.on_click(lambda _: move(1))
+    reset.on_click(restart)
+    graph = widgets.HTML(value=graph_html,
+                         layout=widgets.Layout(flex="1 1 45%", overflow="auto", max_height="80vh"))
+    root = widgets.VBox([
+        widgets.HTML(value=header_html),
+        widgets.HBox([play, back, step, reset, slider, box]),
+        widgets.HBox([speed]),
+        widgets.HBox([graph, frames]),
+    ])
+    root.add_class("tg-stepper-widget")
+    root.add_class(scope)
+    # Kept on the widget so that tests (and curious students) can find the parts.
+    root.tg_parts = {"frames": frames, "play": play, "slider": slider, "box": box,
+                     "speed": speed, "back": back, "step": step, "reset": reset,
+                     "graph": graph, "links": links}
+    return root

@@ -1,0 +1,527 @@
+"""BackpropStepper and JVPStepper (issue 7): frames folded from the engine's events.
+
+The frames are checked as data, without a browser: one frame per event, the
+last frame's gradients are the ones gradient() returned, pending counts follow
+the Release events, the queue follows Pop and Enqueue, aggregation shows its
+method. Then the widget's parts (jslinked controls, one Stack child per
+frame, the cap) and the static fallback, whose text must be the same in
+every run (nbval compares it).
+"""
+import shutil
+
+import numpy as np
+import pytest
+
+import teachgrad as tg
+from teachgrad.autodiff import events
+from teachgrad.viz import render
+from teachgrad.viz.frames import (DONE, NOT_REACHED, PROCESSING, QUEUED, SKIPPED, WAITING,
+                                  backprop_frames)
+from teachgrad.viz.jvp_frames import jvp_frames
+from teachgrad.viz.values import format_value
+
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is missing")
+
+
+def shared_subexpression(x_value=0.5):
+    """y = x*x + sin(x*x): the square feeds two ops, so its gradient is an AddN."""
+    x = tg.constant(x_value)
+    with tg.GradientTape() as tape:
+        tape.watch(x)
+        a = x * x
+        y = a + tg.sin(a)
+    return tape, x, y
+
+
+def recorded(tape, target, sources):
+    with tg.viz.record() as rec:
+        grads = tape.gradient(target, sources)
+    return rec, grads
+
+
+def kinds(frames):
+    return [f.kind for f in frames.frames]
+
+
+# -- BackpropStepper frames ------------------------------------------------------
+def test_one_frame_per_event_and_last_frame_is_what_gradient_returned():
+    tape, x, y = shared_subexpression()
+    rec, grad = recorded(tape, y, x)
+    (trace,) = rec.traces
+    frames = backprop_frames(trace)
+    assert len(frames) == len(trace.events)
+    assert [f.event for f in frames.frames] == trace.events
+    last = frames[len(frames) - 1]
+    assert last.kind == "Finish"
+    assert last.result[0] is grad                   # the very tensor gradient() returned
+    assert last.gradients[x._id].total is grad
+    expected = 2 * 0.5 * (1 + np.cos(0.25))        # dy/dx = 2x (1 + cos x^2)
+    np.testing.assert_allclose(grad.numpy(), expected)
+    assert "1.969" in last.sentence
+
+
+def test_shared_subexpression_is_aggregated_with_add_n():
+    tape, x, y = shared_subexpression()
+    rec, grad = recorded(tape, y, x)
+    frames = backprop_frames(rec.traces[0])
+    aggregates = [f for f in frames.frames if f.kind == "Aggregate"]
+    square = aggregates[0].event.node
+    assert square.op.name == "multiply"
+    # The square's gradient: 1 from the add, cos(x^2) from the sin, summed by add_n.
+    summed = aggregates[0].gradients[square.outputs[0]._id]
+    assert summed.method == "add_n" and len(summed.contributions) == 2
+    np.testing.assert_allclose([c.numpy() for c in summed.contributions], [1, np.cos(0.25)])
+    np.testing.assert_allclose(summed.total.numpy(), 1 + np.cos(0.25))
+    assert "add_n" in aggregates[0].sentence and "2 contributions" in aggregates[0].sentence
+    # Before the Aggregate frame the contributions are there but not yet summed.
+    before = frames[aggregates[0].index - 1].gradients[square.outputs[0]._id]
+    assert before.total is None and len(before.contributions) == 2
+    # x*x hands x two contributions, summed by the second Aggregate (no node: a source).
+    source = aggregates[1].gradients[x._id]
+    assert aggregates[1].event.node is None
+    assert source.method == "add_n" and source.total is grad
+
+
+def test_pending_counts_follow_release_events():
+    tape, x, y = shared_subexpression()
+    rec, _ = recorded(tape, y, x)
+    frames = backprop_frames(rec.traces[0])
+    start = frames[0].event
+    assert dict(frames[0].pending) == start.pending
+    counts = dict(start.pending)
+    for frame in frames.frames[1:]:
+        if frame.kind == "Release":
+            counts[frame.node] -= 1                # one consumer fewer to wait for
+            assert frame.event.count == counts[frame.node]
+        assert dict(frame.pending) == counts
+    square = frames.nodes[0]
+    assert start.pending[square] == 2            # read by the add and by the sin
+
+
+def test_queue_follows_pop_and_enqueue():
+    x = tg.constant(0.5)
+    with tg.GradientTape() as tape:
+        tape.watch(x)
+        y = tg.sin(x) * tg.cos(x) + tg.exp(x)     # the queue holds several nodes at once
+    rec, _ = recorded(tape, y, x)
+    frames = backprop_frames(rec.traces[0])
+    assert max(len(f.queue) for f in frames.frames) >= 2
+    assert frames[0].queue == frames[0].event.queue
+    for before, frame in zip(frames.frames, frames.frames[1:]):
+        if frame.kind == "Pop":
+            assert before.queue[0] is frame.node      # taken from the front
+            assert frame.queue == before.queue[1:] == frame.event.queue
+            assert frame.processing is frame.node and frame.states[frame.node] == PROCESSING
+        elif frame.kind == "Enqueue":
+            assert frame.queue == before.queue + (frame.node,)
+            assert frame.states[frame.node] == QUEUED
+        else:
+            assert frame.queue == before.queue
+
+
+def test_node_states_over_the_pass():
+    tape, x, y = shared_subexpression()
+    rec, _ = recorded(tape, y, x)
+    frames = backprop_frames(rec.traces[0])
+    square, sine, add = frames.nodes
+    assert [frames.names[n] for n in frames.nodes] == ["n0", "n1", "n2"]
+    assert frames[0].states == {square: NOT_REACHED, sine: NOT_REACHED, add: QUEUED}
+    first_release = next(f for f in frames.frames if f.kind == "Release")
+    assert first_release.node is square and first_release.states[square] == WAITING
+    assert "drops to 1" in first_release.sentence
+    popped = [f for f in frames.frames if f.kind == "Pop"]
+    assert [f.node for f in popped] == [add, sine, square]
+    assert popped[1].states[add] == DONE         # the node before is done once the next pops
+    assert set(frames[len(frames) - 1].states.values()) == {DONE}
+    assert frames[len(frames) - 1].tensor_states[x._id] == DONE
+
+
+def test_frames_share_unchanged_mappings():
+    tape, x, y = shared_subexpression()
+    rec, _ = recorded(tape, y, x)
+    frames = backprop_frames(rec.traces[0])
+    release = next(f for f in frames.frames if f.kind == "Release")
+    after = frames[release.index + 1]
+    assert after.kind == "Release"
+    assert after.gradients is release.gradients   # nothing new arrived: the same mapping
+    with pytest.raises(TypeError):
+        release.pending[release.node] = 7         # frames are read-only
+
+
+def test_unconnected_source_and_two_targets():
+    x, w, z = tg.constant([1.0, 2.0]), tg.constant(3.0), tg.constant(4.0)
+    with tg.GradientTape() as tape:
+        tape.watch([x, w, z])
+        y1 = tg.sum(x * w)
+        y2 = w * w
+    rec, grads = recorded(tape, [y1, y2], [x, w, z])
+    frames = backprop_frames(rec.traces[0])
+    last = frames[len(frames) - 1]
+    assert last.result[2] is None and grads[2] is None
+    assert "source 2 gets None" in last.sentence
+    for got, want in zip(last.result[:2], grads[:2]):
+        assert got is want
+    np.testing.assert_allclose(grads[1].numpy(), 3.0 + 6.0)   # sum(x) + 2w
+
+
+def test_graph_gradients_show_symbolic_names():
+    graph = tg.Graph()
+    with graph.as_default():
+        x = tg.placeholder(tg.float64, shape=(), name="x")
+        a = x * x
+        y = a + tg.sin(a)
+        with tg.viz.record() as rec:
+            (g,) = tg.gradients(y, [x])
+    frames = backprop_frames(rec.traces[0])
+    assert len(frames) == len(rec.traces[0].events)
+    last = frames[len(frames) - 1]
+    assert last.result[0] is g                   # a symbolic tensor of the graph
+    assert g.name in last.sentence               # shown by name: it has no value yet
+    agg = next(f for f in frames.frames if f.kind == "Aggregate")
+    total = agg.gradients[agg.event.node.outputs[0]._id].total
+    assert format_value(total) == total.name == "gradients/multiply_grad/add_n"
+    assert frames.labels[agg.event.node] == "multiply"      # a graph node's own name
+    assert "= gradients/multiply_grad/add_n." in agg.sentence
+    value = tg.Session(graph).run(g, {x: 0.5})
+    np.testing.assert_allclose(value, 2 * 0.5 * (1 + np.cos(0.25)))
+
+
+def test_tree_aggregation_and_skipped_stop_gradient_in_a_graph():
+    graph = tg.Graph()
+    with graph.as_default():
+        x = tg.placeholder(tg.float64, shape=(), name="x")
+        b = 2 * x
+        y = x * 2 + x * 3 + x * 4 + b
+        with tg.viz.record() as rec:
+            tg.gradients(y, [x], aggregation_method=tg.AggregationMethod.EXPERIMENTAL_TREE,
+                         stop_gradients=[b])
+    frames = backprop_frames(rec.traces[0])
+    methods = [f.event.method for f in frames.frames if f.kind == "Aggregate"]
+    assert methods == ["tree"]
+    tree = next(f for f in frames.frames if f.kind == "Aggregate")
+    # b = 2x is held constant, so x gets 3 contributions, not 4.
+    assert "pairwise adds" in tree.sentence and "3 contributions" in tree.sentence
+    skips = [f for f in frames.frames if f.kind == "Skip"]
+    assert skips and "the gradient stops here" in skips[0].sentence
+    assert frames[len(frames) - 1].states[skips[0].node] == SKIPPED
+
+
+def test_loop_iterations_of_an_eager_while_loop():
+    x = tg.constant(1.5)
+    with tg.viz.record() as rec:
+        with tg.GradientTape() as tape:
+            tape.watch(x)
+            _, y = tg.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, tg.sin(y) * x),
+                                 [tg.constant(0), x])
+        grad = tape.gradient(y, x)
+    forward, backward = rec.traces
+    frames = backprop_frames(backward)
+    assert len(frames) == len(backward.events)
+    loops = [f for f in frames.frames if f.kind == "LoopIteration"]
+    assert [f.event.iteration for f in loops] == [2, 1, 0]
+    assert "backward loop of while_loop 'while' enters iteration 2" in loops[0].sentence
+    # The frames after a LoopIteration say which iteration they are in.
+    assert frames[loops[0].index + 1].loop is loops[0].event
+    assert frames[len(frames) - 1].loop is None
+    assert frames[len(frames) - 1].result[0] is grad
+    # The forward loop reports to a trace of its own: a frame per iteration.
+    steps = backprop_frames(forward)
+    assert [f.kind for f in steps.frames] == ["LoopIteration"] * 3
+    assert "forward loop of while_loop 'while' starts iteration 1" in steps[1].sentence
+    assert "(1, 1.496)" in steps[1].sentence
+    stepper = tg.viz.BackpropStepper(forward)   # nothing to draw, no tables: the iterations
+    assert stepper.text().splitlines()[0] == ("BackpropStepper: 3 steps of loop iterations, "
+                                              "with no backward pass")
+    assert "tg-queue" not in stepper.frame_html(0, "s")
+    assert "The graph is not drawn" in stepper.header_html()
+    assert len(parts_of(stepper)["frames"].children) == 3
+
+
+def test_hand_made_loop_events_in_a_backward_pass():
+    # A LoopIteration whose node is not one of the pass's nodes (a graph's While).
+    tape, x, y = shared_subexpression()
+    rec, _ = recorded(tape, y, x)
+    trace = events.Trace(list(rec.traces[0].events))
+
+    class While:
+        label = "outer/while"
+
+    trace.events.insert(1, events.LoopIteration(While(), "forward", 4, (tg.constant(2.0),)))
+    frames = backprop_frames(trace)
+    assert len(frames) == len(trace.events)
+    assert frames[1].sentence == ("The forward loop of outer/while starts iteration 4 (counted "
+                                  "from 0), from the loop variables (2).")
+
+
+@pytest.mark.parametrize("bad, error, words", [
+    (object(), TypeError, "Expected a Trace"),
+    (events.Trace(), ValueError, "no events"),
+    (events.Trace([events.Finish(())]), ValueError, "before the Start"),
+])
+def test_bad_traces_are_refused_clearly(bad, error, words):
+    with pytest.raises(error, match=words):
+        backprop_frames(bad)
+
+
+def test_a_forward_mode_trace_is_sent_to_the_jvp_stepper():
+    x = tg.constant(1.0)
+    with tg.viz.record() as rec:
+        with tg.ForwardAccumulator(x, tg.constant(1.0)):
+            tg.sin(x)
+    with pytest.raises(ValueError, match="JVPStepper"):
+        tg.viz.BackpropStepper(rec.traces[0])
+
+
+def test_format_value_is_short():
+    assert format_value(tg.constant(1.96891242)) == "1.969"
+    assert format_value(tg.constant([0.98445621, -0.0])) == "[0.9845, 0]"
+    assert format_value(tg.constant(np.ones((3, 4)))) == "float64[3, 4]"
+    assert format_value(tg.constant([1, 2])) == "[1, 2]"
+    assert format_value(None) == "None"
+
+
+# -- JVPStepper frames ------------------------------------------------------------
+def forward_mode(transpose):
+    x = tg.constant([1.0, 2.0])
+    x_dot = tg.constant([1.0, 0.5])
+    with tg.viz.record() as rec:
+        if transpose:
+            with tg.transposition_only(), tg.ForwardAccumulator(x, x_dot) as acc:
+                y = tg.sum(tg.tanh(x) * x)
+        else:
+            with tg.ForwardAccumulator(x, x_dot) as acc:
+                y = tg.sum(tg.tanh(x) * x)
+    return rec, acc.jvp(y), x, x_dot
+
+
+def test_jvp_frames_for_native_rules_compare_with_transposition():
+    rec, y_dot, x, x_dot = forward_mode(transpose=False)
+    frames = jvp_frames(rec.traces[0], rec.traces)
+    assert [f.phase for f in frames.frames] == ["native"] * 3
+    assert [frames.labels[f.node] for f in frames.frames] == ["tanh (n0)", "multiply (n1)",
+                                                              "sum (n2)"]
+    for frame in frames.frames:
+        assert frame.agree is True
+        np.testing.assert_allclose(frame.compared[0].numpy(),
+                                   frame.event.output_tangents[0].numpy())
+        assert "Computed now for comparison (not recorded)" in frame.sentence
+    assert frames[2].event.output_tangents[0] is y_dot
+    assert len(rec.traces) == 1            # the comparison recorded nothing in rec
+
+
+def test_jvp_frames_step_inside_a_transposition():
+    rec, y_dot, x, x_dot = forward_mode(transpose=True)
+    frames = jvp_frames(rec.traces[0], rec.traces)
+    tanh_steps = [f for f in frames.frames if f.op_index == 0]
+    transpose = frames.transposes[0]
+    assert [f.phase for f in tanh_steps] == (["aid", "backward"]
+                                             + ["transpose"] * len(transpose.frames)
+                                             + ["tangent"])
+    event = tanh_steps[0].event
+    assert event.method == "transpose"
+    np.testing.assert_allclose(event.aids[0].numpy(), [1.0, 1.0])          # u: ones
+    # g(u) = J^T u, J = diag(1 - tanh^2 x)
+    np.testing.assert_allclose(event.backward[0].numpy(), 1 - np.tanh([1.0, 2.0]) ** 2)
+    assert [f.inner for f in tanh_steps[2:-1]] == list(transpose.frames)
+    assert transpose.trace.events[0].sources[0] is event.aids[0]
+    assert "u" in transpose.labels.values()
+    # The transpose tape's last frame returns what became the output tangent.
+    assert transpose[len(transpose) - 1].result[0] is event.output_tangents[0]
+    tangent = tanh_steps[-1]
+    assert tangent.agree is True
+    np.testing.assert_allclose(tangent.compared[0].numpy(),
+                               event.output_tangents[0].numpy())   # native == transposed
+    np.testing.assert_allclose(event.output_tangents[0].numpy(),
+                               (1 - np.tanh([1.0, 2.0]) ** 2) * [1.0, 0.5])
+    assert frames[len(frames) - 1].event.output_tangents[0] is y_dot
+
+
+def test_jvp_stepper_without_the_recorder_notes_the_missing_transposes():
+    rec, *_ = forward_mode(transpose=True)
+    stepper = tg.viz.JVPStepper(rec.traces[0])
+    assert not stepper.frames.transposes
+    assert [f.phase for f in stepper.frames.frames[:3]] == ["aid", "backward", "tangent"]
+    assert "pass the recorder" in stepper.header_html()
+
+
+def test_jvp_stepper_refuses_a_backward_trace():
+    tape, x, y = shared_subexpression()
+    rec, _ = recorded(tape, y, x)
+    with pytest.raises(ValueError, match="no JVP events"):
+        tg.viz.JVPStepper(rec.traces[0])
+    with pytest.raises(ValueError, match="no forward-mode trace"):
+        tg.viz.JVPStepper(rec)
+
+
+def test_jvp_frames_in_a_graph_name_symbolic_tensors():
+    graph = tg.Graph()
+    with graph.as_default():
+        x = tg.placeholder(tg.float64, shape=(2,), name="x")
+        with tg.viz.record() as rec:
+            with tg.transposition_only(), tg.ForwardAccumulator(x, tg.constant([1.0, 0.0])) \
+                    as acc:
+                y = tg.sum(tg.tanh(x) * x)
+        y_dot = acc.jvp(y)
+    frames = jvp_frames(rec.traces[0], rec.traces)
+    assert sorted(frames.transposes) == [0, 1, 2]          # every transpose tape was found
+    last = frames[len(frames) - 1]
+    assert last.phase == "tangent" and last.event.output_tangents[0] is y_dot
+    assert y_dot.name in last.sentence and last.compared is None
+    assert "not computed here for comparison" in last.sentence
+    np.testing.assert_allclose(tg.Session(graph).run(y_dot, {x: [1.0, 2.0]}),
+                               1 - np.tanh(1.0) ** 2 + np.tanh(1.0))
+
+
+# -- the widgets --------------------------------------------------------------------
+def parts_of(stepper):
+    return stepper.widget.tg_parts
+
+
+def test_backprop_widget_is_built_with_client_side_links():
+    import ipywidgets as widgets
+    from ipywidgets.widgets.widget_link import Link
+    tape, x, y = shared_subexpression()
+    stepper = tg.viz.BackpropStepper.from_gradient(tape, y, x)
+    np.testing.assert_allclose(stepper.gradients.numpy(), 2 * 0.5 * (1 + np.cos(0.25)))
+    parts = parts_of(stepper)
+    frames = parts["frames"]
+    assert isinstance(stepper.widget, widgets.VBox)
+    assert isinstance(frames, widgets.Stack) and frames.selected_index == 0
+    assert len(frames.children) == len(stepper.frames) == len(stepper.trace.events)
+    assert all(isinstance(c, widgets.HTML) for c in frames.children)
+    assert isinstance(parts["play"], widgets.Play) and isinstance(parts["slider"],
+                                                                  widgets.IntSlider)
+    linked = {(link.source[0], link.source[1], link.target[0], link.target[1])
+              for link in parts["links"]}
+    assert all(isinstance(link, Link) for link in parts["links"])   # jslink: in the browser
+    assert (parts["play"], "value", parts["slider"], "value") in linked
+    assert (parts["slider"], "value", frames, "selected_index") in linked
+    assert (parts["speed"], "value", parts["play"], "interval") in linked
+    assert parts["slider"].max == parts["play"].max == len(frames.children) - 1
+    parts["step"].click()                        # the buttons go through Python
+    parts["step"].click()
+    assert parts["slider"].value == 2
+    parts["back"].click()
+    assert parts["slider"].value == 1
+    parts["reset"].click()
+    assert parts["slider"].value == 0
+
+
+def test_frame_html_has_the_classes_the_browser_test_uses():
+    tape, x, y = shared_subexpression()
+    stepper = tg.viz.BackpropStepper.from_gradient(tape, y, x)
+    children = parts_of(stepper)["frames"].children
+    pop = next(f for f in stepper.frames.frames if f.kind == "Pop")
+    html = children[pop.index].value
+    name = stepper.frames.names[pop.node]
+    assert f'data-processing="{name}"' in html
+    assert f'<span class="tg-chip tg-state-processing" data-node="{name}">' in html
+    assert '<span class="tg-queue">' in html
+    scope = stepper._scope
+    assert scope in stepper.widget._dom_classes
+    assert f"#{scope} :is(.tg-node-{name})" in html and render.PROCESSING_FILL in html
+    start = children[0].value
+    assert 'class="tg-queue"><span class="tg-chip tg-state-queued"' in start
+
+
+def test_drawn_states_leave_untracked_inputs_not_reached():
+    node = object()
+    states = render.drawn_states({node: PROCESSING}, {7: DONE},
+                                 {node: "n0"}, {7: "t0", 8: "t1"})   # t1: a constant input
+    assert states == {"n0": PROCESSING, "t0": DONE, "t1": NOT_REACHED}
+    style = render.state_style("#s", states)
+    # Each state that is not the commonest names its nodes; the commonest is the default.
+    assert style.count(":is(.tg-node-") == 4 and "#s .tg-node{" in style
+
+
+@needs_dot
+def test_the_drawing_is_rendered_once_with_classed_nodes():
+    tape, x, y = shared_subexpression()
+    stepper = tg.viz.BackpropStepper.from_gradient(tape, y, x)
+    graph = parts_of(stepper)["graph"].value
+    for name in ("n0", "n1", "n2", "t0"):
+        assert f'class="node tg-node tg-node-{name}"' in graph
+    assert graph.count("<svg") == 1 and "<?xml" not in graph and "<!--" not in graph
+    # The frames name the nodes as the drawing does (creation order), so chips match nodes.
+    drawn = stepper.drawing().node_names
+    assert {node: drawn[node] for node in stepper.frames.nodes} == dict(stepper.frames.names)
+    assert f'id="{stepper._scope}"' in graph
+    assert all("<svg" not in c.value for c in parts_of(stepper)["frames"].children)
+
+
+def test_widget_caps_frames_and_says_so():
+    x = tg.constant(0.3)
+    with tg.GradientTape() as tape:
+        tape.watch(x)
+        h = x
+        for _ in range(30):
+            h = tg.sin(h) * h
+    with tg.viz.record() as rec:
+        tape.gradient(h, x)
+    stepper = tg.viz.BackpropStepper(rec, max_frames=50, start=10)
+    assert len(stepper.frames) == len(rec.traces[0].events) > 50
+    children = parts_of(stepper)["frames"].children
+    assert len(children) == 50
+    assert 'data-step="10"' in children[0].value
+    header = stepper.widget.children[0].value
+    assert f"This computation has {len(stepper.frames)} steps; the widget holds steps 10 " \
+           f"to 59 (max_frames=50)" in header
+    with pytest.raises(ValueError, match="max_frames must be a whole number"):
+        tg.viz.BackpropStepper(rec, max_frames=0)
+    with pytest.raises(ValueError, match="start must be a step index"):
+        tg.viz.BackpropStepper(rec, start=len(stepper.frames))
+    with pytest.raises(ValueError, match="interval is milliseconds per step"):
+        tg.viz.BackpropStepper(rec, interval=0.5)
+
+
+def test_jvp_widget_builds():
+    import ipywidgets as widgets
+    rec, *_ = forward_mode(transpose=True)
+    stepper = tg.viz.JVPStepper(rec)
+    frames = parts_of(stepper)["frames"]
+    assert len(frames.children) == len(stepper.frames)
+    assert all(isinstance(c, widgets.HTML) for c in frames.children)
+    tangent = next(f for f in stepper.frames.frames if f.phase == "tangent")
+    html = frames.children[tangent.index].value
+    assert 'class="tg-jvp"' in html and "computed now for comparison" in html
+    assert '<span class="tg-recorded">recorded</span>' in html
+    inner = next(f for f in stepper.frames.frames if f.phase == "transpose")
+    assert '<span class="tg-queue">' in frames.children[inner.index].value
+    if shutil.which("dot"):
+        graph = parts_of(stepper)["graph"].value
+        assert graph.count("<svg") == 3          # one transpose tape per op
+        assert f"#{stepper._scope} .tg-op-0{{display:block}}" in \
+            frames.children[inner.index].value
+
+
+# -- what shows without widgets -------------------------------------------------------
+def test_static_text_is_the_same_in_every_run():
+    def text():
+        tg.sin(tg.constant(1.0)) * 2       # shifts the global node ids between the runs
+        tape, x, y = shared_subexpression()
+        stepper = tg.viz.BackpropStepper.from_gradient(tape, y, x)
+        return stepper.text(), stepper.static_html(), stepper._repr_mimebundle_()
+    first, second = text(), text()
+    assert first[0] == second[0] and first[1] == second[1]
+    assert "0x" not in first[0] and "multiply_" not in first[0]
+    assert first[0].splitlines()[0] == ("BackpropStepper: 15 steps of the backward pass of "
+                                        "add (n2) with respect to the source")
+    bundle = first[2]
+    assert bundle["text/plain"] == first[0] and bundle["text/html"] == first[1]
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_jvp_static_text_is_stable():
+    texts = [tg.viz.JVPStepper(forward_mode(transpose=True)[0]).text() for _ in range(2)]
+    assert texts[0] == texts[1]
+    assert texts[0].startswith("JVPStepper: ")
+
+
+def test_model_text_is_escaped():
+    x = tg.Variable(2.0, name="<script>alert(1)</script>")
+    with tg.GradientTape() as tape:
+        y = x * x
+    stepper = tg.viz.BackpropStepper.from_gradient(tape, y, x)
+    html = "".join(stepper.frame_html(i, "s") for i in range(len(stepper.frames)))
+    html += stepper.static_html()
+    assert "<script>" not in html and "&lt;script&gt;" in html
