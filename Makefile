@@ -1,12 +1,13 @@
 # The two commands a newcomer needs:
 #   make lab   set up .venv and open the course in JupyterLab
 #   make test  set up .venv and run every test (unit, property, notebooks)
+#   make docs  set up .venv and build the docs site into docs/_build/html
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
-EXTRAS  ?= lab,test
+EXTRAS  ?= lab,test,docs
 
-.PHONY: lab test setup graphviz chromium bench clean
+.PHONY: lab test docs setup graphviz chromium bench bench-teachgrad test-gpu clean
 
 setup: $(STAMP) graphviz
 
@@ -31,11 +32,42 @@ lab: setup
 test: setup chromium
 	TEACHGRAD_REQUIRE_BROWSER=1 $(PYTHON) -m pytest
 
-bench: setup
+# The docs site (Sphinx + MyST-NB): executes every lesson afresh, so their outputs and
+# widget states are today's; any warning is an error. About two minutes.
+docs: setup
+	rm -rf docs/_build
+	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
+
+# teachgrad against its peers (PyTorch CPU, JAX, HIPS autograd, micrograd, numpy by
+# hand): one table of ratios, about 6-10 minutes on 2 cores. The peers live in their own
+# venv, .bench-venv (scripts/bench-venv.sh; the `bench` extra), never in .venv, so
+# `make test` never installs them. OpenBLAS's core-type settings are dropped for this
+# run only, so numpy (the floor) uses its fastest kernels; the table says which.
+BENCH_VENV := .bench-venv
+BENCH_ENV  ?= env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE
+$(BENCH_VENV)/.installed: pyproject.toml scripts/bench-venv.sh
+	BENCH_VENV=$(BENCH_VENV) bash scripts/bench-venv.sh
+	@touch $@
+
+bench: $(BENCH_VENV)/.installed
+	$(BENCH_ENV) $(BENCH_VENV)/bin/python benchmarks/peers/run.py
+
+# teachgrad's own timing scripts (against hand-written numpy only), in .venv.
+bench-teachgrad: setup
 	$(PYTHON) benchmarks/mlp_gradient.py
 	$(PYTHON) benchmarks/forward_mode.py
 	$(PYTHON) benchmarks/recompute_grad.py
 	$(PYTHON) benchmarks/while_loop.py
 
+# The GPU tests, on a machine with an NVIDIA GPU and CUDA 12: installs CuPy (the `gpu`
+# extra) into .venv, stops with what is missing if CuPy cannot reach a GPU, then runs
+# the tests that take the `backend` fixture (tests/conftest.py) on numpy and on CuPy.
+# Everywhere else `make test` runs the same tests, and their CuPy cases skip with the
+# reason. The GPU benchmark: .bench-venv/bin/pip install cupy-cuda12x, then make bench.
+test-gpu: setup
+	$(PYTHON) -m pip install --quiet -e ".[gpu]"
+	$(PYTHON) -c 'import teachgrad as tg; tg.set_backend("cupy"); print("CuPy backend ready")'
+	$(PYTHON) -m pytest -rs tests/test_backends.py
+
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) $(BENCH_VENV) .pytest_cache .hypothesis docs/_build docs/lessons docs/api.md

@@ -136,11 +136,11 @@ def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL
              widgets.jslink((slider, "value"), (box, "value")),
              widgets.jslink((speed, "value"), (play, "interval"))]
     back = widgets.Button(description="◀ back", tooltip="one step back (asks the kernel)",
-                          layout=widgets.Layout(width="auto"))
+                          layout=widgets.Layout(width="auto", min_width="80px", flex="0 0 auto"))
     step = widgets.Button(description="step ▶", tooltip="one step on (asks the kernel)",
-                          layout=widgets.Layout(width="auto"))
+                          layout=widgets.Layout(width="auto", min_width="80px", flex="0 0 auto"))
     reset = widgets.Button(description="reset", tooltip="back to step 0 (asks the kernel)",
-                           layout=widgets.Layout(width="auto"))
+                           layout=widgets.Layout(width="auto", min_width="80px", flex="0 0 auto"))
 
     def move(delta):
         slider.value = min(max(slider.value + delta, 0), last)

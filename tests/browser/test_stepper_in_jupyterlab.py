@@ -1,0 +1,194 @@
+"""The steppers in a real JupyterLab, driven by a real browser (Debian's Chromium).
+
+1. ``test_stack_shows_one_frame_and_steps_in_the_browser`` pins down what
+   the steppers' widget (``teachgrad/viz/widget.py``) relies on in ipywidgets 8:
+   frames are the children of an ``ipywidgets.Stack`` whose ``selected_index``
+   is jslinked to a ``Play`` and an ``IntSlider``, so stepping happens in the
+   browser with no round trip to the kernel. A Stack attaches only its
+   selected child to the DOM (a long trace costs one frame's DOM); a
+   ``<style>`` inside a Stack child is document-wide while that child is shown
+   and gone once another is selected (shared CSS must live in a widget that
+   stays attached); the next frame is on screen within 100 ms.
+
+2. ``test_stepper_steps_through_the_trace_in_jupyterlab``: JupyterLab opens a
+   copy of ``notebooks/02_backward_pass_as_a_queue.ipynb`` and runs all its
+   cells; the test clicks the BackpropStepper's *step* button again and again,
+   and after each click checks that the frame on show is the next one, and
+   that its queue and its highlighted node (the chip and the filled SVG node)
+   are the ones the trace says: the expected values come from
+   ``stepper.frames`` in the notebook's own kernel. It times how long the
+   browser takes to show the next frame, after a slider key press (the
+   browser alone) and after a click on *step* (a round trip to the kernel),
+   and saves screenshots in ``test-output/browser/``.
+"""
+import json
+import statistics
+
+import nbformat
+
+from labserver import (REPO, arm_change, changed_after, copy_notebook, kernel_output,
+                       open_notebook, run_all_cells)
+
+FRAMES = 5
+
+SCRATCH = f'''
+import ipywidgets as widgets
+
+STYLE = "<style>.probe-sibling {{ color: rgb(255, 0, 0); }}</style>"
+frames = [widgets.HTML(f'<div class="probe-frame" data-i="{{i}}">frame {{i}}</div>'
+                       + (STYLE if i == 0 else ""))
+          for i in range({FRAMES})]
+stack = widgets.Stack(frames, selected_index=0)
+stack.add_class("probe-stack")
+slider = widgets.IntSlider(0, 0, {FRAMES - 1}, description="step")
+play = widgets.Play(value=0, min=0, max={FRAMES - 1}, interval=200)
+widgets.jslink((play, "value"), (slider, "value"))
+widgets.jslink((slider, "value"), (stack, "selected_index"))
+sibling = widgets.HTML('<span class="probe-sibling">a sibling widget</span>')
+widgets.VBox([widgets.HBox([play, slider]), stack, sibling])
+'''
+
+SHOWN_FRAMES = "[...document.querySelectorAll('.probe-frame')].map(e => e.dataset.i)"
+SIBLING_COLOR = "getComputedStyle(document.querySelector('.probe-sibling')).color"
+
+
+def test_stack_shows_one_frame_and_steps_in_the_browser(page, lab, output_dir):
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                       "language": "python"}
+    notebook.cells = [nbformat.v4.new_code_cell(SCRATCH)]
+    nbformat.write(notebook, lab.root_dir / "stack_probe.ipynb")
+
+    open_notebook(page, lab, "stack_probe.ipynb")
+    assert run_all_cells(page) == []
+    page.wait_for_selector(".probe-stack .probe-frame", timeout=30_000)
+
+    # Only the selected child is in the DOM, and its <style> reaches the sibling.
+    assert page.evaluate(SHOWN_FRAMES) == ["0"]
+    assert page.evaluate(SIBLING_COLOR) == "rgb(255, 0, 0)"
+
+    page.locator(".probe-stack .probe-frame").scroll_into_view_if_needed()
+    page.locator(".noUi-handle").focus()
+    times = []
+    for step in range(1, FRAMES):
+        arm_change(page, ".probe-stack", "keydown")
+        page.keyboard.press("ArrowRight")
+        times.append(changed_after(page))
+        page.wait_for_selector(f".probe-frame[data-i='{step}']", timeout=10_000)
+        assert page.evaluate(SHOWN_FRAMES) == [str(step)]
+        assert page.locator(".widget-readout").first.inner_text() == str(step)
+    # Child 0 and its <style> have left the DOM: the sibling is unstyled again.
+    assert page.evaluate(SIBLING_COLOR) != "rgb(255, 0, 0)"
+
+    page.locator(".probe-stack").screenshot(path=str(output_dir / "stack_probe.png"))
+    print(f"\nStack: next frame on screen after a slider key: "
+          f"{', '.join(f'{t:.1f}' for t in times)} ms")
+    assert statistics.median(times) <= 100, times
+
+
+LESSON = REPO / "notebooks" / "02_backward_pass_as_a_queue.ipynb"
+STEPS = 12            # clicks on "step": far enough that the queue holds two nodes
+
+WIDGET = ".tg-stepper-widget"
+FRAME = f"{WIDGET} .tg-frame"
+
+# In the kernel: what each frame of the lesson's stepper shows, from the trace.
+EXPECTED = """
+import json as _json
+from teachgrad.viz.render import PROCESSING_FILL as _PROCESSING_FILL
+_f = stepper.frames
+print(_json.dumps({
+    "processing_fill": _PROCESSING_FILL,
+    "frames": [{"kind": f.kind,
+                "queue": [_f.labels[n] for n in f.queue],
+                "processing": _f.names[f.processing] if f.processing is not None else ""}
+               for f in _f.frames]}))
+"""
+
+# What the page shows now: the frame's step, its queue chips, the processing
+# chip, and which drawn nodes are filled with the "being processed" colour.
+SHOWN = """([frameSel, fill]) => {
+    const frame = document.querySelector(frameSel);
+    const widget = frame.closest('.tg-stepper-widget');
+    const chip = frame.querySelector('.tg-state-processing[data-node]');
+    const filled = [...widget.querySelectorAll('svg g.tg-node')].filter(g => {
+        const shape = g.querySelector(':scope > :is(path, polygon, ellipse):not([fill="none"])');
+        return shape && getComputedStyle(shape).fill === fill;
+    }).map(g => [...g.classList].find(c => c.startsWith('tg-node-')).slice(8));
+    return {
+        step: Number(frame.dataset.step),
+        processing: frame.dataset.processing,
+        queue: [...frame.querySelectorAll('.tg-queue .tg-chip')].map(c => c.textContent),
+        queueText: frame.querySelector('.tg-queue').textContent,
+        chip: chip ? chip.dataset.node : '',
+        filled,
+        readout: widget.querySelector('.widget-readout').textContent,
+    };
+}"""
+
+
+def _rgb(hex_colour):
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
+def test_stepper_steps_through_the_trace_in_jupyterlab(page, lab, output_dir):
+    open_notebook(page, lab, copy_notebook(lab, LESSON))
+    assert run_all_cells(page) == []
+    page.wait_for_selector(f"{FRAME}[data-step='0']", timeout=30_000)
+    page.wait_for_selector(f"{WIDGET} svg g.tg-node", timeout=30_000)
+    page.locator(WIDGET).scroll_into_view_if_needed()
+
+    trace = json.loads(kernel_output(page, EXPECTED))
+    frames, fill = trace["frames"], _rgb(trace["processing_fill"])
+    assert len(frames) > STEPS + 2
+    # the Stack shows one frame at a time
+    assert page.locator(FRAME).count() == 1
+
+    # Mark the Stack's element so a MutationObserver can watch it.
+    page.evaluate("""sel => document.querySelector(sel).closest('.widget-html')
+                          .parentElement.setAttribute('data-tg-test', 'frames')""", FRAME)
+    stack = "[data-tg-test='frames']"
+
+    step_button = page.locator(WIDGET).get_by_role("button", name="step ▶")
+    click_ms, seen_two = [], False
+    for step in range(1, STEPS + 1):
+        arm_change(page, stack, "click")
+        step_button.click()
+        click_ms.append(changed_after(page))
+        page.wait_for_selector(f"{FRAME}[data-step='{step}']", timeout=10_000)
+        shown = page.evaluate(SHOWN, [FRAME, fill])
+        want = frames[step]
+        assert shown["step"] == step and shown["readout"] == str(step)
+        assert shown["queue"] == want["queue"], (step, want["kind"])
+        if not want["queue"]:
+            assert "empty" in shown["queueText"]
+        seen_two |= len(want["queue"]) == 2
+        # the node being processed: named by the frame and the chip, filled in the drawing
+        assert shown["processing"] == shown["chip"] == want["processing"], (step, want["kind"])
+        assert shown["filled"] == ([want["processing"]] if want["processing"] else []), step
+    assert seen_two, "the steps clicked through never showed two nodes in the queue"
+
+    page.locator(WIDGET).screenshot(path=str(output_dir / "backprop_stepper.png"))
+    page.screenshot(path=str(output_dir / "lesson2_in_jupyterlab.png"))
+
+    # The slider moves the Stack in the browser alone: time the frame change.
+    slider = page.locator(f"{WIDGET} .noUi-handle").first
+    slider.focus()
+    key_ms = []
+    for step in range(STEPS + 1, min(STEPS + 9, len(frames))):
+        arm_change(page, stack, "keydown")
+        page.keyboard.press("ArrowRight")
+        key_ms.append(changed_after(page))
+        page.wait_for_selector(f"{FRAME}[data-step='{step}']", timeout=10_000)
+        shown = page.evaluate(SHOWN, [FRAME, fill])
+        assert shown["queue"] == frames[step]["queue"]
+        assert shown["processing"] == frames[step]["processing"]
+
+    (output_dir / "frame_times.json").write_text(json.dumps(
+        {"slider_key_ms": key_ms, "step_click_ms": click_ms}, indent=1))
+    print(f"\nnext frame on screen after a slider key: median {statistics.median(key_ms):.1f} ms "
+          f"(max {max(key_ms):.1f}; {', '.join(f'{t:.0f}' for t in key_ms)})")
+    print(f"next frame on screen after a click on step (kernel round trip): median "
+          f"{statistics.median(click_ms):.1f} ms (max {max(click_ms):.1f})")
+    assert statistics.median(key_ms) <= 100, key_ms
