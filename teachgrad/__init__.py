@@ -23,5 +23,7 @@ from .ops import (IndexedSlices, abs, add, add_n, broadcast_to, cast, concat, co
                   where, zeros, zeros_like)
 from .graph import Graph, Session, function, get_default_graph, name_scope, placeholder
 from .tensor import SymbolicTensor, Tensor, Variable, constant, convert_to_tensor
+from . import debug, exercises
+from .debug import explain_gradient
 
 __version__ = "0.1.0"

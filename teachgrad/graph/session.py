@@ -9,6 +9,7 @@ faster than the same code eagerly.
 import numpy as np
 
 from .. import backend, nest
+from ..ops import core as op_core
 from ..tensor import SymbolicTensor
 from .graph import placeholder_p
 
@@ -51,6 +52,7 @@ class Plan:
 
     def run(self, values):
         """Run the kernels; ``values`` maps tensor ids to arrays (the feeds) and is filled in."""
+        checks = op_core.op_checks   # tg.debug checks, when on, see each node's arrays
         for forward, params, in_ids, out_ids, multiple, node, dead in self.steps:
             try:
                 out = forward(*[values[i] for i in in_ids], **params)
@@ -63,6 +65,10 @@ class Plan:
                     values[i] = o
             else:
                 values[out_ids[0]] = out
+            if checks:
+                for check in checks:
+                    check.ran_in_graph(node, [values[i] for i in in_ids],
+                                       tuple(out) if multiple else (out,))
             for i in dead:
                 values.pop(i, None)
         return values

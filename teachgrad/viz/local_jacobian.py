@@ -22,10 +22,10 @@ from ..autodiff.engine import _call_vjp
 from ..autodiff.forward import jvp_of
 from ..autodiff.tape import GradientTape
 from ..debug import hooks
-from ..debug.report import escape
 from ..ops import IndexedSlices
 from ..ops.core import Node, Op
 from ..tensor import SymbolicTensor, Tensor, constant
+from . import local_jacobian_render as render
 
 #: The largest Jacobian block drawn (rows x columns).
 MAX_ENTRIES = 2500
@@ -93,12 +93,6 @@ def _numpy(value):
     if isinstance(value, IndexedSlices):
         value = value.to_dense()
     return np.asarray(backend.to_numpy(value._value), dtype=np.float64) + 0.0   # no -0
-
-
-def _entry_names(name, shape):
-    if not shape:
-        return [name]
-    return [f"{name}[{','.join(map(str, idx))}]" for idx in np.ndindex(*shape)]
 
 
 @dataclass
@@ -224,70 +218,13 @@ class LocalJacobian:
         """The block d output / d input as an (output size, input size) numpy array."""
         return self.blocks[(output, input)].matrix
 
-    # -- showing it --------------------------------------------------------------------
-    def _names(self):
-        node = self.node
-        outs = {k: _entry_names(f"y{k}" if len(node.outputs) > 1 else "y",
-                                tuple(node.outputs[k].shape)) for k in self.outputs}
-        ins = {i: _entry_names(f"x{i}", tuple(node.inputs[i].shape)) for i in self.inputs}
-        return outs, ins
-
     def __str__(self):
-        outs, ins = self._names()
-        lines = [f"Local Jacobian of {self.node.name} ({self.node.op.name})"
-                 + ("" if self.agree else "  [VJP and JVP disagree!]")]
-        for (k, i), block in self.blocks.items():
-            width = max(9, *(len(n) for n in ins[i]))
-            lines.append(f"d {outs[k][0].split('[')[0]} / d x{i}:")
-            lines.append(" " * 12 + "".join(f"{n:>{width}}" for n in ins[i])
-                         + f"{'u':>{width}}{'J t':>{width}}")
-            for r, name in enumerate(outs[k]):
-                cells = "".join(f"{v:>{width}.4g}" for v in block.matrix[r])
-                u = self.cotangent[self.outputs.index(k)][r]
-                lines.append(f"{name:>12}{cells}{u:>{width}.4g}{self.jvp[(k, i)][r]:>{width}.4g}")
-            t = self.tangent[self.inputs.index(i)]
-            lines.append(f"{'t':>12}" + "".join(f"{v:>{width}.4g}" for v in t))
-            lines.append(f"{'u^T J':>12}" + "".join(f"{v:>{width}.4g}" for v in self.vjp[i]))
-        for i, sources in self.broadcast.items():
-            lines.append(f"x{i} was broadcast: its VJP sums the cotangents of its copies:")
-            k = self.outputs[0]
-            for entry, rows in zip(ins[i], sources):
-                lines.append(f"  {entry} <- " + " + ".join(f"u[{outs[k][r]}]" for r in rows))
-        return "\n".join(lines)
+        return render.text(self)
 
     __repr__ = __str__
 
     def _repr_html_(self):
-        outs, ins = self._names()
-        parts = [f"<div><b>Local Jacobian of {escape(self.node.name)} "
-                 f"({escape(self.node.op.name)})</b>"]
-        if not self.agree:
-            parts.append(" <span style='color:#b42318'>VJP and JVP disagree!</span>")
-        for (k, i), block in self.blocks.items():
-            top = float(np.abs(block.matrix).max(initial=0)) or 1.0
-            head = "".join(f"<th>{escape(n)}</th>" for n in ins[i])
-            rows = [f"<tr><th></th>{head}<th style='border-left:2px solid #888'>u</th>"
-                    f"<th>J t</th></tr>"]
-            for r, name in enumerate(outs[k]):
-                cells = "".join(_heat_cell(v, top) for v in block.matrix[r])
-                rows.append(f"<tr><th>{escape(name)}</th>{cells}<td style='border-left:2px "
-                            f"solid #888'>{self.cotangent[self.outputs.index(k)][r]:.4g}</td>"
-                            f"<td>{self.jvp[(k, i)][r]:.4g}</td></tr>")
-            t = self.tangent[self.inputs.index(i)]
-            rows.append("<tr style='border-top:2px solid #888'><th>t</th>"
-                        + "".join(f"<td>{v:.4g}</td>" for v in t) + "</tr>")
-            rows.append("<tr><th>u<sup>T</sup>J</th>"
-                        + "".join(f"<td>{v:.4g}</td>" for v in self.vjp[i]) + "</tr>")
-            parts.append(f"<p>d {escape(outs[k][0].split('[')[0])} / d x{i}</p>"
-                         f"<table>{''.join(rows)}</table>")
-        for i, sources in self.broadcast.items():
-            k = self.outputs[0]
-            items = "".join(f"<li>{escape(entry)} &larr; "
-                            + escape(" + ".join(f"u[{outs[k][r]}]" for r in rows)) + "</li>"
-                            for entry, rows in zip(ins[i], sources))
-            parts.append(f"<p>x{i} was broadcast: its VJP sums the cotangents of its "
-                         f"copies:</p><ul>{items}</ul>")
-        return "".join(parts) + "</div>"
+        return render.html(self)
 
 
 def _one_hot(tensor, index):
@@ -306,12 +243,3 @@ def _broadcast_sources(in_shape, out_shape):
         return None
     return [np.flatnonzero(owner == j).tolist() for j in range(int(np.prod(in_shape,
                                                                           dtype=np.int64)))]
-
-
-def _heat_cell(value, top):
-    """A table cell coloured red for positive, blue for negative, white for zero."""
-    strength = min(abs(value) / top, 1.0)
-    shade = int(255 - 155 * strength)
-    color = f"rgb(255,{shade},{shade})" if value > 0 else f"rgb({shade},{shade},255)" \
-        if value < 0 else "white"
-    return f"<td style='background:{color};text-align:right'>{value:.4g}</td>"

@@ -1,0 +1,272 @@
+"""``tg.explain_gradient``: why is this gradient None, or zero?
+
+    tg.explain_gradient(y, x, tape)        # or a graph instead of the tape
+
+answers with the paths that connect ``x`` to ``y`` and, for each path that
+carries nothing, the op where the gradient stops and why: an integer tensor,
+a ``stop_gradient``, an op without a gradient rule, a cond branch that did not
+run, a custom ``grad_fn`` that returned None, a VJP rule that gave zeros at
+these values (a dead ReLU), or, on a tape, a source it was not watching or a
+target computed while it was not recording.
+
+It finds the paths with the backward engine's own walk (``pending_counts``,
+once as the engine runs it and once through integer tensors as well), and it
+learns what each VJP rule returns by running the engine itself with an
+observer, on a copy of nothing: the tape's record is read, not changed, and
+nodes added to a graph are taken away again.
+"""
+import collections
+
+import numpy as np
+
+from ..autodiff.engine import pending_counts
+from ..tensor import SymbolicTensor
+from . import views
+from .engine_run import EngineRun
+from .explanation import Cause, GradientExplanation, Path
+
+#: Paths listed in a report (all of them are counted).
+MAX_PATHS = 12
+
+
+def explain_gradient(target, source, tape_or_graph=None, *, stop_gradients=None,
+                     feed_dict=None):
+    """Explain why the gradient of ``target`` with respect to ``source`` is what it is.
+
+    Args:
+      target: the tensor differentiated (summed if not a scalar).
+      source: the tensor or Variable it is differentiated with respect to.
+      tape_or_graph: the ``GradientTape`` that recorded the target (persistent,
+        or not yet used), or the ``Graph`` holding it. By default the graph of a
+        graph tensor, or the innermost tape recording now.
+      stop_gradients: graphs only: the ``stop_gradients=`` you pass to tg.gradients.
+      feed_dict: graphs only: values for the placeholders, to compute the
+        gradient's value and which branch each cond takes.
+
+    Returns:
+      A ``GradientExplanation``: shown as text in a terminal and as HTML in a
+      notebook; ``.status``, ``.causes`` (``.kinds``), ``.paths`` for tests.
+    """
+    view = views.resolve(target, source, tape_or_graph, stop_gradients)
+    names = (source.name or "source", target.name or "target")
+    problems = [Cause(kind, message, fix) for kind, message, fix in view.problems]
+    walk_ids = {s._id for s in view.walk_sources}
+    if target._id in walk_ids or target is source:
+        return GradientExplanation(
+            view.mode, *names, "nonzero", None,
+            "the target is the source itself: its gradient is ones (the identity).")
+    if not view.walk_sources:
+        return _finish(view, names, problems, [], 0, None, source)
+
+    _, pending = pending_counts([target], view.walk_sources, view.producer_all,
+                                every_dtype=True)
+    engine_parents, _ = pending_counts([target], view.walk_sources, view.producer)
+    between = list(pending)
+    run = EngineRun(view, target, engine_parents, feed_dict)
+    paths, count = _paths(between, target, walk_ids, view.producer_all)
+    listed = [_judge_path(steps, run) for steps in paths]
+
+    causes = list(problems)
+    for kind, message in _dtype_problems(target, source, names):
+        causes.append(Cause("integer", message, "Differentiate float tensors: integers and "
+                                                "bools are constants to autodiff."))
+    if not between and not problems:
+        causes += _no_path_causes(view, target, source, names)
+    for path in listed:
+        for cause in (path.blocked, path.condition):
+            if cause is not None and all(not _same(cause, c) for c in causes):
+                causes.append(cause)
+    return _finish(view, names, causes, listed, count, run, source)
+
+
+def _same(a, b):
+    return a.kind == b.kind and a.node is b.node and a.input_index == b.input_index
+
+
+def _dtype_problems(target, source, names):
+    for tensor, name in ((target, names[1]), (source, names[0])):
+        if tensor.dtype.kind != "f":
+            yield "integer", (f"{name} is a {tensor.dtype} tensor: integers and bools carry "
+                              f"no gradient")
+
+
+# -- the paths -------------------------------------------------------------------------
+def _paths(between, target, walk_ids, producer):
+    """Up to MAX_PATHS chains of (node, input index) from a source to the target, and
+    how many there are in all."""
+    inside = set(between)
+    consumers = collections.defaultdict(list)
+    starts = []
+    for node in between:
+        for i, x in enumerate(node.inputs):
+            if x._id in walk_ids:
+                starts.append((node, i))
+            elif producer(x._id) in inside:
+                consumers[x._id].append((node, i))
+    end = producer(target._id)
+    # How many chains lead from each node to the target, consumers before producers
+    # (a node is always made after the nodes it reads, so by decreasing id). No
+    # recursion: a loop unrolled on a tape can make chains thousands of ops long.
+    counts = {}
+    for node in sorted(between, key=lambda n: n.id, reverse=True):
+        counts[node] = (node is end) + sum(counts.get(c, 0) for out in node.outputs
+                                           for c, _ in consumers.get(out._id, ()))
+    total = sum(counts[node] for node, _ in starts)
+
+    found, stack = [], [[step] for step in reversed(starts)]
+    while stack and len(found) < MAX_PATHS:
+        chain = stack.pop()
+        node = chain[-1][0]
+        if node is end:
+            found.append(tuple(chain))
+        nexts = [step for out in node.outputs for step in consumers.get(out._id, ())]
+        stack.extend(chain + [step] for step in reversed(nexts))
+    return found, total
+
+
+def _judge_path(steps, run):
+    """The Path, with where its gradient stops (the block nearest the target)."""
+    condition = None
+    for node, i in reversed(steps):
+        cause = run.edge_cause(node, i)
+        if cause is None:
+            continue
+        if cause.conditional:
+            condition = condition or cause
+            continue
+        return Path(steps, blocked=cause, condition=condition)
+    return Path(steps, condition=condition)
+
+
+# -- when no path exists ------------------------------------------------------------
+def _upstream(target, producer):
+    """Every recorded node the target depends on (for context only, not for paths)."""
+    seen, walk = {}, collections.deque([producer(target._id)])
+    while walk:
+        node = walk.popleft()
+        if node is None or node in seen:
+            continue
+        seen[node] = None
+        walk.extend(producer(x._id) for x in node.inputs)
+    return list(seen)
+
+
+def _no_path_causes(view, target, source, names):
+    source_name, target_name = names
+    causes = []
+    if view.mode == "tape" and view.producer(target._id) is None:
+        moment = views.when_made(view.tape, target._id)
+        if moment != "recording":
+            text, fix = views.WHEN_MADE[moment]
+            return [Cause("not_recording", f"{target_name} {text}", fix)]
+        causes.append(Cause("no_record", f"no op the tape recorded made {target_name}: it was "
+                            f"computed from tensors the tape was not watching",
+                            "Watch the source (tape.watch) and compute the target from it "
+                            "inside the tape's block."))
+        causes += _tape_hints(view, source)
+    for node in _upstream(target, view.producer_all):
+        branch = node.context
+        if getattr(branch, "taken", None) is not None:
+            causes.append(Cause("cond_branch_not_taken", f"{target_name} was computed through "
+                                f"cond '{branch.name}', which ran {branch.taken}: the branch "
+                                f"that did not run left nothing on the tape, so if only it "
+                                f"reads {source_name}, there is no path", "", node,
+                                certain=False))
+            break
+    if not causes or all(not c.certain for c in causes):
+        causes.insert(0, Cause("no_path", f"no path connects {source_name} to {target_name}: "
+                               f"{target_name} does not depend on {source_name}"
+                               + (" in anything the tape recorded" if view.mode == "tape"
+                                  else ""), ""))
+    return causes
+
+
+def _tape_hints(view, source):
+    tape, hints = view.tape, []
+    walk_ids = {s._id for s in view.walk_sources}
+    for node in dict.fromkeys(tape._dropped.values()):
+        if any(x._id in walk_ids or view.producer(x._id) is not None for x in node.inputs):
+            hints.append(Cause("integer", f"{node.name} ({node.op.name}) made an "
+                               f"{node.outputs[0].dtype} tensor from watched tensors; "
+                               f"integers carry no gradient, so a target computed from it "
+                               f"is cut off there", "Keep the computation in floats.", node,
+                               certain=False))
+    if len(tape._spans) > 1:
+        hints.append(Cause("not_recording", "the tape stopped recording for a while "
+                           "(stop_recording()); values computed then have no record, so a "
+                           "target computed from one of them is cut off",
+                           "Move that computation out of the stop_recording() block.",
+                           certain=False))
+    return hints
+
+
+# -- the verdict ----------------------------------------------------------------------
+def _finish(view, names, causes, paths, count, run, source):
+    source_name, target_name = names
+    gradient = None if run is None else run.gradient
+    error = None if run is None else run.error
+    live = [p for p in paths if p.blocked is None]
+    if run is not None and run.raises is not None:
+        node = run.raises
+        status, error = "error", (f"LookupError: No gradient defined for operation "
+                                  f"'{node.name}' (op type: {node.op.name})")
+        summary = f"the gradient call raises LookupError at {node.name}, which has no rule."
+        causes = sorted(causes, key=lambda c: c.kind != "no_gradient_rule")
+    elif error is not None:
+        status, summary = "error", "a VJP rule raised an error during the backward pass."
+    elif run is not None and not run.ran:   # a graph with control flow: the paths only
+        if live:
+            status, summary = "symbolic", ("a gradient tensor exists; its value is known when "
+                                           "the graph runs.")
+        elif paths and all(p.blocked.kind == "cond_branch_not_taken" for p in paths):
+            status = "zero"    # an If node's gradient gives zeros to an untaken branch's inputs
+            summary = ("the gradient is zero: only the branch of the cond that does not run "
+                       "reads the source.")
+        else:
+            status, summary = "none", _none_summary(causes, paths, count, names)
+    elif gradient is None:
+        status, summary = "none", _none_summary(causes, paths, count, names)
+    elif isinstance(gradient, SymbolicTensor):
+        status = "symbolic"
+        summary = "a gradient tensor exists; pass feed_dict= to compute its value."
+        if any(c.kind == "cond_branch_not_taken" for c in causes):
+            summary = ("a gradient tensor exists, but it is zero whenever a cond runs the "
+                       "branch that does not read the source.")
+    else:
+        value = gradient if isinstance(gradient, np.ndarray) else gradient.numpy()
+        if np.any(value != 0):
+            status = "nonzero"
+            summary = f"the gradient is nonzero: it flows along {len(live)} of {count} path(s)."
+        else:
+            status = "zero"
+            zeroed = [c for c in causes if c.kind in ("zeroed", "cond_branch_not_taken")]
+            if zeroed:
+                node = zeroed[0].node
+                summary = f"the gradient is zero: {node.name} ({node.op.name}) turns it into zeros."
+            else:
+                causes = causes + [Cause("cancelled", "the gradients arriving along the paths "
+                                         "add up to zero at these values: they cancel, or "
+                                         "they are too small for the dtype and round to zero "
+                                         "(a vanishing gradient)")]
+                summary = "the gradient is zero: the contributions of the paths cancel."
+    with_zero = ""
+    if status == "none":
+        with_zero = (f'With unconnected_gradients="zero" the gradient would be zeros of shape '
+                     f'{tuple(source.shape)} and dtype {source.dtype} instead of None.')
+    elif status != "error":
+        with_zero = ('unconnected_gradients="zero" changes nothing here: the source is '
+                     'connected.')
+    return GradientExplanation(view.mode, source_name, target_name, status, gradient, summary,
+                               causes, paths, count, with_zero, error)
+
+
+def _none_summary(causes, paths, count, names):
+    source_name, target_name = names
+    if any(c.kind == "not_watched" for c in causes):
+        return "the gradient is None: the tape was not watching the source."
+    if any(c.kind == "not_recording" and c.certain for c in causes):
+        return "the gradient is None: the target was computed while the tape was not recording."
+    if not paths:
+        return f"the gradient is None: no path connects {source_name} to {target_name}."
+    which = "the path" if count == 1 else "every path"
+    return f"the gradient is None: {which} from {source_name} to {target_name} is blocked."

@@ -1,0 +1,160 @@
+"""What every ``tg.debug`` check shares: switching a check on, and where ops came from.
+
+A check is an object on the list ``core.op_checks``. While it is there,
+
+* ``bind`` calls ``check.ran(node)`` after each eager op has computed its outputs,
+* ``bind`` calls ``check.built(node)`` when an op is added to a graph,
+* a ``Session`` calls ``check.ran_in_graph(node, inputs, outputs)`` with the
+  arrays of each graph node it runs.
+
+When the list is empty none of this happens: the cost of a check that is off
+is one list test per op. A check also notes, on each node, the line of user
+code that made it (``source_of(node)``) and, for an op made by a VJP rule
+during a backward pass, the forward node whose rule it was (``node.grad_of``).
+"""
+import contextlib
+import linecache
+import os
+import sys
+import sysconfig
+from dataclasses import dataclass
+from typing import Optional
+
+from ..autodiff import events
+from ..ops import core
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# Frames in Python's own library and installed packages are never "user code".
+_LIBRARY_DIRS = tuple(sorted({sysconfig.get_paths()[k] + os.sep for k in ("stdlib", "purelib",
+                                                                          "platlib")}))
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    """A line of user code: the first frame outside teachgrad when an op was made,
+    and, when that line is inside a function of yours, the line that called it."""
+    filename: str
+    lineno: int
+    function: str
+    caller: Optional["SourceLine"] = None
+
+    @property
+    def code(self):
+        """The text of the line (empty when the file cannot be read)."""
+        return linecache.getline(self.filename, self.lineno).strip()
+
+    def __str__(self):
+        where = f"{self.filename}:{self.lineno} in {self.function}"
+        text = f"{where}: {self.code}" if self.code else where
+        return f"{text} (called from {self.caller})" if self.caller is not None else text
+
+
+def _outside(frame, directories):
+    while frame is not None and frame.f_code.co_filename.startswith(directories):
+        frame = frame.f_back
+    return frame
+
+
+def capture_source():
+    """Where user code is now: the innermost frame whose file is not part of teachgrad
+    (and the user frame that called it, unless it is a module's top level)."""
+    frame = _outside(sys._getframe(1), _PACKAGE_DIR)
+    if frame is None:
+        return None
+    caller = None
+    if frame.f_code.co_name != "<module>":
+        outer = _outside(frame.f_back, (_PACKAGE_DIR,) + _LIBRARY_DIRS)
+        if outer is not None:
+            caller = SourceLine(outer.f_code.co_filename, outer.f_lineno, outer.f_code.co_name)
+    return SourceLine(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name, caller)
+
+
+def source_of(node):
+    """The ``SourceLine`` where ``node``'s op was made, if a tg.debug check was on then."""
+    return getattr(node, "source", None)
+
+
+def describe(node):
+    """``name (op)``, and where it was made when known: one line for messages."""
+    text = f"{node.name} ({node.op.name})"
+    source = source_of(node)
+    return f"{text}, made at {source}" if source is not None else text
+
+
+def note(node):
+    """Record on ``node`` where it was made and, in a backward pass, for which forward node."""
+    if getattr(node, "source", None) is None:
+        node.source = capture_source()
+    if node.grad_of is None and core.gradient_of is not None:
+        node.grad_of = core.gradient_of
+
+
+class Check:
+    """Base of the tg.debug checks. Subclasses override ``check_eager`` and
+    ``check_graph_run``; this class keeps the notes on each node."""
+
+    def ran(self, node):
+        note(node)
+        self.check_eager(node)
+
+    def built(self, node):
+        note(node)
+
+    def ran_in_graph(self, node, inputs, outputs):
+        self.check_graph_run(node, inputs, outputs)
+
+    def check_eager(self, node):
+        """``node`` has just run eagerly: its inputs and outputs hold values."""
+
+    def check_graph_run(self, node, inputs, outputs):
+        """A Session has just run graph ``node`` on the arrays ``inputs``."""
+
+
+@contextlib.contextmanager
+def installed(check):
+    """Put ``check`` on the list of op checks for the duration of the block."""
+    core.op_checks.append(check)
+    try:
+        yield check
+    finally:
+        core.op_checks.remove(check)
+
+
+class SourceRecorder(Check):
+    """The check that only takes notes: where each op was made."""
+
+
+@contextlib.contextmanager
+def record_sources():
+    """Note the user source line of every op made in the block.
+
+    ``tg.explain_gradient`` and the visualizers then show where each op came
+    from. (``check_numerics`` and ``verify_gradients`` take the same notes.)
+    """
+    with installed(SourceRecorder()):
+        yield
+
+
+@contextlib.contextmanager
+def unobserved():
+    """Run a check's own computations unseen by anything the user set up.
+
+    No op checks, tapes, accumulators, graphs being built, variable watchers or
+    event recorders see the block, and it counts as no backward pass: so a
+    check never checks itself, records on the user's tapes, or adds nodes to
+    the user's graph.
+    """
+    saved = (core.op_checks[:], core.default_graphs[:], core.variable_watchers[:],
+             events._recorders[:])
+    lists = (core.op_checks, core.default_graphs, core.variable_watchers, events._recorders)
+    outer_grad_of, outer_context = core.gradient_of, core.control_context
+    for each in lists:
+        each[:] = []
+    core.gradient_of = core.control_context = None
+    try:
+        with core.recorders_entered_before(-1):
+            yield
+    finally:
+        for each, items in zip(lists, saved):
+            each[:] = items
+        core.gradient_of, core.control_context = outer_grad_of, outer_context

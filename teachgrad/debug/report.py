@@ -1,0 +1,21 @@
+"""Small HTML helpers for the notebook views of the tg.debug reports."""
+import html
+
+
+def escape(value):
+    """``value`` as text that is safe inside HTML."""
+    return html.escape(str(value), quote=True)
+
+
+def html_table(headers, rows, cell_style=None):
+    """A plain HTML table; ``cell_style(row, column)`` may return a CSS style for a cell."""
+    head = "".join(f"<th style='text-align:left'>{escape(h)}</th>" for h in headers)
+    body = []
+    for r, row in enumerate(rows):
+        cells = []
+        for c, value in enumerate(row):
+            style = cell_style(r, c) if cell_style else None
+            attr = f" style='{escape(style)}'" if style else ""
+            cells.append(f"<td{attr}>{escape(value)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"

@@ -1,0 +1,60 @@
+"""What the exercise checker says back: right, or exactly what is wrong."""
+from dataclasses import dataclass
+from typing import Optional
+
+from ..debug.report import escape
+
+#: The verdicts, in the order they are checked.
+VERDICTS = {
+    "right": "the rule is right",
+    "raised": "the rule raised an exception",
+    "wrong_count": "the rule returned the wrong number of results",
+    "returned_none": "the rule returned None where there is a gradient",
+    "wrong_shape": "the rule's result has the wrong shape",
+    "wrong_value": "the rule's result is wrong at some entry",
+    "not_differentiable_again": "the rule is right, but cannot be differentiated again",
+}
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """The verdict on a student's rule.
+
+    ``bool(feedback)`` is True when the rule is right. In a notebook it shows as
+    a green or red box; ``str`` gives the same text.
+
+    Attributes:
+      verdict: a key of ``VERDICTS``.
+      message: what is wrong and what to do, in words.
+      input_index: which input's rule (VJP) or which input's tangent (JVP).
+      entry: the first wrong entry (of the input for a VJP, of the output for a JVP).
+      got, expected: the rule's value and the right value at that entry.
+    """
+    verdict: str
+    message: str
+    input_index: Optional[int] = None
+    entry: Optional[tuple] = None
+    got: Optional[float] = None
+    expected: Optional[float] = None
+
+    @property
+    def ok(self):
+        return self.verdict == "right"
+
+    def __bool__(self):
+        return self.ok
+
+    def __str__(self):
+        return ("Right! " if self.ok else "Not yet: ") + self.message
+
+    __repr__ = __str__
+
+    def _repr_html_(self):
+        color, mark = ("#1a7f37", "&#10004;") if self.ok else ("#b42318", "&#10008;")
+        return (f"<div style='border-left:4px solid {color};padding:4px 8px'>"
+                f"<span style='color:{color}'>{mark}</span> {escape(str(self))}</div>")
+
+    def assert_right(self):
+        """Raise AssertionError with the message unless the rule is right (for tests)."""
+        if not self.ok:
+            raise AssertionError(str(self))

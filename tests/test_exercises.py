@@ -1,0 +1,135 @@
+"""tg.exercises: a student's VJP/JVP rule gets right, or what exactly is wrong."""
+import numpy as np
+import pytest
+
+import teachgrad as tg
+from teachgrad import exercises as ex
+from teachgrad.ops.grad_util import unbroadcast
+
+POINT = [0.3, 1.2, -2.0]
+
+
+def test_a_right_rule():
+    feedback = ex.check_vjp(tg.sin, lambda g, ans, x: g * tg.cos(x), POINT)
+    assert feedback and feedback.verdict == "right"
+    assert str(feedback).startswith("Right!")
+    assert "&#10004;" in feedback._repr_html_()
+    feedback.assert_right()
+
+
+def test_wrong_at_which_entry():
+    feedback = ex.check_vjp(tg.sin, lambda g, ans, x: g * tg.sin(x), POINT)
+    assert not feedback and feedback.verdict == "wrong_value"
+    assert feedback.input_index == 0 and feedback.entry == (0,)
+    assert feedback.got == pytest.approx(feedback.expected * np.tan(0.3))
+    with pytest.raises(AssertionError, match="wrong at input entry"):
+        feedback.assert_right()
+
+
+def test_wrong_only_at_one_entry_is_pointed_at():
+    def rule(g, ans, x):   # right except where x is negative
+        return g * tg.where(x > 0, tg.cos(x), 0.0)
+    feedback = ex.check_vjp(tg.sin, rule, POINT)
+    assert feedback.verdict == "wrong_value" and feedback.entry == (2,)
+    assert "1 of 3 entries differ" in feedback.message
+
+
+def test_hints_for_common_slips():
+    flipped = ex.check_vjp(tg.sin, lambda g, ans, x: -g * tg.cos(x), POINT)
+    assert "sign is flipped" in flipped.message
+    no_g = ex.check_vjp(tg.sin, lambda g, ans, x: tg.cos(x), POINT)
+    assert "multiply by g" in no_g.message
+    doubled = ex.check_vjp(tg.exp, lambda g, ans, x: 2 * g * ans, [0.5, -1.0])
+    assert "factor of 2" in doubled.message
+
+
+def test_wrong_shape_explains_the_broadcasting():
+    multiply = ex.get("multiply")       # x (3, 1) times y (4,)
+    feedback = multiply.check_vjp(lambda g, ans, x, y: unbroadcast(g * y, x),
+                                  lambda g, ans, x, y: g * x)
+    assert feedback.verdict == "wrong_shape" and feedback.input_index == 1
+    assert "shape (3, 4)" in feedback.message and "shape (4,)" in feedback.message
+    assert "used 3 times" in feedback.message and "sum g over axis 0" in feedback.message
+    x_side = multiply.check_vjp(lambda g, ans, x, y: g * y, lambda g, ans, x, y: g)
+    assert x_side.input_index == 0 and "keepdims=True" in x_side.message
+    right = multiply.check_vjp(lambda g, ans, x, y: tg.sum(g * y, axis=1, keepdims=True),
+                               lambda g, ans, x, y: tg.sum(g * x, axis=0))
+    assert right.verdict == "right"
+
+
+def test_not_differentiable_again_when_written_with_numpy():
+    with_numpy = ex.check_vjp(tg.sin, lambda g, ans, x: g * np.cos(x), POINT)
+    assert with_numpy.verdict == "not_differentiable_again"
+    assert "tg.cos, not np.cos" in with_numpy.message
+    raw_array = ex.check_vjp(tg.sin, lambda g, ans, x: np.asarray(g) * np.cos(x), POINT)
+    assert raw_array.verdict == "not_differentiable_again"
+    assert "numpy array" in raw_array.message
+    g_detached = ex.check_vjp(tg.sin, lambda g, ans, x: tg.constant(g.numpy()) * tg.cos(x),
+                              POINT)
+    assert g_detached.verdict == "not_differentiable_again" and "with g" in g_detached.message
+
+
+def test_a_rule_that_raises_or_miscounts():
+    raised = ex.check_vjp(tg.sin, lambda g, ans, x: g.no_such_thing, POINT)
+    assert raised.verdict == "raised" and "AttributeError" in raised.message
+    count = ex.check_vjp(tg.multiply, lambda g, ans, x, y: g * y, [[1.0, 2.0], [3.0, 4.0]])
+    assert count.verdict == "wrong_count" and "2 rules" in count.message
+
+
+def test_none_where_there_is_a_gradient():
+    feedback = ex.check_vjp(tg.multiply, [lambda g, ans, x, y: g * y, lambda g, ans, x, y: None],
+                            [[1.0, 2.0], [3.0, 4.0]])
+    assert feedback.verdict == "returned_none" and feedback.input_index == 1
+    only_x = ex.check_vjp(lambda x, y: x * 2.0 + 0 * y,
+                          [lambda g, ans, x, y: 2 * g, None], [[1.0, 2.0], [3.0, 4.0]])
+    assert only_x.verdict == "right"
+
+
+def test_jvp_rules():
+    assert ex.check_jvp(tg.exp, lambda x_dot, ans, x: x_dot * ans, [0.5, 1.0]).ok
+    no_tangent = ex.check_jvp(tg.exp, lambda x_dot, ans, x: ans, [0.5, 1.0])
+    assert no_tangent.verdict == "wrong_value" and "multiply by x_dot" in no_tangent.message
+    multiply = ex.get("multiply")
+    unbroadcast_tangent = multiply.check_jvp(lambda t, ans, x, y: t * y,
+                                             lambda t, ans, x, y: t)
+    assert unbroadcast_tangent.verdict == "wrong_shape"
+    assert "tg.broadcast_to" in unbroadcast_tangent.message
+    assert multiply.check_jvp(lambda t, ans, x, y: t * y, lambda t, ans, x, y: x * t).ok
+    numpy_jvp = ex.check_jvp(tg.sin, lambda t, ans, x: t * np.cos(x), POINT)
+    assert numpy_jvp.verdict == "not_differentiable_again"
+
+
+RIGHT_VJPS = {
+    "sin": [lambda g, ans, x: g * tg.cos(x)],
+    "exp": [lambda g, ans, x: g * ans],
+    "log": [lambda g, ans, x: g / x],
+    "tanh": [lambda g, ans, x: g * (1 - ans * ans)],
+    "sigmoid": [lambda g, ans, x: g * ans * (1 - ans)],
+    "multiply": [lambda g, ans, x, y: unbroadcast(g * y, x),
+                 lambda g, ans, x, y: unbroadcast(g * x, y)],
+    "divide": [lambda g, ans, x, y: unbroadcast(g / y, x),
+               lambda g, ans, x, y: unbroadcast(-g * ans / y, y)],
+    "matmul": [lambda g, ans, a, b: g @ tg.transpose(b),
+               lambda g, ans, a, b: tg.transpose(a) @ g],
+    "sum_rows": [lambda g, ans, x: tg.broadcast_to(tg.expand_dims(g, 1), x.shape)],
+}
+
+
+@pytest.mark.parametrize("name", ex.names())
+def test_every_catalogue_exercise_can_be_solved(name):
+    exercise = ex.get(name)
+    assert exercise.check_vjp(*RIGHT_VJPS[name]).ok
+    wrong = [lambda *args, rule=rule: 1.5 * rule(*args) for rule in RIGHT_VJPS[name]]
+    assert exercise.check_vjp(*wrong).verdict == "wrong_value"
+
+
+def test_unknown_exercise():
+    with pytest.raises(ValueError, match="No exercise called 'cosh'"):
+        ex.get("cosh")
+
+
+def test_a_matrix_input_is_one_input():
+    rule = lambda g, ans, x: tg.broadcast_to(tg.expand_dims(g, 1), x.shape)   # noqa: E731
+    assert ex.check_vjp(lambda x: tg.sum(x, axis=1), rule, [[1.0, 2.0], [3.0, 4.0]]).ok
+    assert ex.check_vjp(tg.sum, lambda g, ans, x: tg.broadcast_to(g, x.shape),
+                        [[1.0, 2.0], [3.0, 4.0]]).ok
