@@ -3,7 +3,8 @@
 Every name in the DOT text is chosen here, never taken from the model: op nodes
 are ``n0, n1, ...`` in creation order (``Node.id`` is a global counter, so only
 the order is kept), tensors drawn on their own are ``t0, t1, ...`` in the order
-they are first met, folded name scopes ``s0, s1, ...`` and clusters
+they are first met, folded name scopes ``s0, s1, ...``, forward values shown
+again beside the gradient nodes that read them ``r0, r1, ...``, and clusters
 ``cluster_0, ...`` in the order they are written. The same program therefore
 always gives the same DOT text, whatever ran before it. Model text (op names,
 tensor names, scopes) only ever appears inside escaped labels.
@@ -14,7 +15,8 @@ The parts of a drawing:
   (``collapse``), one node each;
 * **gradient nodes** (made by a VJP rule: ``node.grad_of`` is the forward node)
   are drawn apart from the forward nodes, each filled with the colour of its
-  forward node;
+  forward node; a forward value a VJP rule reads appears again, as a dashed
+  ellipse, on the gradient side (see ``Writer._forward_read``);
 * **function bodies**: a node whose params hold an object with a ``.graph`` (a
   ``tg.function`` call, a While or If node) is drawn with that graph inside a
   cluster named after the param.
@@ -22,16 +24,14 @@ The parts of a drawing:
 from dataclasses import dataclass
 from typing import FrozenSet, Optional, Union
 
-from ..graph.graph import Graph
 from . import labels
 from .escape import attributes, quoted
-
-# ColorBrewer "Set3": light enough for black text, distinct enough to match by eye.
-PALETTE = ("#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462",
-           "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f")
+from .layout import Layout, bodies
 
 HEADER = [
-    'graph [fontname="Helvetica" fontsize="10" newrank="true" compound="true"]',
+    # nslimit caps dot's network-simplex passes that place nodes sideways: without it a
+    # graph with many long edges can take minutes; small graphs finish well under it.
+    'graph [fontname="Helvetica" fontsize="10" newrank="true" nslimit="5"]',
     'node [shape="box" style="rounded,filled" fillcolor="white" fontname="Helvetica" '
     'fontsize="11" margin="0.12,0.04"]',
     'edge [fontname="Helvetica" fontsize="9" arrowsize="0.7" color="#555555"]',
@@ -57,22 +57,6 @@ class Options:
     title: Optional[str] = None
 
 
-class _Cluster:
-    """A cluster being laid out: its kind, label, and items (nodes or clusters) in order."""
-
-    def __init__(self, kind, label):
-        self.kind, self.label = kind, label
-        self.items = []      # ("node", Node) | ("group", _Group) | ("cluster", _Cluster)
-        self.children = {}   # key -> _Cluster
-
-
-class _Group:
-    """A name scope folded into one node."""
-
-    def __init__(self, name, scope):
-        self.name, self.scope, self.members = name, scope, []
-
-
 class Writer:
     """Turns a Scene into DOT lines, keeping which DOT name draws which Node or tensor."""
 
@@ -80,17 +64,16 @@ class Writer:
         self.options = options
         self.node_names = {}      # Node -> DOT name (its first drawing)
         self.tensor_names = {}    # tensor id -> DOT name of the tensor drawn on its own
-        self._counters = {"n": 0, "t": 0, "s": 0, "cluster_": 0}
+        self._counters = {"n": 0, "t": 0, "s": 0, "r": 0, "cluster_": 0}
         self._lines = []
         self._leaves = []         # tensor statements, written at the top level
         self._edges = []
         self._marks = {}          # id(Node or tensor) -> extra attributes
-        self._scopes_seen = set()
-        self._collapse_used = set()
         self._dot_nodes = 0
         self._depth = 0           # cluster nesting, for indenting the DOT text
-        self._gradient_side = set()   # id(Node) of gradient nodes drawn apart
-        self._colour_of = {}      # id(forward Node) -> its colour
+        self._layout = Layout(options.scopes, options.side_by_side, options.collapse,
+                              self._new)
+        self._reads = {}          # tensor id -> DOT name of its copy on the gradient side
 
     def write(self, scene):
         """The DOT body lines (statements only; ``digraph { }`` is added by graphviz)."""
@@ -119,69 +102,13 @@ class Writer:
         ``expanding`` holds the graphs whose bodies are being drawn around this
         one, so that a graph is never drawn inside itself.
         """
-        colours = self._colours(nodes) if self.options.side_by_side else {}
+        colours = self._layout.colours(nodes)
         names = {}
-        root = self._layout(nodes, names, colours)
+        root = self._layout.place(nodes, names)
         for node in nodes:
             self.node_names.setdefault(node, names[id(node)])
         self._emit(root, names, colours, expanding)
-        self._block_edges(nodes, names)
-
-    def _layout(self, nodes, names, colours):
-        """Place each node in its cluster (side: forward or gradients, then its name
-        scopes) and give it its DOT name; a folded scope's nodes share one node."""
-        root = _Cluster("root", None)
-        gradient_scopes = _gradient_scopes(nodes) if colours else set()
-        groups = {}
-        for node in nodes:
-            scope = _scope_of(node) if self.options.scopes else ()
-            self._scopes_seen.update(scope[:i] for i in range(1, len(scope) + 1))
-            path = []
-            if gradient_scopes:
-                side = _side(node, gradient_scopes)
-                if side == "gradients":
-                    self._gradient_side.add(id(node))
-                if side == "forward" or not scope:
-                    path.append(("side", side))
-            fold = self._fold_point(scope)
-            if fold is None:
-                names[id(node)] = self._new("n")
-                path += [("scope", part) for part in scope]
-                self._cluster_at(root, path).items.append(("node", node))
-                continue
-            path += [("scope", part) for part in fold[:-1]]
-            key = (tuple(path), fold)
-            group = groups.get(key)
-            if group is None:
-                group = groups[key] = _Group(self._new("s"), fold)
-                self._cluster_at(root, path).items.append(("group", group))
-                self._dot_nodes += 1
-            group.members.append(node)
-            names[id(node)] = group.name
-        return root
-
-    def _cluster_at(self, root, path):
-        cluster = root
-        for kind, name in path:
-            child = cluster.children.get((kind, name))
-            if child is None:
-                child = cluster.children[(kind, name)] = _Cluster(kind, name)
-                cluster.items.append(("cluster", child))
-            cluster = child
-        return cluster
-
-    def _fold_point(self, scope):
-        """The shortest prefix of ``scope`` that ``collapse`` folds, or None."""
-        collapse = self.options.collapse
-        if not collapse or not scope:
-            return None
-        if isinstance(collapse, int):
-            return scope[:collapse] if len(scope) >= collapse else None
-        for i in range(1, len(scope) + 1):
-            if scope[:i] in collapse:
-                self._collapse_used.add(scope[:i])
-                return scope[:i]
-        return None
+        self._block_edges(nodes, names, colours)
 
     def _emit(self, cluster, names, colours, expanding):
         for kind, item in cluster.items:
@@ -196,6 +123,7 @@ class Writer:
                          "fillcolor": fills.pop() if len(fills) == 1 and None not in fills
                          else None}
                 self._line(f"{item.name} {attributes(attrs)}")
+                self._dot_nodes += 1
             else:
                 self._op(item, names, colours, expanding)
 
@@ -205,14 +133,14 @@ class Writer:
         attrs.update(self._marks.get(id(node), {}))
         statement = f"{names[id(node)]} {attributes(attrs)}"
         self._dot_nodes += 1
-        bodies = _bodies(node) if self.options.expand_functions else []
-        bodies = [(param, graph) for param, graph in bodies if graph not in expanding]
-        if not bodies:
+        inside = bodies(node) if self.options.expand_functions else []
+        inside = [(param, graph) for param, graph in inside if graph not in expanding]
+        if not inside:
             self._line(statement)
             return
         self._open_cluster("call", None)   # the node and its graphs, kept together
         self._line(statement)
-        for param, graph in bodies:
+        for param, graph in inside:
             name = getattr(graph, "name", None)
             self._open_cluster("body", f"{param}: {name}" if name else param)
             self._block(graph.get_operations(), expanding + (graph,))
@@ -235,20 +163,24 @@ class Writer:
         self._lines.append("\t" * self._depth + statement)
 
     # -- edges and tensors drawn on their own -----------------------------------
-    def _block_edges(self, nodes, names):
+    def _block_edges(self, nodes, names, colours):
         made_by = {t._id: node for node in nodes for t in node.outputs}
+        gradient_side = self._layout.gradient_side
         seen = set()
         for node in nodes:
             head = names[id(node)]
             for x in node.inputs:
                 producer = made_by.get(x._id)
+                label, attrs = None, {}
                 if producer is None:
-                    tail, label = self._leaf(x), None
+                    tail = self._leaf(x)
+                elif id(node) in gradient_side and id(producer) not in gradient_side:
+                    tail = self._forward_read(producer, x, colours)
+                    attrs = {"style": "dashed", "color": "#888888"}
                 else:
-                    tail, label = names[id(producer)], None
+                    tail = names[id(producer)]
                     if len(producer.outputs) > 1:   # which output: ":1" as in "split:1"
-                        label = ":%d" % next(i for i, out in enumerate(producer.outputs)
-                                             if out is x)
+                        label = ":%d" % _output_index(producer, x)
                 if tail == head:
                     continue            # both ends folded into the same scope
                 if tail.startswith("s") or head.startswith("s"):
@@ -256,12 +188,31 @@ class Writer:
                         continue        # one edge between a folded scope and the rest
                     seen.add((tail, head))
                     label = None
-                attrs = {"label": label}
-                if id(node) in self._gradient_side and id(producer) not in self._gradient_side:
-                    # A forward value a VJP rule reads: drawn, but not allowed to push the
-                    # gradient nodes below the forward ones, so the two sit side by side.
-                    attrs.update(constraint="false", style="dashed", color="#b0b0b0")
-                self._edges.append(f"{tail} -> {head} {attributes(attrs)}".rstrip())
+                self._edges.append(f"{tail} -> {head} {attributes(dict(attrs, label=label))}"
+                                   .rstrip())
+
+    def _forward_read(self, producer, tensor, colours):
+        """The node standing for a forward value that a gradient node reads.
+
+        An edge from the forward side to each gradient node that reads a forward
+        value (most VJP rules read their op's inputs or output) would cross the
+        whole picture, hundreds of times in a big graph: unreadable, and it makes
+        dot's layout take minutes. Instead the value appears once more on the
+        gradient side, as a small dashed ellipse ``r0, r1, ...`` named after
+        (and coloured like) the forward node that made it.
+        """
+        name = self._reads.get(tensor._id)
+        if name is None:
+            name = self._reads[tensor._id] = self._new("r")
+            title = labels.node_title(producer, scoped=False)
+            if len(producer.outputs) > 1:
+                title += ":%d" % _output_index(producer, tensor)
+            attrs = {"label": labels.compose(title, []), "shape": "ellipse",
+                     "style": "dashed,filled", "fillcolor": colours.get(id(producer), "white"),
+                     "fontsize": "9", "margin": "0.04,0.02"}
+            self._leaves.append(f"{name} {attributes(attrs)}")
+            self._dot_nodes += 1
+        return name
 
     def _leaf(self, tensor):
         """The DOT name of ``tensor`` drawn on its own (an ellipse), drawing it once."""
@@ -275,27 +226,6 @@ class Writer:
             self._dot_nodes += 1
         return name
 
-    # -- colours -----------------------------------------------------------------
-    def _colours(self, nodes):
-        """id(node) -> fill: each forward node with gradient nodes gets a colour, and so
-        do the gradient nodes its VJP rule made (``node.grad_of``). Colours are handed
-        out over the whole drawing (first the outer graph's, in creation order), so a
-        colour means the same forward node inside a function body too."""
-        forward = {}
-        for node in nodes:
-            if node.grad_of is not None:
-                forward.setdefault(id(node.grad_of), node.grad_of)
-        for node in sorted(forward.values(), key=lambda node: node.id):
-            if id(node) not in self._colour_of:
-                self._colour_of[id(node)] = PALETTE[len(self._colour_of) % len(PALETTE)]
-        fills = {}
-        for node in nodes:
-            owner = node.grad_of if node.grad_of is not None else node
-            fill = self._colour_of.get(id(owner))
-            if fill is not None:
-                fills[id(node)] = fill
-        return fills
-
     # -- bookkeeping ---------------------------------------------------------------
     def _new(self, prefix):
         number = self._counters[prefix]
@@ -303,15 +233,9 @@ class Writer:
         return f"{prefix}{number}"
 
     def _check(self):
-        collapse = self.options.collapse
-        if collapse and not isinstance(collapse, int):
-            unknown = sorted(collapse - self._collapse_used)
-            if unknown:
-                known = sorted("/".join(s) for s in self._scopes_seen)
-                shown = ", ".join(known[:20]) + (" ..." if len(known) > 20 else "")
-                raise ValueError(f"collapse names {', '.join('/'.join(s) for s in unknown)!s}, "
-                                 f"which is no name scope of this drawing. Its scopes are: "
-                                 f"{shown or '(none)'}.")
+        error = self._layout.unknown_collapse_error()
+        if error is not None:
+            raise error
         limit = self.options.max_nodes
         if limit is not None and self._dot_nodes > limit:
             raise ValueError(
@@ -322,38 +246,5 @@ class Writer:
                 f"or pass max_nodes=None to draw it all anyway.")
 
 
-def _scope_of(node):
-    """The name scopes of a graph node (``("layer1",)`` for ``layer1/matmul``)."""
-    return tuple(node.label.split("/")[:-1]) if node.label else ()
-
-
-def _gradient_scopes(nodes):
-    """The scopes ``tg.gradients`` put gradient nodes in: for ``gradients/mul_grad/mul``,
-    made by the rule of ``mul``, that is ``gradients``."""
-    scopes = set()
-    for node in nodes:
-        fwd = node.grad_of
-        if fwd is not None and node.label:
-            marker = f"{fwd.name}_grad/"
-            at = node.label.find(marker)
-            scopes.add(node.label[:at].rstrip("/") if at >= 0 else "")
-    return scopes
-
-
-def _side(node, gradient_scopes):
-    if node.grad_of is not None:
-        return "gradients"
-    label = node.label or ""
-    if any(scope and label.startswith(scope + "/") for scope in gradient_scopes):
-        return "gradients"
-    return "forward"
-
-
-def _bodies(node):
-    """The graphs inside a node: (param name, graph) for each param with a ``.graph``."""
-    found = []
-    for param, value in node.params.items():
-        graph = getattr(value, "graph", None)
-        if isinstance(graph, Graph):
-            found.append((param, graph))
-    return found
+def _output_index(node, tensor):
+    return next(i for i, out in enumerate(node.outputs) if out is tensor)

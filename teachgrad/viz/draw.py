@@ -15,8 +15,9 @@ In a notebook the result shows itself as SVG. It draws
   ``with tg.viz.record() as rec: ...``: the nodes its pending counts covered.
 
 Ops are boxes and tensors no drawn op made are ellipses; targets have a double
-outline and sources a thick one. See ``collect.py`` for what is gathered and
-``dot.py`` for how it is laid out.
+outline and sources a thick one. ``collect.py`` gathers what to draw,
+``layout.py`` places it in clusters and colours it, ``dot.py`` writes the DOT
+text and ``wasm.py`` draws it in the browser when ``dot`` is missing.
 """
 import dataclasses
 
@@ -54,8 +55,9 @@ class Drawing(graphviz.Digraph):
         self.tensor_names = dict(tensor_names or {})
 
     def _copy_kwargs(self, **kwargs):
-        return super()._copy_kwargs(node_names=self.node_names,
-                                    tensor_names=self.tensor_names, **kwargs)
+        kwargs = super()._copy_kwargs(**kwargs)   # graphviz's own: name, body, ...
+        kwargs.update(node_names=self.node_names, tensor_names=self.tensor_names)
+        return kwargs
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         try:
@@ -91,7 +93,9 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
       scopes: draw name scopes (``layer1/...``) as clusters.
       side_by_side: draw gradient nodes (made by ``tg.gradients``) apart from the
         forward nodes, each filled with the colour of the forward node whose
-        VJP rule made it.
+        VJP rule made it; a forward value a rule reads appears again beside it
+        as a dashed ellipse. False draws one graph with every edge direct
+        (slow for dot to lay out when the graph is big).
       expand_functions: draw the graph inside each node that holds one (a
         ``tg.function`` call, a While or If) as a cluster beside it.
       collapse: fold name scopes into one node each, for big graphs: an int
