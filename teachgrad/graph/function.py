@@ -56,22 +56,42 @@ class FuncGraph(Graph):
 
 
 class ConcreteFunction:
-    """One traced graph of a ``tg.function``: its placeholders, outputs and how to run it."""
+    """One traced graph of a ``tg.function``: its placeholders, outputs and how to run it.
 
-    def __init__(self, python_function, graph, inputs, outputs, structure):
+    ``graph`` is the graph as traced. Unless ``optimize`` is False, it runs as
+    ``optimized``: a copy rewritten by the passes of ``teachgrad.graph.optimize``
+    (``optimize`` may also name the passes to run). tg.debug checks, when on,
+    see the graph as traced.
+    """
+
+    def __init__(self, python_function, graph, inputs, outputs, structure, optimize=True):
         self.python_function = python_function
         self.graph = graph
         self.inputs = inputs            # placeholders, one per tensor argument
         self.outputs = outputs          # flat list of output tensors
         self.structure = structure      # how to pack the outputs back
+        self.optimize = optimize
+        self.report = None              # on an optimised copy: the node counts per pass
         self._gradient = None
+        self._optimized = None
 
     @property
     def captured_variables(self):
         return self.graph.captured_variables
 
+    @property
+    def optimized(self):
+        """This function with its graph optimised (made on first use): what runs when
+        ``optimize`` is on, and the "after" picture, ``tg.viz.draw(f.optimized)``."""
+        if self._optimized is None:
+            passes = True if self.optimize is False else self.optimize
+            self._optimized = _optimized_copy(self, passes)
+        return self._optimized
+
     def run(self, arrays):
         """Run the graph on ``arrays`` (explicit inputs, then captured variables' values)."""
+        if self.optimize is not False and not core.op_checks:
+            return self.optimized.run(arrays)
         feeds = dict(zip([t._id for t in self.inputs + self.graph.captures], arrays))
         fetch_ids = [t._id for t in self.outputs]
         values = plan_for(self.graph, fetch_ids, set(feeds)).run(feeds)
@@ -82,6 +102,21 @@ class ConcreteFunction:
         if self._gradient is None:
             self._gradient = _trace_gradient(self)
         return self._gradient
+
+
+def _optimized_copy(function, passes):
+    """``function`` with its graph run through the optimisation passes."""
+    from .optimize import GraphFunction, optimize
+    n = len(function.inputs)
+    traced = GraphFunction(function.graph, function.inputs + function.graph.captures,
+                           function.outputs)
+    fn, report = optimize(traced, passes)
+    fn.graph.captures = fn.inputs[n:]
+    fn.graph.captured_variables = list(function.captured_variables)
+    copy = ConcreteFunction(function.python_function, fn.graph, fn.inputs[:n], fn.outputs,
+                            function.structure, optimize=False)
+    copy.report = report
+    return copy
 
 
 def _call_kernel(*arrays, function):
@@ -131,7 +166,8 @@ def _trace_gradient(function):
                                                              for i in float_outputs]
         placeholders = [placeholder(t.dtype, t.shape, name=f"x{i}") for i, t in enumerate(specs)]
         grads = gradient_body(*placeholders)
-    return ConcreteFunction(gradient_body, graph, placeholders, list(grads), list(grads))
+    return ConcreteFunction(gradient_body, graph, placeholders, list(grads), list(grads),
+                            optimize=function.optimize)
 
 
 class Function:
@@ -139,11 +175,16 @@ class Function:
 
     Use it as a decorator: ``@tg.function``. ``f.get_concrete_function(*args)``
     and ``f.graph`` (the most recent trace) expose the graphs for drawing.
+    ``optimize``: see ``tg.function``.
     """
 
-    def __init__(self, python_function):
+    def __init__(self, python_function, optimize=True):
         functools.update_wrapper(self, python_function)
         self.python_function = python_function
+        if optimize is not False:
+            from .optimize import resolve
+            optimize = resolve(optimize)   # the pass names (fails now on an unknown one)
+        self.optimize = optimize
         self._traces = {}
         self._last = None
 
@@ -191,7 +232,8 @@ class Function:
             # Tensors (and numbers) in the result become outputs; a None stays None.
             outputs = [graph._as_graph_tensor(o, None) for o in nest.flatten(result)
                        if o is not None]
-        return ConcreteFunction(self.python_function, graph, placeholders, outputs, result)
+        return ConcreteFunction(self.python_function, graph, placeholders, outputs, result,
+                                optimize=self.optimize)
 
 
 def _is_tensor_argument(a):
@@ -217,8 +259,16 @@ def _signature(args):
     return tuple(key), tensors
 
 
-def function(python_function=None):
-    """Trace ``python_function`` into a graph per input signature: ``@tg.function``."""
+def function(python_function=None, optimize=True):
+    """Trace ``python_function`` into a graph per input signature: ``@tg.function``.
+
+    Args:
+      optimize: run the traced graph through the optimisation passes (pruning,
+        constant folding, common-subexpression elimination, elementwise fusion,
+        buffer reuse; see ``teachgrad.graph.optimize``) before it runs: True
+        (the default), False to run it as traced, or the names of the passes to
+        run, e.g. ``("fold", "cse")``. Also ``@tg.function(optimize=False)``.
+    """
     if python_function is None:
-        return function
-    return Function(python_function)
+        return functools.partial(function, optimize=optimize)
+    return Function(python_function, optimize=optimize)
