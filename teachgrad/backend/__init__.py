@@ -8,6 +8,8 @@ default) or, on a machine with a GPU, on CuPy.
     >>> backend.xp.tanh(backend.xp.zeros(3))   # numpy by default
     array([0., 0., 0.])
 """
+import contextlib
+
 import numpy
 
 from . import host_memory
@@ -57,8 +59,32 @@ def set_backend(name: str) -> None:
     raise ValueError(f"Unknown backend {name!r}: choose 'numpy' or 'cupy'.")
 
 
+@contextlib.contextmanager
+def using(name: str):
+    """Use backend ``name`` inside a ``with`` block, then go back to the one before.
+
+        with tg.backend.using("cupy"):
+            x = tg.constant([1.0, 2.0])    # on the GPU
+        tg.get_backend()                   # "numpy" again
+
+    Tensors keep the arrays they were made with: leaving the block moves none of
+    them (``x.numpy()`` copies one to the host). Raises like ``set_backend``
+    when ``name`` cannot be used, before the block runs.
+    """
+    before = _name
+    set_backend(name)
+    try:
+        yield name
+    finally:
+        set_backend(before)
+
+
 def to_numpy(array):
-    """A host (numpy) copy of an array from any backend."""
-    if _name == "cupy" and not isinstance(array, numpy.ndarray):
+    """A host (numpy) copy of an array from any backend.
+
+    It looks at the array, not at the backend in use now, so a tensor made on the
+    GPU still converts after ``set_backend("numpy")`` (or a ``using`` block) ends.
+    """
+    if not isinstance(array, numpy.ndarray) and type(array).__module__.startswith("cupy"):
         return array.get()
     return numpy.asarray(array)
