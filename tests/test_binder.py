@@ -1,0 +1,70 @@
+"""The Binder set-up (binder/) installs the course the way repo2docker would.
+
+repo2docker cannot run here (it needs Docker), so these tests check what it would
+read and run its pip step: ``pip install -r binder/requirements.txt`` from the
+repository root, in a fresh virtual environment, then import teachgrad from there
+and find JupyterLab and the lessons' packages.
+"""
+import pathlib
+import re
+import subprocess
+import sys
+import sysconfig
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+BINDER = ROOT / "binder"
+
+
+def test_binder_folder_holds_only_files_repo2docker_reads():
+    known = {"requirements.txt", "apt.txt", "postBuild", "runtime.txt", "environment.yml"}
+    assert {p.name for p in BINDER.iterdir()} <= known
+    post_build = BINDER / "postBuild"
+    if post_build.exists():   # repo2docker runs it as a script: it must stop on errors
+        lines = post_build.read_text().splitlines()
+        assert lines[0].startswith("#!") and "set -e" in "\n".join(lines[:5])
+
+
+def test_apt_txt_names_debian_packages_and_brings_dot():
+    names = [line.strip() for line in (BINDER / "apt.txt").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    assert all(re.fullmatch(r"[a-z0-9][a-z0-9+.-]+", name) for name in names), names
+    assert "graphviz" in names     # tg.viz.draw renders with Graphviz's `dot`
+
+
+def test_requirements_install_teachgrad_with_the_lab_extra():
+    lines = [line.strip() for line in (BINDER / "requirements.txt").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    assert "-e .[lab]" in lines
+
+
+def test_pip_step_of_repo2docker_installs_the_course(tmp_path):
+    """Run repo2docker's pip step in a fresh venv.
+
+    To keep this quick, the fresh venv sees the test venv's packages through a
+    ``.pth`` file, so pip finds JupyterLab and the rest already there; it still
+    reads binder/requirements.txt from the repository root, resolves ``-e .[lab]``
+    there and installs teachgrad itself into the fresh venv (fetching setuptools
+    for the build, as repo2docker's pip would).
+    """
+    venv = tmp_path / "binder-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (pathlib.Path(site) / "_test_venv_packages.pth").write_text(sysconfig.get_path("purelib") + "\n")
+
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+         "--disable-pip-version-check", "-r", "binder/requirements.txt"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert install.returncode == 0, install.stderr
+
+    probe = ("import teachgrad, sklearn, tqdm, matplotlib, jupyterlab, ipywidgets; "
+             "print(teachgrad.__file__)")
+    found = subprocess.run([str(python), "-c", probe], cwd=tmp_path,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert pathlib.Path(found) == ROOT / "teachgrad" / "__init__.py"   # editable
+    listed = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "list",
+                             "--path", site, "--format", "freeze"],
+                            capture_output=True, text=True, check=True).stdout
+    assert "teachgrad==" in listed                  # installed into the fresh venv itself
