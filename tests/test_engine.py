@@ -95,3 +95,31 @@ def test_stop_gradient_node_is_reported_as_skipped():
     assert g.numpy() == 6.0
     skipped = [(e.node.op.name, e.reason) for e in trace.events if isinstance(e, events.Skip)]
     assert skipped == [("stop_gradient", "not differentiable"), ("multiply", "no incoming gradient")]
+
+
+def test_producer_of_a_source_is_skipped_as_source_and_of_a_stop_tensor_as_stop_gradient():
+    tape, (x,), y, producer = _record(lambda x: (lambda h: h * h)(tg.exp(x)), 2.0)
+    h = producer(y._id).inputs[0]
+    trace = events.Trace()
+    (g,) = backward([y], [tg.ones_like(y)], [h], producer, observer=trace)
+    assert np.isclose(g.numpy(), 2 * np.exp(2.0))
+    skipped = [(e.node.op.name, e.reason) for e in trace.events if isinstance(e, events.Skip)]
+    assert skipped == [("exp", "source")]      # the gradient asked for has arrived at h
+    trace = events.Trace()
+    backward([y], [tg.ones_like(y)], [x], producer, stop_tensors=[h], observer=trace)
+    skipped = [(e.node.op.name, e.reason) for e in trace.events if isinstance(e, events.Skip)]
+    assert skipped == [("exp", "stop gradient")]
+
+
+def test_contributions_of_mixed_dtypes_are_summed_in_their_common_dtype():
+    # A custom gradient may hand back float64 for a float32 input; add_n refuses
+    # mixed dtypes, so the engine casts before summing (for either method).
+    @tg.custom_gradient
+    def double_in_float64(x):
+        return x * 2.0, lambda g: tg.cast(g, tg.float64) * 2.0
+
+    tape, (x,), y, producer = _record(lambda x: double_in_float64(x) + x * x,
+                                      np.float32(1.5))
+    for method in (tg.AggregationMethod.ADD_N, tg.AggregationMethod.EXPERIMENTAL_TREE):
+        (g,) = backward([y], [tg.ones_like(y)], [x], producer, aggregation_method=method)
+        assert g.dtype == tg.float64 and g.numpy() == 5.0

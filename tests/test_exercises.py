@@ -69,6 +69,25 @@ def test_not_differentiable_again_when_written_with_numpy():
     assert g_detached.verdict == "not_differentiable_again" and "with g" in g_detached.message
 
 
+def test_an_op_with_no_gradient_rule_is_named_not_raised():
+    # A new op, without a VJP rule yet: the student is writing it.
+    my_exp_p = tg.ops.primitive("my_exp", np.exp)
+
+    def my_exp(x):
+        return tg.ops.bind(my_exp_p, x)
+
+    through_ans = ex.check_vjp(my_exp, lambda g, ans, x: g * ans, POINT)
+    assert through_ans.verdict == "no_gradient_rule" and not through_ans
+    assert "f computes with my_exp" in through_ans.message
+    assert "tg.ops.defvjp" in through_ans.message
+    in_the_rule = ex.check_vjp(tg.exp, lambda g, ans, x: g * my_exp(x), POINT)
+    assert in_the_rule.verdict == "no_gradient_rule"
+    assert "it uses my_exp, an op with no gradient rule" in in_the_rule.message
+    jvp = ex.check_jvp(my_exp, lambda x_dot, ans, x: x_dot * ans, POINT)
+    assert jvp.verdict == "no_gradient_rule" and "Give my_exp a VJP rule" in jvp.message
+    assert ex.check_vjp(my_exp, lambda g, ans, x: g * tg.exp(x), POINT).ok
+
+
 def test_a_rule_that_raises_or_miscounts():
     raised = ex.check_vjp(tg.sin, lambda g, ans, x: g.no_such_thing, POINT)
     assert raised.verdict == "raised" and "AttributeError" in raised.message

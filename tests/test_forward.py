@@ -413,6 +413,19 @@ def test_events_under_transposition_only_are_all_transposed():
                                np.sum(np.exp([0.5, 2.]) * (1 + np.array([0.5, 2.])) * [1., -3.]))
 
 
+def test_defjvp_is_public_and_gives_a_new_op_a_native_rule():
+    assert tg.ops.defjvp is tg.ops.core.defjvp      # lesson 4 used the second spelling
+    cube_p = tg.ops.primitive("my_cube", lambda x: x ** 3)
+    tg.ops.defvjp(cube_p, lambda g, ans, x: g * 3 * x * x)
+    tg.ops.defjvp(cube_p, lambda x_dot, ans, x: x_dot * 3 * x * x)
+    x = tg.constant(2.)
+    with tg.viz.record() as rec:
+        with tg.ForwardAccumulator(x, tg.constant(1.)) as acc:
+            y = tg.ops.bind(cube_p, x)
+    assert [e.method for e in jvp_events(rec)] == ["native"]
+    assert acc.jvp(y).numpy() == 12.
+
+
 def test_transposition_only_gives_the_same_jvps_as_native_rules():
     x = tg.constant([[0.3, -1.2], [2.0, 0.4]])
     t = tg.constant([[1., 2.], [-1., 0.5]])

@@ -489,6 +489,25 @@ def test_session_results_do_not_depend_on_cached_plans():
     np.testing.assert_array_equal(sess.run(y, {x: [5.0, 6.0]}), [25.0, 36.0])
 
 
+def test_kernel_error_that_cannot_be_rebuilt_keeps_its_type_and_gets_the_node_as_a_note():
+    def into_ints(x):   # numpy's casting error wants the dtypes, not a message
+        return np.add(x, x, out=np.zeros(x.shape, dtype=np.int64))
+
+    with pytest.raises(TypeError) as direct:
+        into_ints(np.ones(2))
+    op = primitive("into_ints", into_ints)
+    op.shape_rule = lambda x: [(x.shape, x.dtype)]
+    g = tg.Graph()
+    with g.as_default():
+        x = tg.placeholder(tg.float64, (2,), name="x")
+        y = bind(op, x)
+    with pytest.raises(TypeError) as info:
+        tg.Session(g).run(y, {x: [1.5, 2.5]})
+    assert type(info.value) is type(direct.value)
+    assert "Cannot cast ufunc 'add' output" in str(info.value)
+    assert info.value.__notes__ == ["Raised by into_ints (into_ints) (input shapes: (2,))."]
+
+
 # -- tg.function -------------------------------------------------------------------
 def test_function_traces_once_per_signature():
     traces = []

@@ -146,6 +146,20 @@ def test_unconnected_zero_takes_unknown_dimensions_from_the_feed():
     assert not value.any()
 
 
+def test_unconnected_zero_of_a_known_shape_is_a_constant_needing_no_feed():
+    g = tg.Graph()
+    with g.as_default():
+        x = tg.placeholder(tg.float32, (2, 3), name="x")
+        other = tg.placeholder(tg.float32, (2,), name="other")
+        gx, gother = tg.gradients(tg.sum(other * 2.0), [x, other],
+                                  unconnected_gradients="zero")
+    assert gx.node.op.name == "const" and gx.node.inputs == ()
+    assert gx.shape == (2, 3) and gx.dtype == np.float32
+    value = run(g, gx)                           # no feed for x, nor for other
+    assert value.shape == (2, 3) and value.dtype == np.float32 and not value.any()
+    np.testing.assert_array_equal(run(g, gother, {other: [1.0, 1.0]}), [2.0, 2.0])
+
+
 def test_unconnected_gradients_accepts_the_enum():
     g = tg.Graph()
     with g.as_default():
@@ -256,6 +270,24 @@ def test_grad_ys_may_be_a_placeholder_and_a_single_tensor():
         (gx,) = tg.gradients(y, x, grad_ys=dy)
     x_val, dy_val = np.array([0.0, 1.0]), np.array([3.0, -1.0])
     np.testing.assert_allclose(run(g, gx, {x: x_val, dy: dy_val}), dy_val * np.exp(x_val))
+
+
+def test_grad_ys_of_the_wrong_shape_name_the_y_and_both_shapes():
+    g = tg.Graph()
+    with g.as_default():
+        x = tg.placeholder(tg.float64, (3,), name="x")
+        y = x * 2.0
+        with pytest.raises(ValueError) as info:
+            tg.gradients(y, x, grad_ys=tg.placeholder(tg.float64, (2,), name="dy"))
+        assert str(info.value) == (
+            "grad_ys[0] has shape (2,), but ys[0] ('multiply') has shape (3,). A grad_y is the "
+            "gradient of the final result with respect to its y, so it has y's shape: pass one "
+            "of shape (3,) (or None for ones).")
+        with pytest.raises(ValueError, match=r"grad_ys\[1\] has shape \(3, 1\).*\(None,\)"):
+            tg.gradients([y, tg.placeholder(tg.float64, (None,))], x,
+                         grad_ys=[None, np.ones((3, 1))])
+        # An unknown dimension may match: that is checked when the graph runs.
+        tg.gradients(y, x, grad_ys=tg.placeholder(tg.float64, (None,)))
 
 
 def test_single_tensors_and_lists_for_ys_and_xs():
@@ -727,6 +759,27 @@ def test_call_node_gradient_equals_inline_gradient():
     g_call_v, g_inline_v = run(g, [g_call, g_inline], {x: x_val})
     np.testing.assert_allclose(g_call_v, g_inline_v)
     np.testing.assert_allclose(g_call_v, 2 * (np.cos(x_val) * x_val + np.sin(x_val)))
+
+
+def test_traced_gradient_function_nodes_belong_to_no_outer_rule():
+    @tg.function
+    def square(x):
+        return x * x
+
+    g = tg.Graph()
+    with g.as_default():
+        x = tg.placeholder(tg.float32, (), name="x")
+        (dx,) = tg.gradients(square(x), x)
+    (call,) = [op for op in g.get_operations() if op.name == "call"]
+    grad_graph = call.params["function"].gradient_function().graph
+    # Traced while the call node's rule ran, its nodes are still its own graph's:
+    # the forward multiply is plain `multiply`, not `call_grad/multiply`.
+    names = [op.name for op in grad_graph.get_operations()]
+    assert "multiply" in names
+    assert not any(name.startswith("call_grad/") for name in names)
+    assert all(op.grad_of is None or op.grad_of in grad_graph.get_operations()
+               for op in grad_graph.get_operations())
+    np.testing.assert_allclose(run(g, dx, {x: 3.0}), 6.0)
 
 
 def test_nested_tg_function_gradient_equals_inline_gradient():

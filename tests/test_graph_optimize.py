@@ -494,15 +494,21 @@ SETTINGS = settings(max_examples=4, deadline=None, derandomize=True, database=No
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
+def total(terms):
+    """The float64 sum of scalar ``terms`` (add_n takes one dtype; some ops give float32)."""
+    return tg.add_n([t if t.dtype == tg.float64 else tg.cast(t, tg.float64) for t in terms]
+                    + [tg.constant(0.0)])
+
+
 def outputs_and_derivatives(spec, case):
     """The op's outputs, the gradient of a nonlinear scalar of them, and the gradient
     of that gradient's squared norm: a forward, backward and second-order graph."""
     def body(*xs):
         outs = [o for o in leaves(spec.fn(*xs, **case.params)) if o.dtype.kind == "f"]
-        y = tg.add_n([tg.sum(tg.sin(o)) for o in outs] + [tg.constant(0.0)])
+        y = total([tg.sum(tg.sin(o)) for o in outs])
         grads = [g.to_dense() if isinstance(g, tg.IndexedSlices) else g for g in
                  tg.gradients(y, list(xs), unconnected_gradients="zero")]
-        norm = tg.add_n([tg.sum(g * g) for g in grads] + [tg.constant(0.0)])
+        norm = total([tg.sum(g * g) for g in grads])
         second = [g.to_dense() if isinstance(g, tg.IndexedSlices) else g for g in
                   tg.gradients(norm, list(xs), unconnected_gradients="zero")]
         return outs, grads, second

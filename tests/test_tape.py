@@ -156,6 +156,23 @@ def test_non_scalar_target_is_summed_and_output_gradients():
         tape.gradient(y, x, output_gradients=tg.constant([1.0, 2.0]))
 
 
+def test_output_gradients_of_the_wrong_shape_name_the_target_and_both_shapes():
+    x = tg.constant([1.0, 2.0, 3.0])
+    with tg.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * x
+        z = tg.sum(x)
+    with pytest.raises(ValueError) as info:
+        tape.gradient(y, x, output_gradients=tg.constant([1.0, 2.0]))
+    assert str(info.value) == (
+        "output_gradients has shape (2,), but the target (the output of multiply) has shape "
+        "(3,). An output gradient is the gradient of the final result with respect to its "
+        "target, so it has the target's shape: pass one of shape (3,) (or None for ones).")
+    with pytest.raises(ValueError, match=r"output_gradients\[1\] has shape \(3,\), but "
+                                         r"target 1 \(the output of sum\) has shape \(\)"):
+        tape.gradient([y, z], x, output_gradients=[None, np.ones(3)])
+
+
 def test_stop_recording():
     x = tg.constant(2.0)
     with tg.GradientTape() as tape:
@@ -245,6 +262,27 @@ def test_sparse_gradient_from_gather_and_densified_when_mixed():
     assert isinstance(dense, tg.Tensor)
     np.testing.assert_allclose(dense.numpy(),
                                np.array([[2, 2], [0, 0], [1, 1]]) + 2 * np.arange(6.0).reshape(3, 2))
+
+
+def test_sparse_gradient_as_the_target_of_an_outer_tape_is_densified():
+    # f(x) = x0^3 + 2 x2^3 through a gather: f' = [3 x0^2, 0, 6 x2^2] comes back from
+    # the inner tape as IndexedSlices; the outer tape differentiates it again.
+    x = tg.constant([1.0, 2.0, 3.0])
+    with tg.GradientTape(persistent=True) as outer:
+        outer.watch(x)
+        with tg.GradientTape() as inner:
+            inner.watch(x)
+            f = tg.sum(tg.gather(x, [0, 2, 2]) ** 3)
+        d = inner.gradient(f, x)
+        inside = outer.gradient(d, x)            # while the outer tape records
+    assert isinstance(d, tg.IndexedSlices)
+    after = outer.gradient(d, x)                 # and after its block
+    weighted = outer.gradient(d, x, output_gradients=tg.constant([1.0, 5.0, 2.0]))
+    jac = outer.jacobian(d, x)
+    for g in (inside, after):
+        np.testing.assert_allclose(g.numpy(), [6.0, 0.0, 36.0])   # [6 x0, 0, 12 x2]
+    np.testing.assert_allclose(weighted.numpy(), [6.0, 0.0, 72.0])
+    np.testing.assert_allclose(jac.numpy(), np.diag([6.0, 0.0, 36.0]))
 
 
 def test_aggregation_methods_agree():

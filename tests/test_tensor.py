@@ -111,6 +111,38 @@ def test_bad_arguments_to_shape_ops():
         tg.add_n([x, tg.constant(np.ones(3))])
 
 
+def test_add_n_of_mixed_dtypes_names_them_and_says_to_cast():
+    x32 = tg.constant([1.0, 2.0], dtype=tg.float32)
+    x64 = tg.constant([1.0, 2.0], dtype=tg.float64)
+    with pytest.raises(TypeError, match=r"add_n.*float32 and float64.*tg\.cast"):
+        tg.add_n([x32, x64])
+    with pytest.raises(TypeError, match=r"float64 and int64"):
+        tg.add_n([x64, tg.constant([1, 2])])
+    g = tg.Graph()
+    with g.as_default(), pytest.raises(TypeError, match=r"float32 and float64"):
+        tg.add_n([tg.placeholder(tg.float32, (2,)), tg.placeholder(tg.float64, (2,))])
+    # One dtype (a Python number takes the tensors'), or a cast first, is fine.
+    assert tg.add_n([x32, x32, 1.0]).dtype == tg.float32
+    np.testing.assert_array_equal(tg.add_n([x32, tg.cast(x64, tg.float32)]).numpy(), [2.0, 4.0])
+
+
+def _into_ints(x):
+    """A kernel that fails with numpy's casting error, whose constructor wants the
+    dtypes (and more), not a message."""
+    return np.add(x, x, out=np.zeros(x.shape, dtype=np.int64))
+
+
+def test_error_that_cannot_be_rebuilt_keeps_its_type_and_gets_the_op_as_a_note():
+    with pytest.raises(TypeError) as direct:
+        _into_ints(np.ones(2))
+    op = tg.ops.primitive("into_ints", _into_ints)
+    with pytest.raises(TypeError) as info:
+        tg.ops.bind(op, tg.constant([1.5, 2.5]))
+    assert type(info.value) is type(direct.value)
+    assert "Cannot cast ufunc 'add' output" in str(info.value)
+    assert info.value.__notes__ == ["Raised by into_ints (input shapes: (2,))."]
+
+
 def test_truth_value_of_a_vector_is_ambiguous():
     with pytest.raises(ValueError, match="ambiguous"):
         bool(tg.constant([1.0, 2.0]))

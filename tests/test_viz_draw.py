@@ -491,6 +491,24 @@ def test_without_dot_the_notebook_gets_the_bundled_wasm_graphviz(monkeypatch, tm
     assert "text/plain" in bundle
 
 
+def test_text_plain_is_the_same_with_and_without_dot(monkeypatch, tmp_path):
+    # The lessons' stored outputs keep text/plain: it must not depend on the machine.
+    import graphviz
+    from IPython.core.formatters import DisplayFormatter
+    formatter = DisplayFormatter()
+    drawing = attack_tape_drawing()
+    expected = f"<teachgrad drawing: {len(drawing.node_names)} ops>"
+    assert repr(drawing) == expected
+    with monkeypatch.context() as m:   # as with dot, without needing it: graphviz's SVG
+        m.setattr(graphviz.Digraph, "_repr_mimebundle_",
+                  lambda self, *args, **kwargs: {"image/svg+xml": "<svg></svg>"})
+        with_dot, _ = formatter.format(drawing)
+    without_dot(monkeypatch, tmp_path)
+    without, _ = formatter.format(drawing)
+    assert with_dot["text/plain"] == without["text/plain"] == expected
+    assert "image/svg+xml" in with_dot and "text/html" in without
+
+
 def test_vendored_viz_js_is_the_recorded_file():
     static = pathlib.Path(tg.viz.__file__).parent / "static"
     data = (static / "viz-global.js").read_bytes()

@@ -7,6 +7,7 @@ method. Then the widget's parts (jslinked controls, one Stack child per
 frame, the cap) and the static fallback, whose text must be the same in
 every run (nbval compares it).
 """
+import re
 import shutil
 
 import numpy as np
@@ -206,6 +207,21 @@ def test_tree_aggregation_and_skipped_stop_gradient_in_a_graph():
     assert frames[len(frames) - 1].states[skips[0].node] == SKIPPED
 
 
+def test_the_op_that_made_a_source_is_skipped_as_a_source():
+    graph = tg.Graph()
+    with graph.as_default():
+        x = tg.placeholder(tg.float64, shape=(), name="x")
+        h = tg.exp(x)
+        with tg.viz.record() as rec:
+            tg.gradients(h * h, [h])
+    frames = backprop_frames(rec.traces[0])
+    (skip,) = [f for f in frames.frames if f.kind == "Skip"]
+    assert skip.event.reason == "source"
+    assert skip.sentence == ("Skip exp: it produced a source, whose gradient is what was asked "
+                             "for, so the pass goes no further back and its VJP rule is not "
+                             "called.")
+
+
 def test_loop_iterations_of_an_eager_while_loop():
     x = tg.constant(1.5)
     with tg.viz.record() as rec:
@@ -334,6 +350,17 @@ def test_jvp_frames_step_inside_a_transposition():
     np.testing.assert_allclose(event.output_tangents[0].numpy(),
                                (1 - np.tanh([1.0, 2.0]) ** 2) * [1.0, 0.5])
     assert frames[len(frames) - 1].event.output_tangents[0] is y_dot
+
+
+def test_jvp_stepper_draws_ops_by_their_op_names_and_the_aid_as_u():
+    rec, *_ = forward_mode(transpose=True)
+    stepper = tg.viz.JVPStepper(rec)
+    drawing = tg.viz.draw(stepper.frames.transposes[0].trace)   # what _drawn_ops draws
+    titles = dict(re.findall(r"\t(\w+) \[label=<<b>([^<]*)</b>", drawing.source))
+    ops = {name: title for name, title in titles.items() if name.startswith("n")}
+    assert list(ops.values()) == ["tanh_grad"]     # the VJP rule's op, not a node id
+    (source,) = re.findall(r"\t(\w+) \[.*penwidth=\"2.5\"", drawing.source)
+    assert titles[source] == "u"                   # the aid vector, as the steps call it
 
 
 def test_jvp_stepper_without_the_recorder_notes_the_missing_transposes():

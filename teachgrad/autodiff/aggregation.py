@@ -14,8 +14,10 @@ otherwise.
 """
 import enum
 
+import numpy as np
+
 from .. import backend
-from ..ops import IndexedSlices, add, add_n, concat, index_add
+from ..ops import IndexedSlices, add, add_n, cast, concat, index_add
 
 
 class AggregationMethod:
@@ -54,6 +56,11 @@ def aggregate(contributions, method):
         values = concat([s.values for s in sparse], axis=0)
         indices = backend.xp.concatenate([s.indices for s in sparse])
         return IndexedSlices(values, indices, sparse[0].dense_shape), "sparse"
+    if len({g.dtype for g in dense}) > 1:
+        # Rules hand back their input's dtype, but a custom gradient may not. add_n
+        # refuses mixed dtypes, so the sum is taken in their common dtype, as numpy would.
+        common = np.result_type(*[g.dtype for g in dense])
+        dense = [g if g.dtype == common else cast(g, common) for g in dense]
     if len(dense) == 1:
         total, how = dense[0], "sparse"
     elif method == AggregationMethod.ADD_N:

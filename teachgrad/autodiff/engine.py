@@ -75,17 +75,19 @@ def backward(targets, target_grads, sources, producer,
 
         if not has_grad or node in stop_nodes or not node.op.differentiable:
             if observer is not None:
-                observer(events.Skip(node, _skip_reason(node, stop_nodes)))
+                observer(events.Skip(node, _skip_reason(node, stop_nodes, stop_tensors)))
         else:
-            needed = [p in parents or (x._id in source_ids and trainable(x))
+            # An input needs a cotangent if a pending node made it, or if it is a source.
+            needed = [p is not None or (x._id in source_ids and trainable(x))
                       for x, p in zip(node.inputs, node_parents)]
             in_grads = _call_vjp(node, out_grads, needed)
             for x, g in zip(node.inputs, in_grads):
                 if g is not None:
-                    if x._id in grads:
-                        grads[x._id].append(g)
-                    else:
+                    contributions = grads.get(x._id)
+                    if contributions is None:
                         grads[x._id] = [g]
+                    else:
+                        contributions.append(g)
             if observer is not None:
                 observer(events.CallVJP(node, f"{node.op.name} VJP", tuple(out_grads),
                                         tuple(in_grads)))
@@ -143,8 +145,9 @@ def pending_counts(targets, sources, producer, every_dtype=False):
         for x in node.inputs:
             parent = None
             if every_dtype or x.dtype.kind == "f":   # only floats carry gradients
-                consumers[x._id].append(node)
-                parent = producer(x._id)
+                tensor_id = x._id
+                consumers[tensor_id].append(node)
+                parent = producer(tensor_id)
                 if parent is not None and parent not in upstream:
                     upstream[parent] = None
                     walk.append(parent)
@@ -167,11 +170,17 @@ def pending_counts(targets, sources, producer, every_dtype=False):
     # `upstream` keeps the walk's order, so the counts come out the same every run.
     pending = {node: 0 for node in upstream if node in reached}
     parents = {}
-    for node in pending:
-        node_parents = [p if p in pending else None for p in upstream[node]]
-        for p in node_parents:
+    for node, node_parents in upstream.items():
+        if node not in pending:
+            continue
+        # A parent outside the between nodes is dropped (None). This list is the
+        # walk's own, so it is edited in place rather than copied.
+        for i, p in enumerate(node_parents):
             if p is not None:
-                pending[p] += 1
+                if p in pending:
+                    pending[p] += 1
+                else:
+                    node_parents[i] = None
         parents[node] = node_parents
     return parents, pending
 
@@ -200,9 +209,12 @@ def _report_loop_iteration(context, observer):
         observer(events.LoopIteration(context.loop, "backward", iteration, ()))
 
 
-def _skip_reason(node, stop_nodes):
+def _skip_reason(node, stop_nodes, stop_tensors):
     if node in stop_nodes:
-        return "stop gradient"
+        # A stop node made a tensor of stop_tensors, or else a source (see _stop_nodes).
+        stopped = {t._id for t in stop_tensors}
+        return ("stop gradient" if any(t._id in stopped for t in node.outputs)
+                else "source")
     if not node.op.differentiable:
         return "not differentiable"
     return "no incoming gradient"
@@ -236,7 +248,7 @@ def _call_vjp(node, out_grads, needed):
         # A rule for several outputs needs a cotangent for each: unused ones are zero.
         out_grads = [zeros_like(t) if g is None and trainable(t) else g
                      for g, t in zip(out_grads, node.outputs)]
-    if not op.accepts_sparse:
+    if not op.accepts_sparse and IndexedSlices in map(type, out_grads):
         out_grads = [g.to_dense() if type(g) is IndexedSlices else g for g in out_grads]
     # Building a graph: label the gradient nodes with `node`; under tg.debug checks,
     # tell them which forward op's rule made them.

@@ -173,6 +173,9 @@ def _transposed_jvp(node, tangents, observer):
         return [None] * len(node.outputs)
     symbolic = isinstance(node.outputs[0], SymbolicTensor)
     aids = [ones_like(y) for y in outputs]
+    if not symbolic:   # named, so a drawing of the transpose tape shows them as u
+        for k, u in enumerate(aids):
+            u.name = "u" if len(aids) == 1 else f"u{k}"
     aid_iter = iter(aids)
     out_grads = [next(aid_iter) if trainable(y) else None for y in node_outputs]
     if symbolic:

@@ -5,9 +5,10 @@ are written in teachgrad ops and ops add nodes while a graph is being built,
 each rule adds its gradient nodes to the graph (named ``gradients/<node>_grad/...``
 and labelled with the forward node that produced them) instead of computing.
 """
-from .. import dtypes
+from .. import backend, dtypes
 from ..ops import IndexedSlices, ones_like, zeros_like
 from ..ops import core
+from ..ops.grad_util import compatible, known
 from ..tensor import SymbolicTensor, Variable
 from . import events
 from .aggregation import UnconnectedGradients, check_method
@@ -61,6 +62,12 @@ def gradients(ys, xs, grad_ys=None, name="gradients", aggregation_method=None,
                 seeds.append(ones_like(y))
                 continue
             g = g if isinstance(g, SymbolicTensor) else graph._as_graph_tensor(g, y)
+            if not compatible(g.shape, y.shape):
+                raise ValueError(
+                    f"grad_ys[{i}] has shape {_shape(g)}, but ys[{i}] ('{y.name}') has shape "
+                    f"{_shape(y)}. A grad_y is the gradient of the final result with respect "
+                    f"to its y, so it has y's shape: pass one of shape {_shape(y)} (or None "
+                    f"for ones).")
             if dtypes.is_floating(y.dtype) and not dtypes.is_floating(g.dtype) \
                     and g.dtype.kind not in "iu":
                 raise TypeError(f"Gradient type {g.dtype} generated for real-valued tensor "
@@ -70,8 +77,24 @@ def gradients(ys, xs, grad_ys=None, name="gradients", aggregation_method=None,
                          stop_tensors=stops, observer=events.current_observer())
         grads = [g.to_dense() if isinstance(g, IndexedSlices) else g for g in grads]
         if unconnected is UnconnectedGradients.ZERO:
-            grads = [zeros_like(x) if g is None else g for g, x in zip(grads, xs)]
+            grads = [_zeros_for(x, graph) if g is None else g for g, x in zip(grads, xs)]
     return grads
+
+
+def _zeros_for(x, graph):
+    """The gradient of an ``x`` that the ys do not depend on: zeros of its shape.
+
+    When the shape is fully known they are a constant, so the gradient runs without
+    ``x`` (a placeholder need not be fed for it); otherwise ``zeros_like(x)`` reads
+    the shape from ``x`` when the graph runs.
+    """
+    if known(x.shape):
+        return graph.add_constant(backend.xp.zeros(x.shape, dtype=x.dtype), name="zeros")
+    return zeros_like(x)
+
+
+def _shape(t):
+    return "unknown" if t.shape is None else tuple(t.shape)
 
 
 def _graph_of(ys):

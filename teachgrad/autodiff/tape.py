@@ -162,7 +162,7 @@ class GradientTape:
         Computed one row at a time, each a backward pass seeded with a one-hot
         cotangent.
         """
-        target = _as_tensor(target, "target")
+        target = _as_tensor(_dense_target(self, target), "target")
         flat_sources = nest.flatten(sources)
         rows = []
         for k in range(target.size):
@@ -201,13 +201,14 @@ class GradientTape:
         if self._recording and not self._persistent:
             self._stop()  # a one-shot tape records nothing more (TensorFlow pops it too)
 
-        flat_targets = [_as_tensor(t, "target") for t in nest.flatten(target)]
+        flat_targets = [_as_tensor(_dense_target(self, t), "target")
+                        for t in nest.flatten(target)]
         flat_sources = [_as_tensor(s, "source") for s in nest.flatten(sources)]
         if output_gradients is not None:
             # For a single target, a list is that target's cotangent, not a structure.
             output_gradients = (nest.flatten(output_gradients) if nest.is_nested(target)
                                 else [output_gradients])
-        seeds = _seed_gradients(flat_targets, output_gradients)
+        seeds = _seed_gradients(flat_targets, output_gradients, self._producers.get)
         producers = self._producers
         # What the engine differentiates with respect to: each watched tensor, and for
         # each Variable the snapshots of it that ops read. A source the tape never
@@ -251,6 +252,22 @@ def _forgetter(producers):
     return forget
 
 
+def _dense_target(tape, target):
+    """An IndexedSlices target (an inner tape's sparse gradient, of a gather say) as
+    a dense tensor, as TensorFlow converts it. The conversion is recorded on ``tape``
+    even after its block has ended, or the dense tensor would not lead back to the
+    sources."""
+    if not isinstance(target, IndexedSlices):
+        return target
+    if tape in op_core.active_tapes:
+        return target.to_dense()
+    op_core.active_tapes.append(tape)
+    try:
+        return target.to_dense()
+    finally:
+        op_core.active_tapes.remove(tape)
+
+
 def _as_tensor(value, role):
     if isinstance(value, Tensor):
         return value
@@ -258,7 +275,7 @@ def _as_tensor(value, role):
                     f"{type(value).__name__}. Compute it with teachgrad ops inside the tape.")
 
 
-def _seed_gradients(targets, output_gradients):
+def _seed_gradients(targets, output_gradients, producer):
     """Cotangents for the targets: ones (so a non-scalar target is summed) unless given."""
     if output_gradients is None:
         return [Tensor(backend.xp.ones_like(y._value)) for y in targets]
@@ -266,16 +283,26 @@ def _seed_gradients(targets, output_gradients):
     if len(flat) != len(targets):
         raise ValueError(f"Passed {len(flat)} output_gradients for {len(targets)} targets.")
     seeds = []
-    for y, g in zip(targets, flat):
+    for i, (y, g) in enumerate(zip(targets, flat)):
         if g is None:
             seeds.append(Tensor(backend.xp.ones_like(y._value)))
             continue
         g = g if isinstance(g, Tensor) else Tensor(backend.xp.asarray(g, dtype=y.dtype))
         if tuple(g.shape) != tuple(y.shape):
-            raise ValueError(f"output_gradients has shape {tuple(g.shape)} but its target has "
-                             f"shape {tuple(y.shape)}; they must match.")
+            raise ValueError(_seed_shape_message(i, len(targets), y, g, producer))
         seeds.append(g)
     return seeds
+
+
+def _seed_shape_message(i, count, y, g, producer):
+    node = producer(y._id)
+    made = f"the output of {node.op.name}" if node is not None else "made by no recorded op"
+    which = f"the target ({made})" if count == 1 else f"target {i} ({made})"
+    index = "" if count == 1 else f"[{i}]"
+    return (f"output_gradients{index} has shape {tuple(g.shape)}, but {which} has shape "
+            f"{tuple(y.shape)}. An output gradient is the gradient of the final result with "
+            f"respect to its target, so it has the target's shape: pass one of shape "
+            f"{tuple(y.shape)} (or None for ones).")
 
 
 def _dense(g):

@@ -16,7 +16,9 @@ and finally, for a rule with the right values, whether it can be
 differentiated again: a rule written with numpy (``np.cos(x)``) instead of
 teachgrad ops (``tg.cos(x)``) computes the right numbers, but autodiff cannot
 see through it, so second derivatives, and forward mode by transposition,
-would silently be wrong.
+would silently be wrong. Differentiating the rule again may also need the
+gradient of an op that has none yet (often the very op whose rule is being
+written, reached through ``ans``): the checker says which.
 """
 import inspect
 
@@ -220,11 +222,22 @@ class _Check:
         g_tensor = constant(arrays[-1])
         with GradientTape() as tape:
             tape.watch(xs + [g_tensor])
-            r = _dense(rule(g_tensor, self.f(*xs), *xs))
+            ans = self.f(*xs)
+            f_ops = {node.op for node in tape._producers.values()}
+            r = _dense(rule(g_tensor, ans, *xs))
             phi_by_tape = tg_sum(r * constant(v)) if isinstance(r, Tensor) else None
         if phi_by_tape is None:
             return self._not_again(i, "it returned a numpy array, not a teachgrad tensor")
-        tape_grads = tape.gradient(phi_by_tape, xs + [g_tensor], unconnected_gradients="zero")
+        without_rule = list(dict.fromkeys(
+            node.op for node in tape._producers.values()
+            if node.op.differentiable and node.op.vjp_rules is None and node.op.vjp_all is None))
+        try:
+            tape_grads = tape.gradient(phi_by_tape, xs + [g_tensor],
+                                       unconnected_gradients="zero")
+        except LookupError:
+            if not without_rule:
+                raise
+            return self._no_rule(i, without_rule, f_ops)
         for k, a in enumerate(arrays):
             numeric = np.array(rulecheck.numeric_vjp_entries(
                 phi, arrays, k, [backend.xp.ones(())], rulecheck.scale_of(a), self.h,
@@ -240,6 +253,24 @@ class _Check:
                                           f"{_first(by_tape)}, by differences "
                                           f"{_first(numeric)})")
         return None
+
+    def _no_rule(self, i, ops, f_ops):
+        """The tape met ``ops``, which have no VJP rule, while differentiating the rule."""
+        names = " and ".join(op.name for op in ops)
+        kind = "an op" if len(ops) == 1 else "ops"
+        if all(op in f_ops for op in ops):
+            # Usually the op the student is writing this rule for: it has none yet.
+            fix = ("Register your rule with tg.ops.defvjp and check again" if self.mode == "vjp"
+                   else f"Give {names} a VJP rule (tg.ops.defvjp) and check again")
+            why = (f"it uses ans, which f computes with {names}, {kind} with no gradient rule "
+                   f"yet, so the tape cannot differentiate through ans. {fix}, or write the "
+                   f"rule in terms of the inputs instead of ans")
+        else:
+            why = (f"it uses {names}, {kind} with no gradient rule, so the tape cannot "
+                   f"differentiate through it. Give {names} a rule (tg.ops.defvjp), or write "
+                   f"the rule with teachgrad ops that have one")
+        return Feedback("no_gradient_rule", f"the rule for input {i} gives the right values, "
+                        f"but cannot be differentiated again: {why}.", i)
 
     def _tangent_for(self, i):
         return self.rng.standard_normal(tuple(self.arrays[i].shape))

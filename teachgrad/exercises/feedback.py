@@ -13,6 +13,8 @@ VERDICTS = {
     "wrong_shape": "the rule's result has the wrong shape",
     "wrong_value": "the rule's result is wrong at some entry",
     "not_differentiable_again": "the rule is right, but cannot be differentiated again",
+    "no_gradient_rule": "the rule is right, but differentiating it again needs the gradient "
+                        "of an op that has no gradient rule",
 }
 
 

@@ -161,11 +161,19 @@ def _trace_gradient(function):
         return gradients(ys, xs, grad_ys=cotangents, unconnected_gradients="zero")
 
     graph = FuncGraph(f"{function.graph.name}_grad")
-    with graph.as_default():
-        specs = function.inputs + function.graph.captures + [function.outputs[i]
-                                                             for i in float_outputs]
-        placeholders = [placeholder(t.dtype, t.shape, name=f"x{i}") for i, t in enumerate(specs)]
-        grads = gradient_body(*placeholders)
+    # The trace runs inside the VJP rule of some call node, which marks the nodes it
+    # makes as that node's gradient. This graph is a graph of its own, cached for every
+    # call: its nodes belong to no outer rule, so the mark is cleared while it is traced.
+    outer, core.gradient_of = core.gradient_of, None
+    try:
+        with graph.as_default():
+            specs = function.inputs + function.graph.captures + [function.outputs[i]
+                                                                 for i in float_outputs]
+            placeholders = [placeholder(t.dtype, t.shape, name=f"x{i}")
+                            for i, t in enumerate(specs)]
+            grads = gradient_body(*placeholders)
+    finally:
+        core.gradient_of = outer
     return ConcreteFunction(gradient_body, graph, placeholders, list(grads), list(grads),
                             optimize=function.optimize)
 

@@ -58,8 +58,8 @@ class Plan:
                 out = forward(*[values[i] for i in in_ids], **params)
             except (ValueError, TypeError, IndexError) as error:
                 shapes = ", ".join(str(np.shape(values[i])) for i in in_ids)
-                raise type(error)(f"{node.name} ({node.op.name}): {error} "
-                                  f"(input shapes: {shapes})") from None
+                raise op_core.with_context(error, f"{node.name} ({node.op.name})",
+                                           shapes) from None
             if multiple:
                 for i, o in zip(out_ids, out):
                     values[i] = o

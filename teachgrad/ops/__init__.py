@@ -1,9 +1,10 @@
 """Every differentiable operation, each declared once with its rules.
 
-To add an op: declare it with ``primitive``, give it rules with ``defvjp``,
-export it here, and add one line to the op table in ``tests/op_table.py``.
+To add an op: declare it with ``primitive``, give it rules with ``defvjp``
+(and, if you like, a native forward-mode rule with ``defjvp``), export it here,
+and add one line to the op table in ``tests/op_table.py``.
 """
-from .core import Node, Op, bind, defvjp, defvjp_all, not_differentiable, primitive
+from .core import Node, Op, bind, defjvp, defvjp, defvjp_all, not_differentiable, primitive
 from .misc import (cast, identity, identity_n, ones, ones_like, stop_gradient, zeros,
                    zeros_like)
 from .math import (abs, cos, exp, log, log1p, negative, round, sigmoid, sign, sin, sqrt, square,

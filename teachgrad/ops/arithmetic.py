@@ -106,13 +106,25 @@ def _add_n_kernel(*xs):
 # x_1 + x_2 + ... + x_n in one op (TensorFlow's AddN): each input gets g.
 add_n_p = primitive("add_n", _add_n_kernel)
 def add_n(inputs):
-    """Sum a list of same-shaped tensors in one op."""
+    """Sum a list of tensors of the same shape and dtype in one op.
+
+    Like TensorFlow's, it does not convert between dtypes: a float32 and a
+    float64 tensor are an error, not a float64 sum. Cast first (``tg.cast``).
+    """
     inputs = list(inputs)
     if not inputs:
         raise ValueError("add_n needs at least one tensor.")
     shapes = {tuple(t.shape) for t in inputs if isinstance(t, Tensor) and known(t.shape)}
     if len(shapes) > 1:
         raise ValueError(f"add_n: all inputs must have the same shape, got {sorted(shapes)}.")
+    like = next((t for t in inputs if isinstance(t, Tensor)), None)
+    inputs = [convert_to_tensor(t, like) for t in inputs]   # a Python number takes like's dtype
+    found = list(dict.fromkeys(str(t.dtype) for t in inputs))
+    if len(found) > 1:
+        raise TypeError(
+            f"add_n: all inputs must have the same dtype, got {' and '.join(found)} "
+            f"(input dtypes: {', '.join(str(t.dtype) for t in inputs)}). add_n does not "
+            f"convert them: cast them to one dtype first, e.g. tg.cast(x, tg.{found[0]}).")
     return bind(add_n_p, *inputs)
 defvjp_all(add_n_p, lambda g, ans, *xs: [g] * len(xs))
 

@@ -124,12 +124,12 @@ class Op:
             g, ans = tuple(output_grads), node.outputs
         else:
             g, ans = output_grads[0], node.outputs[0]
+        inputs, params = node.inputs, node.params
         if self.vjp_rules is not None:
-            rules = self.vjp_rules
-            return [rule(g, ans, *node.inputs, **node.params) if need else None
-                    for rule, need in zip(rules, needed)]
+            return [rule(g, ans, *inputs, **params) if need else None
+                    for rule, need in zip(self.vjp_rules, needed)]
         if self.vjp_all is not None:
-            grads = list(self.vjp_all(g, ans, *node.inputs, **node.params))
+            grads = list(self.vjp_all(g, ans, *inputs, **params))
             if len(grads) != len(needed):
                 raise ValueError(f"The VJP rule of {node.name} returned {len(grads)} "
                                  f"gradients for {len(needed)} inputs.")
@@ -239,7 +239,7 @@ def bind(op, *args, **params):
         out = op.forward(*[t._value for t in args], **params)
     except (ValueError, TypeError) as error:
         shapes = ", ".join(str(t.shape) for t in args)
-        raise type(error)(f"{op.name}: {error} (input shapes: {shapes})") from None
+        raise with_context(error, op.name, shapes) from None
     if op.multiple_results:
         outputs = tuple(map(Tensor, out))
         if active_tapes or active_accumulators or op_checks:
@@ -275,13 +275,18 @@ def _record(op, inputs, outputs, params):
             check.ran(node)
     for tape in active_tapes:
         tape._record(node)
-    for accumulator in list(active_accumulators):
-        accumulator._accumulate(node)
+    if active_accumulators:   # (copied: an accumulator may leave the list meanwhile)
+        for accumulator in list(active_accumulators):
+            accumulator._accumulate(node)
 
 
 def _convert_inputs(args):
-    like = next((a for a in args if isinstance(a, Tensor)), None)
-    return tuple(a if type(a) is Tensor else _as_input(a, like) for a in args)
+    like = None   # the first tensor: Python scalars take its dtype
+    for a in args:
+        if isinstance(a, Tensor):
+            like = a
+            break
+    return tuple([a if type(a) is Tensor else _as_input(a, like) for a in args])
 
 
 def _as_input(value, like):
@@ -306,3 +311,23 @@ def _as_input(value, like):
 def xp():
     """The backend's array namespace (numpy or cupy)."""
     return backend.xp
+
+
+def with_context(error, where, shapes):
+    """``error`` again, saying where it happened: ``where`` (the op or node that
+    failed) and the shapes of its inputs.
+
+    The error keeps its type, so ``except TypeError`` catches it as before. It is
+    rebuilt around the longer message when its type takes just a message; a type
+    whose constructor wants more (numpy's casting errors want the dtypes) is kept
+    as it is and gets the context as a note, printed under it in the traceback.
+    """
+    try:
+        return type(error)(f"{where}: {error} (input shapes: {shapes})")
+    except Exception:
+        note = f"Raised by {where} (input shapes: {shapes})."
+        if hasattr(error, "add_note"):   # Python 3.11+
+            error.add_note(note)
+        else:
+            error.__notes__ = [*getattr(error, "__notes__", ()), note]
+        return error

@@ -18,7 +18,7 @@ def known(shape):
 
 def compatible(a, b):
     """Could shapes ``a`` and ``b`` (None = unknown) be the same?"""
-    if a is None or b is None:
+    if a is None or b is None or a == b:
         return True
     return len(a) == len(b) and all(p is None or q is None or p == q for p, q in zip(a, b))
 

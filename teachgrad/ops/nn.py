@@ -16,8 +16,8 @@ def _softmax_kernel(x, axis):
     xp = backend.xp
     if x.size == 0:
         return xp.zeros_like(x)
-    e = xp.exp(x - xp.max(x, axis=axis, keepdims=True))  # shifted: no overflow
-    return e / xp.sum(e, axis=axis, keepdims=True)
+    e = xp.exp(x - x.max(axis=axis, keepdims=True))  # shifted: no overflow
+    return e / e.sum(axis=axis, keepdims=True)
 
 # softmax(x)_i = e^{x_i} / sum_j e^{x_j}.  VJP: s * (g - sum(g * s)), with s = softmax(x)
 softmax_p = primitive("softmax", _softmax_kernel)
@@ -31,8 +31,8 @@ def _log_softmax_kernel(x, axis):
     xp = backend.xp
     if x.size == 0:
         return xp.zeros_like(x)
-    shifted = x - xp.max(x, axis=axis, keepdims=True)
-    return shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
 
 # log_softmax(x) = x - logsumexp(x).  VJP: g - softmax(x) * sum(g)
 log_softmax_p = primitive("log_softmax", _log_softmax_kernel)

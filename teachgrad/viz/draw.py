@@ -26,6 +26,7 @@ import graphviz
 from . import collect, wasm
 from .dot import Options, Writer
 from .labels import LabelOptions
+from .values import plural
 
 RANKDIRS = ("TB", "LR", "BT", "RL")
 
@@ -59,12 +60,16 @@ class Drawing(graphviz.Digraph):
         kwargs.update(node_names=self.node_names, tensor_names=self.tensor_names)
         return kwargs
 
+    def __repr__(self):
+        # The text/plain of a notebook output, with or without ``dot``: the same on
+        # every machine, so the lessons' stored outputs do not depend on it.
+        return f"<teachgrad drawing: {plural(len(self.node_names), 'op')}>"
+
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         try:
             return super()._repr_mimebundle_(include, exclude, **kwargs)
         except graphviz.ExecutableNotFound:
-            return wasm.mimebundle(self.source, text=f"<teachgrad drawing: "
-                                                    f"{len(self.node_names)} ops>")
+            return wasm.mimebundle(self.source, text=repr(self))
 
     def html(self):
         """HTML that draws this graph in the browser with the bundled WebAssembly

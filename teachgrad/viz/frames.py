@@ -42,8 +42,10 @@ _METHODS = {
 }
 
 _SKIPS = {
-    "stop gradient": "the gradient stops here (it produced a source, or a tensor in "
-                     "stop_gradients), so its VJP rule is not called",
+    "stop gradient": "it produced a tensor in stop_gradients, which is held constant, so "
+                     "the gradient stops here and its VJP rule is not called",
+    "source": "it produced a source, whose gradient is what was asked for, so the pass "
+              "goes no further back and its VJP rule is not called",
     "not differentiable": "its op is not differentiable, so no gradient flows through it",
     "no incoming gradient": "no gradient reached its outputs, so its VJP rule has "
                             "nothing to pass on",
