@@ -33,10 +33,13 @@ test: setup chromium
 	TEACHGRAD_REQUIRE_BROWSER=1 $(PYTHON) -m pytest
 
 # The docs site (Sphinx + MyST-NB): executes every lesson afresh, so their outputs and
-# widget states are today's; any warning is an error. About two minutes.
-docs: setup
+# widget states are today's; any warning is an error. Then docs/check_site.py opens
+# lesson 2 of the built site in Chromium and checks that its stepper steps with no kernel
+# and that nothing loads from another host. About a minute.
+docs: setup chromium
 	rm -rf docs/_build
 	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
+	$(PYTHON) docs/check_site.py docs/_build/html
 
 # teachgrad against its peers (PyTorch CPU, JAX, HIPS autograd, micrograd, numpy by
 # hand): one table of ratios, about 6-10 minutes on 2 cores. The peers live in their own

@@ -46,13 +46,6 @@ SUBMODULES = [
 
 DTYPES = ("float32", "float64", "int32", "int64", "bool_")
 
-# Entries whose docstrings are not valid reStructuredText yet: an example indented under a
-# paragraph that does not end in "::" (or, in ForwardAccumulator, inside its Args section),
-# which docutils reports as "Unexpected indentation". They keep the plain MyST directive,
-# whose text shows unformatted, until their docstrings are fixed (autodiff/forward.py,
-# autodiff/custom.py, graph/graph.py); then take them off this list.
-NOT_RST_YET = {"ForwardAccumulator", "custom_gradient", "Graph"}
-
 # What declares a new operation and its rules: used as `tg.ops.<name>`, not `tg.<name>`,
 # and listed at the end of "Operations".
 OP_DECLARATIONS = ("primitive", "defvjp", "defjvp", "defvjp_all", "not_differentiable", "bind")
@@ -89,9 +82,9 @@ def _class_members(cls):
     """What ``:members:`` would list: the public methods and properties ``cls`` defines,
     in source order, that have a docstring, as (directive, name) pairs.
 
-    The page names them one by one instead of using ``:members:``, because conf.py's
-    ``autodoc_default_options = {"members": False}`` overrides a ``:members:`` option given
-    to a directive: with it, no class or module would show its members.
+    The page names them one by one instead of using ``:members:``: each member gets
+    exactly one entry (a submodule's names have their own entries too, so an
+    ``automodule`` with ``:members:`` would describe them twice), in a known order.
     """
     for name, value in vars(cls).items():
         if name.startswith("_"):
@@ -108,10 +101,6 @@ def _class_members(cls):
 
 def _directive(name, obj, package="teachgrad"):
     target = f"{package}.{name}"
-    if name in NOT_RST_YET:
-        if inspect.isclass(obj):
-            return f"```{{autoclass}} {target}\n:members:\n```\n"
-        return f"```{{autofunction}} {target}\n```\n"
     if inspect.isclass(obj):
         return _rst("autoclass", target, members=_class_members(obj))
     if callable(obj):

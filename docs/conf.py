@@ -87,7 +87,10 @@ myst_heading_anchors = 3
 # -- the API reference ---------------------------------------------------------
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
-autodoc_default_options = {"members": False}
+# No autodoc_default_options: docs/_api.py writes one directive per documented member
+# (a class's methods and properties, a submodule's names), so no directive there takes
+# :members: (it would document them a second time). A default {"members": False}
+# would also silently override a :members: given to a directive.
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 

@@ -49,6 +49,11 @@ def test_plain_log1pexp_at_100_overflows_in_exp():
                 log1pexp(x)
     assert info.value.node.op.name == "exp" and info.value.phase == "forward"
     assert "88.72 in float32" in str(info.value)
+    # A forward overflow is fixed by a stable form or a clipped input, not by a custom
+    # gradient (that changes only the backward pass).
+    why = str(info.value).splitlines()[-1]
+    assert "stable form" in why and "tg.log1p" in why and "clip the input" in why
+    assert "custom gradient" not in why and "custom_gradient" not in why
     assert info.value.source.function == "log1pexp"
     assert "log1pexp(x)" in info.value.source.caller.code   # the line that called it
     # In float64 exp(100) is finite: no error, and the gradient is 1.
@@ -75,6 +80,8 @@ def test_nan_that_appears_only_in_the_backward_pass():
     assert "tape.gradient(norm, x)" in error.source.code
     assert "VJP rule of the forward op sqrt" in str(error)
     assert "tg.sqrt(tg.sum(x * x))" in str(error)       # the forward op's own line
+    why = str(error).splitlines()[-1]                   # a backward fix, not a forward one
+    assert "custom gradient" in why and "double-where" in why
 
 
 def test_custom_grad_fn_that_makes_nan_is_named():
@@ -94,6 +101,20 @@ def test_custom_grad_fn_that_makes_nan_is_named():
     assert info.value.phase == "backward"
     assert info.value.forward_node.op.name == "custom_gradient"
     assert "tg.log(x - x)" in info.value.source.code
+    why = str(info.value).splitlines()[-1]
+    assert "grad_fn of custom_gradient function bad" in why
+    assert "give the function a custom gradient" not in why   # it has one already
+
+
+def test_forward_hints_suggest_forward_fixes():
+    zero = tg.constant([0.0, 1.0])
+    for make in (lambda: tg.log(zero), lambda: tg.sqrt(zero - 1.0), lambda: 1.0 / zero,
+                 lambda: tg.exp(tg.constant([1000.0])), lambda: tg.constant([1e308]) * 10.0):
+        error = _raises(make)
+        why = str(error).splitlines()[-1]
+        assert error.phase == "forward" and why.startswith("  Why: ")
+        assert "custom" not in why                   # no backward-pass remedy for a value
+        assert any(w in why for w in ("clip", "stable form", "away from 0", "tg.maximum"))
 
 
 def test_a_nan_from_outside_is_reported_as_passed_on():

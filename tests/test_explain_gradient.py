@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import teachgrad as tg
+from teachgrad.debug.report import a_or_an
 from teachgrad.ops.core import bind, primitive
 
 
@@ -83,6 +84,59 @@ def test_integer_tensor_on_a_tape_is_named_as_the_likely_cut():
     assert agrees(exp, grad)
     integer = [c for c in exp.causes if c.kind == "integer"]
     assert integer and integer[0].node.op.name == "cast" and not integer[0].certain
+
+
+def test_an_integer_cast_leads_and_the_watched_source_is_not_called_unwatched():
+    # The brief's case: x is watched, and the path goes through an integer cast.
+    exp, grad = explained(lambda: tg.cast(tg.cast(X, tg.int32) * 2, tg.float64), X)
+    assert agrees(exp, grad)
+    first = exp.causes[0]
+    assert first.kind == "integer" and first.node.op.name == "cast"
+    assert "an int32 tensor from x" in first.message and "grad_pass_through" in first.fix
+    assert "int32" in exp.summary and "cast" in exp.summary
+    text = str(exp)
+    assert text.splitlines()[1].startswith("  Why: ") and "int32" in text.splitlines()[1]
+    assert "not watching" not in text and "tape.watch" not in text
+    assert "a int" not in text
+
+
+def test_an_integer_cast_of_a_value_computed_from_the_source_leads_too():
+    w = tg.constant(2.0, name="w")
+    with tg.GradientTape(persistent=True) as tape:
+        tape.watch([X, w])
+        counts = tg.cast(X * 3.0, tg.int32)
+        unrelated = tg.cast(w, tg.int32)          # from another watched tensor: not a hint
+        y = tg.sum(tg.cast(counts, tg.float64) * w)   # recorded, through w only
+    exp = tg.explain_gradient(y, X, tape)
+    assert tape.gradient(y, X) is None and exp.status == "none"
+    integer = [c for c in exp.causes if c.kind == "integer"]
+    assert integer and exp.causes[0] is integer[0]
+    assert [c.node.outputs[0] for c in integer] == [counts]     # not `unrelated`'s cast
+    assert "a value computed from x" in integer[0].message
+    assert "no_path" in exp.kinds
+
+
+def test_no_integer_hint_when_the_cast_came_after_the_target():
+    with tg.GradientTape(persistent=True) as tape:
+        tape.watch(X)
+        y = tg.constant(3.0) * 2.0
+        tg.cast(X, tg.int32)
+    exp = tg.explain_gradient(y, X, tape)
+    assert exp.kinds == {"no_record"} and "tape.watch" not in exp.causes[0].fix
+    assert "not watching" not in str(exp)
+
+
+def test_an_integer_source_is_named_once_with_its_article():
+    with tg.GradientTape(persistent=True) as tape:
+        tape.watch(X)
+        counts = tg.cast(X, tg.int64)
+        y = tg.sum(tg.cast(counts, tg.float64))
+    exp = tg.explain_gradient(y, counts, tape)
+    assert exp.status == "none" and exp.causes[0].kind == "integer"
+    assert "not_watched" not in exp.kinds
+    assert "is an int64 tensor" in exp.causes[0].message and "an int64 tensor" in exp.summary
+    assert [a_or_an(t) for t in (tg.int32, tg.float64, tg.bool_, np.dtype("uint8"))] == [
+        "an int32", "a float64", "a bool", "a uint8"]
 
 
 def test_stop_gradients_entry_and_the_seed_example():

@@ -118,7 +118,7 @@ def custom_gradient(f=None):
     ``grad_fn(*upstream)`` gets one cotangent per (flattened) ``y`` and returns
     one gradient per argument (None for none). If ``f`` reads Variables that are
     not arguments, ``grad_fn(*upstream, variables=None)`` gets them and returns
-    ``(input_grads, variable_grads)``.
+    ``(input_grads, variable_grads)``. For example::
 
         @tg.custom_gradient
         def log1pexp(x):

@@ -27,15 +27,17 @@ from .engine import _call_vjp, trainable
 class ForwardAccumulator:
     """Computes JVPs of everything computed from ``primals`` while it is active.
 
-    Args:
-      primals: a tensor or Variable, or a nested structure of them, to watch.
-      tangents: the "vector" of the Jacobian-vector product for each primal
-        (same structure, same shapes).
+    For example, the derivative of ``x ** 3`` at 2 in the direction 1::
 
         x = tg.constant(2.0)
         with tg.ForwardAccumulator(x, tg.constant(1.0)) as acc:
             y = x ** 3
         acc.jvp(y)          # 3 x^2 = 12.0
+
+    Args:
+      primals: a tensor or Variable, or a nested structure of them, to watch.
+      tangents: the "vector" of the Jacobian-vector product for each primal
+        (same structure, same shapes).
     """
 
     def __init__(self, primals, tangents):

@@ -23,6 +23,7 @@ from ..ops.misc import stop_gradient_p
 from ..tensor import Tensor
 from . import hooks, views
 from .explanation import Cause
+from .report import a_or_an
 
 #: Ops whose gradient, built in a graph, changes the forward nodes.
 _GROWING_OPS = ("While", "If")
@@ -115,9 +116,11 @@ class EngineRun:
         op = node.op
         if x.dtype.kind != "f":
             maker = self.view.producer_all(x._id)
-            made = f"{maker.name} ({maker.op.name}) makes" if maker is not None else "it reads"
-            return Cause("integer", f"{made} an {x.dtype} tensor that {node.name} reads: "
-                         f"integers and bools carry no gradient (they are constants)",
+            tensor = f"{a_or_an(x.dtype)} tensor"
+            what = (f"{maker.name} ({maker.op.name}) makes {tensor} that {node.name} reads"
+                    if maker is not None else f"{node.name} reads {tensor}")
+            return Cause("integer", f"{what}: integers and bools carry no gradient (they are "
+                         f"constants)",
                          "Keep the computation in floats; tg.grad_pass_through passes a "
                          "gradient through a rounding or casting step on purpose.",
                          maker or node, i)

@@ -24,6 +24,7 @@ from ..tensor import SymbolicTensor
 from . import views
 from .engine_run import EngineRun
 from .explanation import Cause, GradientExplanation, Path
+from .report import a_or_an
 
 #: Paths listed in a report (all of them are counted).
 MAX_PATHS = 12
@@ -66,10 +67,13 @@ def explain_gradient(target, source, tape_or_graph=None, *, stop_gradients=None,
     paths, count = _paths(between, target, walk_ids, view.producer_all)
     listed = [_judge_path(steps, run) for steps in paths]
 
-    causes = list(problems)
-    for kind, message in _dtype_problems(target, source, names):
-        causes.append(Cause("integer", message, "Differentiate float tensors: integers and "
-                                                "bools are constants to autodiff."))
+    # An integer target or source is the reason, ahead of all else (a tape does not
+    # watch an integer source: that is the same reason, said once).
+    causes = [Cause("integer", message, "Differentiate float tensors: integers and bools "
+                                        "are constants to autodiff.")
+              for message in _dtype_problems(target, source, names)]
+    causes += [p for p in problems
+               if not (p.kind == "not_watched" and source.dtype.kind != "f")]
     if not between and not problems:
         causes += _no_path_causes(view, target, source, names)
     for path in listed:
@@ -86,8 +90,8 @@ def _same(a, b):
 def _dtype_problems(target, source, names):
     for tensor, name in ((target, names[1]), (source, names[0])):
         if tensor.dtype.kind != "f":
-            yield "integer", (f"{name} is a {tensor.dtype} tensor: integers and bools carry "
-                              f"no gradient")
+            yield (f"{name} is {a_or_an(tensor.dtype)} tensor: integers and bools carry no "
+                   f"gradient")
 
 
 # -- the paths -------------------------------------------------------------------------
@@ -153,17 +157,30 @@ def _upstream(target, producer):
 
 def _no_path_causes(view, target, source, names):
     source_name, target_name = names
-    causes = []
+    causes, integers = [], []
     if view.mode == "tape" and view.producer(target._id) is None:
         moment = views.when_made(view.tape, target._id)
         if moment != "recording":
             text, fix = views.WHEN_MADE[moment]
             return [Cause("not_recording", f"{target_name} {text}", fix)]
-        causes.append(Cause("no_record", f"no op the tape recorded made {target_name}: it was "
-                            f"computed from tensors the tape was not watching",
-                            "Watch the source (tape.watch) and compute the target from it "
-                            "inside the tape's block."))
-        causes += _tape_hints(view, source)
+        # The source is watched here (an unwatched one is a problem found before):
+        # the record stops short of the target. An integer tensor made from the
+        # source is the usual reason, so it leads, though the record cannot prove it.
+        integers, others = _tape_hints(view, target, source_name)
+        untracked = ("an integer tensor such as the one above, or values that do not depend on "
+                     f"{source_name}" if integers else
+                     f"constants, tensors nobody watched, or a copy of {source_name} made "
+                     f"outside the tape")
+        causes.append(Cause("no_record", f"no op the tape recorded made {target_name}: a tape "
+                            f"records an op only when it reads a watched tensor or a float "
+                            f"tensor computed from one, so {target_name} was computed from "
+                            f"tensors the tape did not follow ({untracked})",
+                            "" if integers else
+                            f"Compute {target_name} from {source_name} itself, with float ops, "
+                            f"inside the tape's block."))
+        causes += others
+    elif view.mode == "tape":   # recorded, from other tensors: the source's trail may end early
+        integers, _ = _tape_hints(view, target, source_name)
     for node in _upstream(target, view.producer_all):
         branch = node.context
         if getattr(branch, "taken", None) is not None:
@@ -178,26 +195,48 @@ def _no_path_causes(view, target, source, names):
                                f"{target_name} does not depend on {source_name}"
                                + (" in anything the tape recorded" if view.mode == "tape"
                                   else ""), ""))
-    return causes
+    return integers + causes     # an integer cast of the source leads: the likely cut
 
 
-def _tape_hints(view, source):
-    tape, hints = view.tape, []
+def _tape_hints(view, target, source_name):
+    """Where the tape may have lost the source's trail, as (integer casts, other hints).
+
+    A tape follows float tensors only: an op that makes an integer or bool tensor
+    from one is kept aside (``tape._dropped``), and what is computed from its
+    result is not recorded at all. Such an op, fed by the source (or by floats
+    computed from it) before the target was made, is the likely cut; the nearest
+    the target comes first.
+    """
+    tape = view.tape
+    # The tensors the record shows to depend on the source (a node is always made
+    # after the nodes it reads, so one pass in the order they were made will do).
     walk_ids = {s._id for s in view.walk_sources}
-    for node in dict.fromkeys(tape._dropped.values()):
-        if any(x._id in walk_ids or view.producer(x._id) is not None for x in node.inputs):
-            hints.append(Cause("integer", f"{node.name} ({node.op.name}) made an "
-                               f"{node.outputs[0].dtype} tensor from watched tensors; "
-                               f"integers carry no gradient, so a target computed from it "
-                               f"is cut off there", "Keep the computation in floats.", node,
-                               certain=False))
+    reached = set(walk_ids)
+    for node in sorted(dict.fromkeys(tape._producers.values()), key=lambda n: n.id):
+        if any(x._id in reached for x in node.inputs):
+            reached.update(out._id for out in node.outputs)
+    integers = []
+    for node in sorted(dict.fromkeys(tape._dropped.values()), key=lambda n: -n.id):
+        if (any(x._id in reached for x in node.inputs)
+                and min(out._id for out in node.outputs) < target._id):
+            dtype = next(out.dtype for out in node.outputs if out.dtype.kind != "f")
+            read = (source_name if any(x._id in walk_ids for x in node.inputs)
+                    else f"a value computed from {source_name}")
+            integers.append(Cause("integer", f"{node.name} ({node.op.name}) made "
+                                  f"{a_or_an(dtype)} tensor from {read}: integers and bools "
+                                  f"carry no gradient, so the tape stopped following {source_name} "
+                                  f"there, and a target computed from that tensor is cut off",
+                                  "Keep the computation in floats; tg.grad_pass_through "
+                                  "passes a gradient through a rounding or casting step on "
+                                  "purpose.", node, certain=False))
+    others = []
     if len(tape._spans) > 1:
-        hints.append(Cause("not_recording", "the tape stopped recording for a while "
-                           "(stop_recording()); values computed then have no record, so a "
-                           "target computed from one of them is cut off",
-                           "Move that computation out of the stop_recording() block.",
-                           certain=False))
-    return hints
+        others.append(Cause("not_recording", "the tape stopped recording for a while "
+                            "(stop_recording()); values computed then have no record, so a "
+                            "target computed from one of them is cut off",
+                            "Move that computation out of the stop_recording() block.",
+                            certain=False))
+    return integers, others
 
 
 # -- the verdict ----------------------------------------------------------------------
@@ -262,6 +301,15 @@ def _finish(view, names, causes, paths, count, run, source):
 
 def _none_summary(causes, paths, count, names):
     source_name, target_name = names
+    first = causes[0] if causes else None
+    if first is not None and first.kind == "integer" and first.node is None:
+        return f"the gradient is None: {first.message}."      # an integer source or target
+    if first is not None and first.kind == "integer" and not paths:
+        node = first.node
+        dtype = next(out.dtype for out in node.outputs if out.dtype.kind != "f")
+        return (f"the gradient is None, most likely because the computation from "
+                f"{source_name} turns into {a_or_an(dtype)} tensor at {a_or_an(node.op.name)} "
+                f"op, where the tape stops following it: integers and bools carry no gradient.")
     if any(c.kind == "not_watched" for c in causes):
         return "the gradient is None: the tape was not watching the source."
     if any(c.kind == "not_recording" and c.certain for c in causes):

@@ -48,20 +48,30 @@ class NumericsError(FloatingPointError):
         self.forward_node = forward_node
 
 
-#: Why an op with finite inputs could make a NaN or an inf.
+#: Why an op with finite inputs could make a NaN or an inf in the forward pass, and
+#: what to do. A forward value is fixed by computing it differently (a stable form,
+#: a clipped or shifted input): a custom gradient changes only the backward pass.
 _DOMAIN_HINTS = {
-    "log": "log(0) is -inf and the log of a negative number is NaN.",
-    "log1p": "log1p(-1) is -inf and log1p below -1 is NaN.",
-    "sqrt": "the square root of a negative number is NaN.",
-    "divide": "x / 0 is inf, and 0 / 0 is NaN.",
+    "log": "log(0) is -inf and the log of a negative number is NaN; keep the input "
+           "positive (tg.maximum(x, eps)), or rewrite in a stable form (tg.log1p(x) for "
+           "log(1 + x), tg.log_softmax for log(softmax)).",
+    "log1p": "log1p(-1) is -inf and log1p below -1 is NaN; keep the input above -1 (clip "
+             "it), or rewrite in a stable form.",
+    "sqrt": "the square root of a negative number is NaN; clip the input at 0 "
+            "(tg.maximum(x, 0.0)) if it is negative only by rounding.",
+    "divide": "x / 0 is inf, and 0 / 0 is NaN; keep the divisor away from 0 (add an "
+              "epsilon, or tg.where(d == 0, 1.0, d) and handle that case separately).",
     "power": "0 to a negative power is inf, and a negative base to a fractional power "
-             "is NaN.",
+             "is NaN; keep the base in the domain (clip it, or take tg.abs(x) if the sign "
+             "does not matter).",
     "exp": "exp overflows to inf above about 709.78 in float64 and 88.72 in float32; "
-           "rewrite with a stable form (tg.logsumexp, tg.log1p(tg.exp(-|x|)) + max(x, 0), "
-           "or a custom gradient).",
+           "rewrite the computation in a stable form that never makes the huge value "
+           "(tg.logsumexp for log(sum(exp(x))); tg.maximum(x, 0) + tg.log1p(tg.exp(-|x|)) "
+           "for log(1 + exp(x)), the softplus), or clip the input (tg.minimum(x, 80.0)).",
 }
 _OVERFLOW_HINT = ("the inputs are finite, so the result overflowed: the values are too "
-                  "large for {dtype} (its largest is about {big:.3g}).")
+                  "large for {dtype} (its largest is about {big:.3g}); compute in a stable "
+                  "form (e.g. in log space), or rescale or clip the inputs{wider}.")
 
 
 def _float_arrays(values):
@@ -135,13 +145,22 @@ def _reason(node, inputs, outputs, forward):
         return (f"input {with_inf[0]} is already infinite (inf - inf, 0 * inf and inf / inf "
                 f"are NaN); look for where that inf came from.")
     if forward is not None:
+        if forward.op.name == "custom_gradient":
+            name = (forward.params or {}).get("name", "")
+            return (f"the grad_fn of custom_gradient function {name} made it from finite "
+                    f"values: check its formula at these inputs, and guard "
+                    f"its divisions, logs and square roots (tg.maximum(d, eps), or a "
+                    f"tg.where that makes the input safe before the op).")
         return (f"the forward value of {forward.name} ({forward.op.name}) is finite but its "
                 f"derivative is not there: e.g. sqrt and log have an infinite slope at 0, "
                 f"and a tg.where that hides a NaN or inf branch in the forward pass still "
-                f"multiplies it into the gradient (make the input safe before the op "
-                f"instead).")
+                f"multiplies it into the gradient. Fix the backward pass: give the function "
+                f"a custom gradient (tg.custom_gradient) that is finite there, or formulate "
+                f"it so the rule never sees the bad point (the double-where trick: "
+                f"tg.where(ok, x, safe) before the op, tg.where(ok, y, fallback) after).")
     hint = _DOMAIN_HINTS.get(node.op.name)
     if hint is not None:
         return "the inputs are finite, so this op made it: " + hint
     dtype = next((s.dtype for s in outputs if not s.finite), "float64")
-    return _OVERFLOW_HINT.format(dtype=dtype, big=float(np.finfo(dtype).max))
+    wider = " (or compute in float64)" if np.finfo(dtype).bits < 64 else ""
+    return _OVERFLOW_HINT.format(dtype=dtype, big=float(np.finfo(dtype).max), wider=wider)

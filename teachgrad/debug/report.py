@@ -1,5 +1,11 @@
-"""Small HTML helpers for the notebook views of the tg.debug reports."""
+"""Small text and HTML helpers for the tg.debug reports (and their notebook views)."""
 import html
+
+
+def a_or_an(word):
+    """``word`` with its indefinite article: "an int64", "a float32", "a uint8", "a bool"."""
+    word = str(word)
+    return f"{'an' if word[:1].lower() in 'aeio' else 'a'} {word}"
 
 
 def escape(value):

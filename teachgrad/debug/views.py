@@ -10,6 +10,7 @@ from ..autodiff.tape import GradientTape
 from ..graph.graph import Graph
 from ..ops import core
 from ..tensor import SymbolicTensor, Tensor, Variable
+from .report import a_or_an
 
 
 class View:
@@ -145,8 +146,8 @@ def _watch_problem(tape, source):
     if source._id in tape._watched:
         return None
     if source._id in tape._dropped:
-        return (f"{name} is a {source.dtype} tensor: integers and bools are constants, the "
-                f"tape does not watch them", "Differentiate with respect to a float tensor.")
+        return (f"{name} is {a_or_an(source.dtype)} tensor: integers and bools are constants, "
+                f"the tape does not watch them", "Differentiate with respect to a float tensor.")
     moment = when_made(tape, source._id)
     if moment in ("stopped",):
         return (f"{name} {WHEN_MADE[moment][0]}, so the tape does not watch it",

@@ -42,6 +42,9 @@ read_variable_p.shape_rule = lambda variable: [(tuple(variable.shape), variable.
 class Graph:
     """A dataflow graph of teachgrad ops.
 
+    Ops made inside ``with graph.as_default():`` add nodes to it; a ``Session``
+    runs them::
+
         graph = tg.Graph()
         with graph.as_default():
             x = tg.placeholder(tg.float32, shape=(None, 3), name="x")
