@@ -4,6 +4,7 @@ tracemalloc counts numpy's array buffers, so these tests measure the bytes a
 real backward pass holds, not a model of them. Sizes are chosen so that one
 array (512 KiB) dwarfs Python's own small allocations.
 """
+import contextlib
 import gc
 import tracemalloc
 
@@ -22,20 +23,33 @@ def _chain(x):
     return tg.sum(h)
 
 
-def test_backward_peak_stays_within_saved_values_plus_gradients():
-    x = tg.Variable(np.random.default_rng(0).standard_normal((N, N)) * 0.1)
+@contextlib.contextmanager
+def _traced():
+    """Trace allocations inside the block; yields ``held()``: the bytes allocated since
+    the block began and still alive, after a garbage collection."""
     gc.collect()
     tracemalloc.start()
-    try:
-        with tg.GradientTape() as tape:
-            loss = _chain(x)
+    start = tracemalloc.get_traced_memory()[0]
+
+    def held():
         gc.collect()
-        saved = tracemalloc.get_traced_memory()[0]      # the forward pass's saved values
-        tracemalloc.reset_peak()
-        grad = tape.gradient(loss, x)
-        peak = tracemalloc.get_traced_memory()[1]
+        return tracemalloc.get_traced_memory()[0] - start
+    try:
+        yield held
     finally:
         tracemalloc.stop()
+
+
+def test_backward_peak_stays_within_saved_values_plus_gradients():
+    x = tg.Variable(np.random.default_rng(0).standard_normal((N, N)) * 0.1)
+    with _traced() as held:
+        with tg.GradientTape() as tape:
+            loss = _chain(x)
+        held()                                          # collected: the saved values remain
+        tracemalloc.reset_peak()
+        saved = tracemalloc.get_traced_memory()[0]
+        grad = tape.gradient(loss, x)
+        peak = tracemalloc.get_traced_memory()[1]
     assert grad.shape == (N, N)
     # Holding every layer's cotangent would add LAYERS arrays. Measured: about one
     # array above the saved values, as each layer's values are freed once its rule
@@ -45,19 +59,13 @@ def test_backward_peak_stays_within_saved_values_plus_gradients():
 
 def test_one_shot_tape_lets_go_of_everything_but_the_gradient():
     x = tg.Variable(np.random.default_rng(1).standard_normal((N, N)) * 0.1)
-    gc.collect()
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
+    with _traced() as held:
         with tg.GradientTape() as tape:
             loss = _chain(x)
-        recorded = tracemalloc.get_traced_memory()[0] - start
+        recorded = held()
         grad = tape.gradient(loss, x)
         del loss                 # the caller's last reference into the recorded chain
-        gc.collect()
-        left = tracemalloc.get_traced_memory()[0] - start
-    finally:
-        tracemalloc.stop()
+        left = held()
     assert recorded >= LAYERS * ARRAY                  # the activations were kept ...
     assert left <= 2 * ARRAY, left / ARRAY             # ... and are gone: the gradient stays
     assert grad.shape == (N, N)
@@ -65,20 +73,13 @@ def test_one_shot_tape_lets_go_of_everything_but_the_gradient():
 
 def test_persistent_tape_keeps_its_values_until_dropped():
     x = tg.Variable(np.random.default_rng(2).standard_normal((N, N)) * 0.1)
-    gc.collect()
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
+    with _traced() as held:
         with tg.GradientTape(persistent=True) as tape:
             loss = _chain(x)
         tape.gradient(loss, x)
         del loss
-        gc.collect()
-        kept = tracemalloc.get_traced_memory()[0] - start
+        kept = held()
         del tape
-        gc.collect()
-        dropped = tracemalloc.get_traced_memory()[0] - start
-    finally:
-        tracemalloc.stop()
+        dropped = held()
     assert kept >= LAYERS * ARRAY                      # a second gradient() needs them
     assert dropped <= ARRAY, dropped / ARRAY

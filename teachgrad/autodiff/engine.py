@@ -45,6 +45,7 @@ def backward(targets, target_grads, sources, producer,
     source_ids = {s._id for s in sources}
     parents, pending = pending_counts(targets, sources, producer)
     stop_nodes = _stop_nodes(sources, stop_tensors, producer, pending)
+    stop_ids = {t._id for t in stop_tensors}
 
     grads = {}   # tensor id -> the contributions to its gradient received so far
     for y, g in zip(targets, target_grads):
@@ -75,7 +76,7 @@ def backward(targets, target_grads, sources, producer,
 
         if not has_grad or node in stop_nodes or not node.op.differentiable:
             if observer is not None:
-                observer(events.Skip(node, _skip_reason(node, stop_nodes, stop_tensors)))
+                observer(events.Skip(node, _skip_reason(node, stop_nodes, stop_ids)))
         else:
             # An input needs a cotangent if a pending node made it, or if it is a source.
             needed = [p is not None or (x._id in source_ids and trainable(x))
@@ -209,11 +210,10 @@ def _report_loop_iteration(context, observer):
         observer(events.LoopIteration(context.loop, "backward", iteration, ()))
 
 
-def _skip_reason(node, stop_nodes, stop_tensors):
+def _skip_reason(node, stop_nodes, stop_ids):
     if node in stop_nodes:
         # A stop node made a tensor of stop_tensors, or else a source (see _stop_nodes).
-        stopped = {t._id for t in stop_tensors}
-        return ("stop gradient" if any(t._id in stopped for t in node.outputs)
+        return ("stop gradient" if any(t._id in stop_ids for t in node.outputs)
                 else "source")
     if not node.op.differentiable:
         return "not differentiable"
