@@ -138,6 +138,8 @@ OPS = [
            S.same_shape_list(2, 2), elementwise=True),
     OpSpec("sigmoid", tg.sigmoid, _sigmoid, S.unary(), elementwise=True),
     OpSpec("relu", tg.relu, lambda x: np.maximum(x, 0), S.unary(S.NONZERO), elementwise=True),
+    OpSpec("relu_grad", tg.ops.relu_grad, lambda g, x: np.where(x > 0, g, 0.0),
+           S.same_shape_pair(S.REALS, S.NONZERO), elementwise=True),
     OpSpec("identity", tg.identity, lambda x: x, S.unary(), elementwise=True),
     OpSpec("cast", lambda x: tg.cast(x, tg.float32), lambda x: x.astype(np.float32),
            S.unary(), elementwise=True, eps=1e-2, atol=1e-4),  # float32 output: big steps

@@ -172,6 +172,13 @@ def same_shape_list(draw, min_size=1, max_size=3):
 
 
 @st.composite
+def same_shape_pair(draw, first=REALS, second=REALS):
+    """Two arrays of one shape, from two domains (relu_grad: any g, an x away from 0)."""
+    shape = draw(shapes())
+    return Case((draw(arrays(shape, first)), draw(arrays(shape, second))))
+
+
+@st.composite
 def any_shape_list(draw, min_size=1, max_size=3):
     """1 to 3 arrays of unrelated shapes (identity_n)."""
     n = draw(st.integers(min_size, max_size))

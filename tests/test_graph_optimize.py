@@ -233,13 +233,25 @@ def test_gpu_code_runs_the_steps_under_cupy_fuse(monkeypatch):
 def test_build_program_from_nodes_covers_the_multi_step_recipes():
     def build(x, g):
         return tg.ops.tanh_grad(tg.tanh(x), g) + tg.sigmoid(x) + tg.relu(x) + \
-            tg.where(x > 0, g, 0.0)
+            tg.where(x > 0, g, 0.0) + tg.ops.relu_grad(g, x - 0.5)
     fn = traced(build, ((4, 3), F64), ((4, 3), F64))
     nodes = [n for n in fn.nodes if n.op.name not in ("placeholder", "const")]
     program, inputs = build_program(nodes)
     assert [t.name for t in inputs][:2] == ["x0", "x1"]
     consts = [tg.Session(fn.graph).run(t) for t in inputs[2:]]
     np.testing.assert_array_equal(program(X, Y, *consts), run(fn, X, Y)[0])
+
+
+def test_relu_gradient_fuses_into_one_program_with_a_bool_step():
+    def loss(x, w):
+        return tg.gradients(tg.sum(tg.relu(x * w) * 3.0), [w])[0]
+    fn = traced(loss, ((4, 3), F64), ((4, 3), F64))
+    after = optimize(fn)[0]
+    assert "relu_grad" in ops(fn) and "relu_grad" not in ops(after)
+    (program,) = [n.params["program"] for n in after.nodes if n.op.forward is run_program
+                  and "> 0" in n.params["program"].formula]
+    assert [s.dtype for s in program.steps if s.fn == "greater"] == [np.dtype(bool)]
+    assert_same(fn, after, X - 0.2, Y)
 
 
 def test_multi_step_recipes_need_inputs_of_the_output_dtype():

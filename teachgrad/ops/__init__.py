@@ -16,5 +16,5 @@ from .reduction import logsumexp, max, mean, min, sum
 from .arithmetic import (add, add_n, divide, equal, greater, greater_equal, less, less_equal,
                          maximum, minimum, multiply, not_equal, power, subtract, where)
 from .linalg import matmul
-from .nn import log_softmax, relu, softmax
+from .nn import log_softmax, relu, relu_grad, softmax
 from .sparse import IndexedSlices

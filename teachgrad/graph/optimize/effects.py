@@ -34,7 +34,7 @@ _FRESH = {
     arithmetic.add_p, arithmetic.subtract_p, arithmetic.multiply_p, arithmetic.divide_p,
     arithmetic.power_p, arithmetic.maximum_p, arithmetic.minimum_p, arithmetic.where_p,
     arithmetic.add_n_p, misc.zeros_like_p, misc.ones_like_p,
-    nn.relu_p, nn.softmax_p, nn.log_softmax_p, matmul_p,
+    nn.relu_p, nn.relu_grad_p, nn.softmax_p, nn.log_softmax_p, matmul_p,
     shape.concat_p, shape.stack_p, shape.index_add_p, shape.gather_p, shape.scatter_add_p,
 }
 _COMPARISONS = {arithmetic.less, arithmetic.less_equal, arithmetic.greater,

@@ -10,6 +10,7 @@ program computes exactly what the ops computed one by one::
     tanh_grad(y, g) = (1 - y * y) * g
     sigmoid(x)      = exp(-logaddexp(0, -x))
     relu(x)         = maximum(x, 0)
+    relu_grad(g, x) = where(x > 0, g, 0)
 """
 import functools
 
@@ -55,13 +56,15 @@ RECIPES = {
     math.sigmoid_p: lambda emit, x: emit(
         "exp", emit("negative", emit("logaddexp", 0, emit("negative", x)))),
     nn.relu_p: lambda emit, x: emit("maximum", x, 0),
+    nn.relu_grad_p: lambda emit, g, x: emit("where", emit("greater", x, 0, dtype=bool), g, 0),
 }
 RECIPES.update({op: _ufunc(op.name) for op in effects.COMPARISONS})   # less, equal, ...
 
 
 #: Recipes of several steps. Their intermediate results are taken to have the
-#: output's dtype (and shape), which holds when every input has it.
-_SEVERAL_STEPS = {math.tanh_grad_p, math.sigmoid_p, arithmetic.add_n_p}
+#: output's dtype (and shape), which holds when every input has it, unless the
+#: recipe names another (relu_grad's comparison is bool).
+_SEVERAL_STEPS = {math.tanh_grad_p, math.sigmoid_p, arithmetic.add_n_p, nn.relu_grad_p}
 
 
 def is_elementwise(node):
@@ -108,9 +111,11 @@ def build_program(nodes):
     return ElementwiseProgram(steps, specs), inputs
 
 
-def _emit(steps, shape, dtype, fn, *args):
+def _emit(steps, shape, out_dtype, fn, *args, dtype=None):
+    """Append the step ``fn(*args)``; its result has the op's shape, and the op's
+    dtype unless ``dtype`` says otherwise."""
     steps.append(Step(fn, [a if isinstance(a, tuple) else ("num", a) for a in args],
-                      shape, dtype))
+                      shape, out_dtype if dtype is None else dtype))
     return ("step", len(steps) - 1)
 
 
