@@ -18,9 +18,10 @@ from .ops import (IndexedSlices, abs, add, add_n, broadcast_to, cast, concat, co
                   equal, exp, expand_dims, gather, greater, greater_equal, identity,
                   identity_n, less, less_equal, log, log1p, log_softmax, logsumexp, matmul,
                   max, maximum, mean, min, minimum, multiply, negative, not_equal, ones,
-                  ones_like, power, relu, reshape, round, sigmoid, sign, sin, softmax, split, sqrt,
-                  square, squeeze, stack, stop_gradient, subtract, sum, tanh, transpose,
-                  where, zeros, zeros_like)
+                  ones_like, power, relu, reshape, round, sigmoid, sign, sin, softmax,
+                  sparse_softmax_cross_entropy_with_logits, split, sqrt, square, squeeze,
+                  stack, stop_gradient, subtract, sum, tanh, transpose, where, zeros,
+                  zeros_like)
 from .graph import Graph, Session, function, get_default_graph, name_scope, placeholder
 from .tensor import SymbolicTensor, Tensor, Variable, constant, convert_to_tensor
 from . import debug, exercises

@@ -75,6 +75,11 @@ def _log_softmax(x, axis):
     return x - np.log(np.sum(np.exp(x), axis=axis, keepdims=True))
 
 
+def _sparse_xent(z, labels):
+    picked = np.take_along_axis(z, labels[..., None], axis=-1)[..., 0]
+    return np.log(np.sum(np.exp(z), axis=-1)) - picked
+
+
 def _logsumexp(x, axis, keepdims):
     return np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdims))
 
@@ -165,6 +170,9 @@ OPS = [
            second_order=True),
     OpSpec("softmax", tg.softmax, _softmax, S.along_axis_case(), second_order=True),
     OpSpec("log_softmax", tg.log_softmax, _log_softmax, S.along_axis_case(), second_order=True),
+    OpSpec("sparse_softmax_cross_entropy",
+           lambda z, labels: tg.sparse_softmax_cross_entropy_with_logits(labels, z),
+           _sparse_xent, S.sparse_xent_case(), second_order=True),
     # moving entries around
     OpSpec("reshape", tg.reshape, np.reshape, S.reshape_case()),
     OpSpec("transpose", tg.transpose, np.transpose, S.transpose_case()),

@@ -235,6 +235,16 @@ def along_axis_case(draw):
 
 
 @st.composite
+def sparse_xent_case(draw):
+    """Logits of shape ``batch + (classes,)`` (at least one class) and integer labels of
+    shape ``batch``, each a valid class (sparse_softmax_cross_entropy_with_logits)."""
+    batch = draw(shapes(max_dims=2))
+    classes = draw(st.integers(1, MAX_SIDE))
+    labels = draw(hnp.arrays(np.int64, batch, elements=st.integers(0, classes - 1)))
+    return Case((draw(arrays(batch + (classes,))),), {"labels": labels})
+
+
+@st.composite
 def reshape_case(draw):
     shape = draw(shapes())
     size = math.prod(shape)

@@ -70,19 +70,26 @@ def backward(targets, target_grads, sources, producer,
                 context = node.context
                 _report_loop_iteration(context, observer)
             observer(events.Pop(node, tuple(queue)))
-        out_grads = [_sum_contributions(grads, t, node, i, method, source_ids, observer)
-                     for i, t in enumerate(node.outputs)]
-        has_grad = out_grads[0] is not None or any(g is not None for g in out_grads)
+        outputs = node.outputs
+        if len(outputs) == 1:
+            g = _sum_contributions(grads, outputs[0], node, 0, method, source_ids, observer)
+            out_grads = [g]
+            has_grad = g is not None
+        else:
+            out_grads = [_sum_contributions(grads, t, node, i, method, source_ids, observer)
+                         for i, t in enumerate(outputs)]
+            has_grad = any(g is not None for g in out_grads)
 
         if not has_grad or node in stop_nodes or not node.op.differentiable:
             if observer is not None:
                 observer(events.Skip(node, _skip_reason(node, stop_nodes, stop_ids)))
         else:
             # An input needs a cotangent if a pending node made it, or if it is a source.
-            needed = [p is not None or (x._id in source_ids and trainable(x))
-                      for x, p in zip(node.inputs, node_parents)]
+            inputs = node.inputs
+            needed = [p is not None or (x._id in source_ids and x.dtype.kind == "f")
+                      for x, p in zip(inputs, node_parents)]
             in_grads = _call_vjp(node, out_grads, needed)
-            for x, g in zip(node.inputs, in_grads):
+            for x, g in zip(inputs, in_grads):
                 if g is not None:
                     contributions = grads.get(x._id)
                     if contributions is None:
@@ -226,7 +233,10 @@ def _sum_contributions(grads, tensor, node, index, method, source_ids, observer)
     if contributions is None:
         return None
     if len(contributions) == 1:
-        total, how = contributions[0], "nop"
+        total = contributions[0]
+        if tensor._id in source_ids:
+            grads[tensor._id] = contributions
+        return total
     else:
         # In a graph, the summing nodes are grouped with the node whose output they serve.
         outer, op_core.gradient_of = op_core.gradient_of, node
@@ -236,7 +246,7 @@ def _sum_contributions(grads, tensor, node, index, method, source_ids, observer)
             op_core.gradient_of = outer
     if tensor._id in source_ids:
         grads[tensor._id] = [total]
-    if observer is not None and how != "nop":
+    if observer is not None:
         observer(events.Aggregate(node, index, tuple(contributions), how, total, tensor))
     return total
 
@@ -244,12 +254,15 @@ def _sum_contributions(grads, tensor, node, index, method, source_ids, observer)
 def _call_vjp(node, out_grads, needed):
     """Run ``node``'s VJP rule for the inputs that lead to a source."""
     op = node.op
-    if op.multiple_results and not op.accepts_missing:
-        # A rule for several outputs needs a cotangent for each: unused ones are zero.
-        out_grads = [zeros_like(t) if g is None and trainable(t) else g
-                     for g, t in zip(out_grads, node.outputs)]
-    if not op.accepts_sparse and IndexedSlices in map(type, out_grads):
-        out_grads = [g.to_dense() if type(g) is IndexedSlices else g for g in out_grads]
+    if op.multiple_results:
+        if not op.accepts_missing:
+            # A rule for several outputs needs a cotangent for each: unused ones are zero.
+            out_grads = [zeros_like(t) if g is None and trainable(t) else g
+                         for g, t in zip(out_grads, node.outputs)]
+        if not op.accepts_sparse and IndexedSlices in map(type, out_grads):
+            out_grads = [g.to_dense() if type(g) is IndexedSlices else g for g in out_grads]
+    elif type(out_grads[0]) is IndexedSlices and not op.accepts_sparse:
+        out_grads = [out_grads[0].to_dense()]
     # Building a graph: label the gradient nodes with `node`; under tg.debug checks,
     # tell them which forward op's rule made them.
     if op_core.default_graphs or op_core.op_checks:
@@ -260,8 +273,9 @@ def _call_vjp(node, out_grads, needed):
             op_core.gradient_of = outer
     else:
         in_grads = op.vjp(node, out_grads, needed)
-    for i, (x, g) in enumerate(zip(node.inputs, in_grads)):
+    for x, g in zip(node.inputs, in_grads):
         if g is not None and g.shape != x.shape and not compatible(g.shape, x.shape):
+            i = next(k for k, t in enumerate(node.inputs) if t is x)
             raise ValueError(
                 f"Incompatible shapes between op input and calculated input gradient. "
                 f"Forward operation: {node.name}. Input index: {i}. Original input shape: "

@@ -119,7 +119,7 @@ class GradientTape:
         else:
             return
         for out in node.outputs:
-            if dtypes.is_floating(out.dtype):
+            if out.dtype.kind == "f":   # only floating-point tensors carry gradients
                 watched.add(out._id)
                 self._producers[out._id] = node
             else:

@@ -16,5 +16,6 @@ from .reduction import logsumexp, max, mean, min, sum
 from .arithmetic import (add, add_n, divide, equal, greater, greater_equal, less, less_equal,
                          maximum, minimum, multiply, not_equal, power, subtract, where)
 from .linalg import matmul
-from .nn import log_softmax, relu, relu_grad, softmax
+from .nn import (log_softmax, relu, relu_grad, softmax,
+                 sparse_softmax_cross_entropy_with_logits)
 from .sparse import IndexedSlices

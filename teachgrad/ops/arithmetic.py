@@ -12,7 +12,10 @@ from .math import log
 
 
 def _binary(x, y):
-    """Pair up two operands; a Python scalar takes the other tensor's dtype."""
+    """Pair up two operands; a Python scalar takes the other tensor's dtype.
+
+    (``bind`` converts its arguments the same way, so the binary ops hand it theirs
+    as they are; ``where`` pairs its two branches here first.)"""
     if not isinstance(x, Tensor):
         x = convert_to_tensor(x, like=y if isinstance(y, Tensor) else None)
     if not isinstance(y, Tensor):
@@ -22,7 +25,7 @@ def _binary(x, y):
 
 # x + y.  d/dx = d/dy = 1
 add_p = primitive("add", lambda x, y: backend.xp.add(x, y))
-def add(x, y): return bind(add_p, *_binary(x, y))
+def add(x, y): return bind(add_p, x, y)
 defvjp(add_p,
        lambda g, ans, x, y: unbroadcast(g, x),
        lambda g, ans, x, y: unbroadcast(g, y))
@@ -32,7 +35,7 @@ defjvp(add_p,
 
 # x - y.  d/dx = 1, d/dy = -1
 subtract_p = primitive("subtract", lambda x, y: backend.xp.subtract(x, y))
-def subtract(x, y): return bind(subtract_p, *_binary(x, y))
+def subtract(x, y): return bind(subtract_p, x, y)
 defvjp(subtract_p,
        lambda g, ans, x, y: unbroadcast(g, x),
        lambda g, ans, x, y: unbroadcast(-g, y))
@@ -42,7 +45,7 @@ defjvp(subtract_p,
 
 # x * y.  d/dx = y, d/dy = x
 multiply_p = primitive("multiply", lambda x, y: backend.xp.multiply(x, y))
-def multiply(x, y): return bind(multiply_p, *_binary(x, y))
+def multiply(x, y): return bind(multiply_p, x, y)
 defvjp(multiply_p,
        lambda g, ans, x, y: unbroadcast(g * y, x),
        lambda g, ans, x, y: unbroadcast(g * x, y))
@@ -52,7 +55,7 @@ defjvp(multiply_p,
 
 # x / y.  d/dx = 1/y, d/dy = -x/y^2 = -ans/y
 divide_p = primitive("divide", lambda x, y: backend.xp.true_divide(x, y))
-def divide(x, y): return bind(divide_p, *_binary(x, y))
+def divide(x, y): return bind(divide_p, x, y)
 defvjp(divide_p,
        lambda g, ans, x, y: unbroadcast(g / y, x),
        lambda g, ans, x, y: unbroadcast(-(g * ans) / y, y))
@@ -66,21 +69,21 @@ def _power_kernel(x, y):
 
 # x^y.  d/dx = y x^(y-1);  d/dy = ln(x) x^y, taken as 0 where x <= 0 (as TensorFlow does)
 power_p = primitive("power", _power_kernel)
-def power(x, y): return bind(power_p, *_binary(x, y))
+def power(x, y): return bind(power_p, x, y)
 defvjp(power_p,
        lambda g, ans, x, y: unbroadcast(g * y * power(x, y - 1), x),
        lambda g, ans, x, y: unbroadcast(g * ans * log(where(x > 0, x, 1)), y))
 
 # max(x, y) elementwise: the gradient goes to x where x >= y, else to y.
 maximum_p = primitive("maximum", lambda x, y: backend.xp.maximum(x, y))
-def maximum(x, y): return bind(maximum_p, *_binary(x, y))
+def maximum(x, y): return bind(maximum_p, x, y)
 defvjp(maximum_p,
        lambda g, ans, x, y: unbroadcast(where(x >= y, g, 0), x),
        lambda g, ans, x, y: unbroadcast(where(x >= y, 0, g), y))
 
 # min(x, y) elementwise: the gradient goes to x where x <= y, else to y.
 minimum_p = primitive("minimum", lambda x, y: backend.xp.minimum(x, y))
-def minimum(x, y): return bind(minimum_p, *_binary(x, y))
+def minimum(x, y): return bind(minimum_p, x, y)
 defvjp(minimum_p,
        lambda g, ans, x, y: unbroadcast(where(x <= y, g, 0), x),
        lambda g, ans, x, y: unbroadcast(where(x <= y, 0, g), y))
@@ -132,7 +135,7 @@ defvjp_all(add_n_p, lambda g, ans, *xs: [g] * len(xs))
 def _comparison(name, kernel):
     op = not_differentiable(primitive(name, kernel))
     def compare(x, y):
-        return bind(op, *_binary(x, y))
+        return bind(op, x, y)
     compare.__name__ = name
     compare.__doc__ = f"Elementwise ``{name}``: a bool tensor, never differentiated."
     return compare

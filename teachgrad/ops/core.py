@@ -125,9 +125,12 @@ class Op:
         else:
             g, ans = output_grads[0], node.outputs[0]
         inputs, params = node.inputs, node.params
-        if self.vjp_rules is not None:
+        rules = self.vjp_rules
+        if rules is not None:
+            if len(rules) == 1:
+                return [rules[0](g, ans, *inputs, **params) if needed[0] else None]
             return [rule(g, ans, *inputs, **params) if need else None
-                    for rule, need in zip(self.vjp_rules, needed)]
+                    for rule, need in zip(rules, needed)]
         if self.vjp_all is not None:
             grads = list(self.vjp_all(g, ans, *inputs, **params))
             if len(grads) != len(needed):
@@ -236,7 +239,14 @@ def bind(op, *args, **params):
             args = _convert_inputs(args)
             break
     try:
-        out = op.forward(*[t._value for t in args], **params)
+        # The one- and two-input cases are spelled out: this line runs for every op,
+        # and building a list of values costs more than the numpy call on a scalar.
+        if len(args) == 2:
+            out = op.forward(args[0]._value, args[1]._value, **params)
+        elif len(args) == 1:
+            out = op.forward(args[0]._value, **params)
+        else:
+            out = op.forward(*[t._value for t in args], **params)
     except (ValueError, TypeError) as error:
         shapes = ", ".join(str(t.shape) for t in args)
         raise with_context(error, op.name, shapes) from None
@@ -273,14 +283,22 @@ def _record(op, inputs, outputs, params):
     if op_checks:
         for check in op_checks:
             check.ran(node)
-    for tape in active_tapes:
-        tape._record(node)
+    if len(active_tapes) == 1:
+        active_tapes[0]._record(node)
+    else:
+        for tape in active_tapes:
+            tape._record(node)
     if active_accumulators:   # (copied: an accumulator may leave the list meanwhile)
         for accumulator in list(active_accumulators):
             accumulator._accumulate(node)
 
 
 def _convert_inputs(args):
+    if len(args) == 2:   # a binary op, `x * 2.0`: the commonest case, spelled out
+        x, y = args
+        like = x if isinstance(x, Tensor) else y if isinstance(y, Tensor) else None
+        return (x if type(x) is Tensor else _as_input(x, like),
+                y if type(y) is Tensor else _as_input(y, like))
     like = None   # the first tensor: Python scalars take its dtype
     for a in args:
         if isinstance(a, Tensor):
@@ -290,6 +308,10 @@ def _convert_inputs(args):
 
 
 def _as_input(value, like):
+    if (type(value) is float or type(value) is int) and like is not None \
+            and like.dtype.kind == "f":
+        # The commonest case, `x * 2.0` or `y - 1`: the number takes x's dtype.
+        return Tensor(backend.xp.asarray(value, like.dtype))
     if isinstance(value, Variable):
         snapshot = value._snapshot
         if variable_watchers:

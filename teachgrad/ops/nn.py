@@ -1,6 +1,7 @@
-"""Neural-network staples: relu, softmax, log_softmax (sigmoid is in math.py)."""
+"""Neural-network staples: relu, softmax, log_softmax, the sparse softmax cross-entropy
+(sigmoid is in math.py)."""
 from .. import backend
-from .core import bind, defjvp, defvjp, primitive
+from .core import bind, defjvp, defvjp, defvjp_all, primitive
 from .grad_util import compatible
 from .math import exp
 from .reduction import sum
@@ -13,7 +14,10 @@ defjvp(relu_p, lambda x_dot, ans, x: relu_grad(x_dot, x))
 
 
 def _relu_grad_kernel(g, x):
-    return backend.xp.where(x > 0, g, g.dtype.type(0))
+    xp = backend.xp
+    if x.ndim == 0 and g.ndim == 0:   # numpy's where takes microseconds on scalars
+        return g if x > 0 else xp.zeros_like(g)
+    return xp.where(x > 0, g, g.dtype.type(0))
 
 # relu_grad(g, x) = g where x > 0, else 0: the cotangent of relu at x (TensorFlow's
 # ReluGrad). Written as where(x > 0, g, 0) it would be two ops and a constant; as one op
@@ -57,3 +61,85 @@ def log_softmax(x, axis=-1): return bind(log_softmax_p, x, axis=axis)
 defvjp(log_softmax_p, lambda g, ans, x, axis: g - exp(ans) * sum(g, axis=axis, keepdims=True))
 defjvp(log_softmax_p, lambda x_dot, ans, x, axis:
        x_dot - sum(exp(ans) * x_dot, axis=axis, keepdims=True))
+
+
+def _sparse_xent_kernel(logits, labels):
+    xp = backend.xp
+    classes = logits.shape[-1]
+    if labels.size:   # checked here, so that labels fed to a graph are checked too
+        low, high = int(labels.min()), int(labels.max())
+        if low < 0 or high >= classes:
+            raise ValueError(f"received a label value of {low if low < 0 else high}, outside "
+                             f"the valid range [0, {classes}) of the {classes} classes")
+    shifted = logits - logits.max(axis=-1, keepdims=True)   # no overflow in exp
+    e = xp.exp(shifted)
+    total = e.sum(axis=-1, keepdims=True)
+    picked = xp.take_along_axis(shifted, labels[..., None], axis=-1)[..., 0]
+    loss = xp.log(total[..., 0]) - picked
+    e /= total                                   # softmax(logits), in place
+    e -= labels[..., None] == xp.arange(logits.shape[-1])   # minus the one-hot labels
+    return loss, e
+
+# The softmax cross-entropy of integer labels, fused into one op (TensorFlow's
+# SparseSoftmaxCrossEntropyWithLogits):
+#
+#     loss_i = logsumexp(z_i) - z_i[label_i]        d loss_i / d z_i = softmax(z_i) - onehot_i
+#
+# The op has a second output, that derivative ("backprop"), computed in the same pass, so
+# the VJP is one multiply. Its VJP treats `backprop` as what it is, softmax(z) minus a
+# constant, so second derivatives flow through it as through softmax.
+sparse_xent_p = primitive("sparse_softmax_cross_entropy", _sparse_xent_kernel,
+                          multiple_results=True)
+sparse_xent_p.accepts_missing = True
+
+
+def sparse_softmax_cross_entropy_with_logits(labels, logits):
+    """The cross-entropy between ``softmax(logits)`` and integer class ``labels``, per
+    example: ``logsumexp(logits, -1) - logits[..., label]``.
+
+    Args:
+      labels: integer tensor of shape ``logits.shape[:-1]``, each in ``[0, classes)``.
+      logits: float tensor of shape ``(..., classes)`` (unnormalised log-probabilities).
+
+    One fused op, forward and backward: the same value as
+    ``-tg.log_softmax(logits)[rows, labels]`` with a fraction of the ops. Take
+    ``tg.mean`` of it for the usual loss.
+    """
+    from ..tensor import convert_to_tensor
+    logits, labels = convert_to_tensor(logits), convert_to_tensor(labels)
+    if logits.dtype.kind != "f":
+        raise TypeError(f"sparse_softmax_cross_entropy_with_logits: logits must be floating "
+                        f"point, got {logits.dtype}; cast them with tg.cast(logits, tg.float32).")
+    if labels.dtype.kind not in "iu":
+        raise TypeError(f"sparse_softmax_cross_entropy_with_logits: labels must be integer "
+                        f"class indices, got {labels.dtype}. For one-hot or probability labels "
+                        f"use -tg.sum(labels * tg.log_softmax(logits), axis=-1).")
+    if logits.shape is not None and labels.shape is not None:
+        if len(logits.shape) == 0 or not compatible(tuple(labels.shape), tuple(logits.shape[:-1])):
+            raise ValueError(f"sparse_softmax_cross_entropy_with_logits: labels must have the "
+                             f"shape of logits without its last axis (the classes): logits "
+                             f"{logits.shape}, so labels {tuple(logits.shape[:-1])}, got "
+                             f"{labels.shape}.")
+        classes = logits.shape[-1]
+        if classes == 0:
+            raise ValueError("sparse_softmax_cross_entropy_with_logits: logits have no classes "
+                             "(their last axis has size 0).")
+    return bind(sparse_xent_p, logits, labels)[0]
+
+
+def _sparse_xent_vjp(grads, outputs, logits, labels):
+    g_loss, g_backprop = grads
+    backprop = outputs[1]
+    total = None
+    if g_loss is not None:
+        total = expand_dims(g_loss, -1) * backprop
+    if g_backprop is not None:   # a second derivative: backprop is softmax(logits) - onehot
+        s = softmax(logits)
+        part = s * (g_backprop - sum(g_backprop * s, axis=-1, keepdims=True))
+        total = part if total is None else total + part
+    return [total, None]
+
+defvjp_all(sparse_xent_p, _sparse_xent_vjp)
+
+
+from .shape import expand_dims  # noqa: E402  (shape imports this module's neighbours)
