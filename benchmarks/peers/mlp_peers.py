@@ -11,6 +11,10 @@ direction). Each class offers the same five computations:
 * ``jvp_x()``    its JVP along ``vx`` (a direction in the input batch);
 * ``hvp()``      the Hessian-vector product ``H v`` (parameters).
 
+teachgrad and PyTorch also offer ``fused_gradient()``: the same loss written with the
+library's fused cross-entropy op (``tg.sparse_softmax_cross_entropy_with_logits``,
+``torch.nn.functional.cross_entropy``), as the hand-written numpy pass is fused.
+
 and ``host(result)``, which turns a result into numpy arrays for the checks.
 Each class raises ``Unavailable`` when its library is not installed.
 """
@@ -96,14 +100,40 @@ class Teachgrad:
         self.p = p
         self.v = [tg.constant(d) for d in v]
         self.vx = tg.constant(vx)
+        self._fused_step = None
 
-    def loss(self):
-        p, params = self.p, self.p.tg_params
-        h = p.tg_x
+    def logits(self, x=None):
+        params = self.p.tg_params
+        h = self.p.tg_x if x is None else x
         for W, b in zip(params[0:-2:2], params[1:-2:2]):
             h = tg.tanh(h @ W + b)
-        logits = h @ params[-2] + params[-1]
-        return -tg.mean(tg.log_softmax(logits, axis=-1)[p.rows, p.labels])
+        return h @ params[-2] + params[-1]
+
+    def loss(self):
+        p = self.p
+        return -tg.mean(tg.log_softmax(self.logits(), axis=-1)[p.rows, p.labels])
+
+    def fused_loss(self, x=None):
+        """The same loss with the fused op (what a TensorFlow user writes)."""
+        labels = self.p.labels
+        return tg.mean(tg.sparse_softmax_cross_entropy_with_logits(labels, self.logits(x)))
+
+    def fused_gradient(self):
+        params = self.p.tg_params
+        with tg.GradientTape() as tape:
+            loss = self.fused_loss()
+        return loss, tape.gradient(loss, params)
+
+    def fused_function_gradient(self):
+        if self._fused_step is None:   # traced on the first call
+            params = self.p.tg_params
+
+            @tg.function
+            def step(x):
+                loss = self.fused_loss(x)
+                return loss, tg.gradients(loss, params)
+            self._fused_step = step
+        return self._fused_step(self.p.tg_x)
 
     def forward(self):
         return self.loss()
@@ -169,6 +199,15 @@ class Torch:
     def gradient(self):
         loss = self.loss(self.params)
         return loss, self.torch.autograd.grad(loss, self.params)
+
+    def fused_gradient(self):
+        """The same loss with PyTorch's fused ``cross_entropy``."""
+        torch, params = self.torch, self.params
+        h = self.x
+        for W, b in zip(params[0:-2:2], params[1:-2:2]):
+            h = torch.tanh(h @ W + b)
+        loss = torch.nn.functional.cross_entropy(h @ params[-2] + params[-1], self.labels)
+        return loss, torch.autograd.grad(loss, params)
 
     def jvp(self):
         return self.torch.func.jvp(lambda *ps: self.loss(ps), self.plain, self.v)

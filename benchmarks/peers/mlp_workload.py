@@ -29,8 +29,16 @@ def main(config_name, description, argv=None):
     fns = {"numpy": ref.gradient, "teachgrad": tgad.gradient,
            "teachgrad tg.function": tgad.function_gradient}
     hosts = {"teachgrad": tgad.host, "teachgrad tg.function": tgad.host}
+    fused = {"teachgrad, fused loss": tgad.fused_gradient,
+             "teachgrad tg.function, fused loss": tgad.fused_function_gradient}
     for name, peer in mlp_peers.peers(p, v, vx).items():
         fns[name], hosts[name] = peer.gradient, peer.host
+        if hasattr(peer, "fused_gradient"):
+            fused[f"{name}, fused loss"], hosts[f"{name}, fused loss"] = \
+                peer.fused_gradient, peer.host
+    # Each library's fused cross-entropy op, where it has one (numpy's pass is fused).
+    fns.update(fused)
+    hosts.update({name: tgad.host for name in fused if name.startswith("teachgrad")})
 
     # Check every library against numpy before timing anything.
     rtol, atol = TOLERANCES[cfg.dtype]
@@ -52,6 +60,6 @@ def main(config_name, description, argv=None):
         ms = common.median_ms(times[name])
         ratio = common.median_ratio(times, name, "numpy")
         rows[name] = {"ms": ms, "ratio": ratio}
-        print(f"  {name:24s} {ms:9.3f} ms   {ratio:6.2f} x numpy")
+        print(f"  {name:34s} {ms:9.3f} ms   {ratio:6.2f} x numpy")
     return common.write(args, {"workload": f"mlp_{config_name}", "label": label,
                                "repeats": n, "rows": rows})

@@ -93,6 +93,19 @@ sparse_xent_p = primitive("sparse_softmax_cross_entropy", _sparse_xent_kernel,
 sparse_xent_p.accepts_missing = True
 
 
+def _sparse_xent_shapes(logits, labels):
+    """In a graph: the loss has the labels' shape, backprop the logits' (a dimension
+    unknown in one may be known in the other)."""
+    batch = labels.shape
+    if logits.shape is not None:
+        known = logits.shape[:-1]
+        batch = known if batch is None else tuple(
+            a if a is not None else b for a, b in zip(batch, known))
+    return [(batch, logits.dtype), (logits.shape, logits.dtype)]
+
+sparse_xent_p.shape_rule = _sparse_xent_shapes
+
+
 def sparse_softmax_cross_entropy_with_logits(labels, logits):
     """The cross-entropy between ``softmax(logits)`` and integer class ``labels``, per
     example: ``logsumexp(logits, -1) - logits[..., label]``.
