@@ -32,18 +32,21 @@ def trainable(tensor):
 
 
 def backward(targets, target_grads, sources, producer,
-             aggregation_method=None, stop_tensors=(), observer=None, on_done=None):
+             aggregation_method=None, stop_tensors=(), observer=None, on_done=None,
+             all_reached=False):
     """Gradients of ``targets`` (seeded with ``target_grads``) for each of ``sources``.
 
     ``on_done(node)``, if given, is called once a node's rule has run; a
     one-shot tape uses it to let go of the node (and the arrays it saved) early.
+    ``all_reached=True`` promises that every node the targets depend on depends
+    on a source (see ``pending_counts``).
 
     Returns a list with one entry per source: a Tensor, an IndexedSlices, or
     None when no path connects the source to the targets.
     """
     method = check_method(aggregation_method)
     source_ids = {s._id for s in sources}
-    parents, pending = pending_counts(targets, sources, producer)
+    parents, pending = pending_counts(targets, sources, producer, all_reached=all_reached)
     stop_nodes = _stop_nodes(sources, stop_tensors, producer, pending)
     stop_ids = {t._id for t in stop_tensors}
 
@@ -121,7 +124,7 @@ def backward(targets, target_grads, sources, producer,
     return results
 
 
-def pending_counts(targets, sources, producer, every_dtype=False):
+def pending_counts(targets, sources, producer, every_dtype=False, all_reached=False):
     """The nodes between sources and targets, with their parents and pending counts.
 
     1. Walk back from the targets to find every node they depend on, noting
@@ -138,8 +141,37 @@ def pending_counts(targets, sources, producer, every_dtype=False):
     ``every_dtype=True`` walks through integer and bool tensors too. The backward
     pass never does; ``tg.explain_gradient`` does, to find the paths that an
     integer tensor cuts.
+
+    ``all_reached=True`` skips step 2, when the caller knows that every node found
+    in step 1 is reached. A tape knows it when the sources include every tensor it
+    started from (each recorded op read a watched tensor, which is a source or the
+    output of an earlier recorded op), which is the usual case: the gradient with
+    respect to everything watched.
     """
+    if all_reached:
+        return _counts(_upstream(targets, producer, every_dtype, None), None)
     consumers = collections.defaultdict(list)   # tensor id -> nodes that read it
+    upstream = _upstream(targets, producer, every_dtype, consumers)
+
+    reached, walk = set(), collections.deque()
+    for s in sources:
+        walk.extend(consumers.get(s._id, ()))
+        if producer(s._id) is not None:
+            walk.append(producer(s._id))  # a source made by an op: that op counts as reached
+    while walk:
+        node = walk.popleft()
+        if node in reached or node not in upstream:
+            continue
+        reached.add(node)
+        for out in node.outputs:
+            walk.extend(consumers.get(out._id, ()))
+    return _counts(upstream, reached)
+
+
+def _upstream(targets, producer, every_dtype, consumers):
+    """Step 1: every node the targets depend on -> the producer of each of its inputs
+    (None for an input from outside), in the walk's order. Notes each tensor's
+    consumers in ``consumers``, unless it is None."""
     upstream = {}                               # node -> producer of each input (or None)
     walk = collections.deque()
     for y in targets:
@@ -154,29 +186,25 @@ def pending_counts(targets, sources, producer, every_dtype=False):
             parent = None
             if every_dtype or x.dtype.kind == "f":   # only floats carry gradients
                 tensor_id = x._id
-                consumers[tensor_id].append(node)
+                if consumers is not None:
+                    consumers[tensor_id].append(node)
                 parent = producer(tensor_id)
                 if parent is not None and parent not in upstream:
                     upstream[parent] = None
                     walk.append(parent)
             node_parents.append(parent)
         upstream[node] = node_parents
+    return upstream
 
-    reached, walk = set(), collections.deque()
-    for s in sources:
-        walk.extend(consumers.get(s._id, ()))
-        if producer(s._id) is not None:
-            walk.append(producer(s._id))  # a source made by an op: that op counts as reached
-    while walk:
-        node = walk.popleft()
-        if node in reached or node not in upstream:
-            continue
-        reached.add(node)
-        for out in node.outputs:
-            walk.extend(consumers.get(out._id, ()))
 
+def _counts(upstream, reached):
+    """Steps 3 and 4: the between nodes (those in ``reached``; all of ``upstream`` when
+    it is None), their parents among them, and their pending counts."""
     # `upstream` keeps the walk's order, so the counts come out the same every run.
-    pending = {node: 0 for node in upstream if node in reached}
+    if reached is None:
+        pending = dict.fromkeys(upstream, 0)
+    else:
+        pending = {node: 0 for node in upstream if node in reached}
     parents = {}
     for node, node_parents in upstream.items():
         if node not in pending:

@@ -221,13 +221,28 @@ class GradientTape:
                 watched.append(s)
         found = backward(flat_targets, seeds, watched, producers.get,
                          observer=events.current_observer(),
-                         on_done=_forgetter(producers) if free else None)
+                         on_done=_forgetter(producers) if free else None,
+                         all_reached=self._starts_from(watched))
         by_source = {s._id: g for s, g in zip(watched, found)}
         grads = [self._variable_gradient(s, by_source) if isinstance(s, Variable)
                  else by_source.get(s._id) for s in flat_sources]
         if unconnected is UnconnectedGradients.ZERO:
             grads = [zeros_like(s) if g is None else g for g, s in zip(grads, flat_sources)]
         return nest.pack_sequence_as(sources, grads)
+
+    def _starts_from(self, sources):
+        """Does every recorded op depend on one of ``sources``? It does when the sources
+        include each watched tensor that no recorded op made (the tensors the tape
+        started from: watched ones and the Variables' snapshots), and all are floats:
+        each recorded op read a watched tensor, a source or the output of an earlier
+        recorded op. The backward engine can then skip its search for such ops."""
+        source_ids = set()
+        for s in sources:
+            if s.dtype.kind != "f":
+                return False
+            source_ids.add(s._id)
+        roots = self._watched.difference(self._producers, self._variables)
+        return roots <= source_ids
 
     def _variable_gradient(self, variable, by_source):
         parts = [by_source[snap._id] for snap in self._snapshots.get(variable._id, ())

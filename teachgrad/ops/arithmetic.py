@@ -2,6 +2,11 @@
 
 Every broadcasting rule ends in ``unbroadcast``: an input that was broadcast
 gets the sum of the cotangents of all its copies.
+
+The kernels use Python's operators (``x * y``) rather than the ufunc calls
+(``xp.multiply(x, y)``): on arrays, numpy and CuPy run the same ufunc either way,
+but on the numpy scalars that 0-d results are, the operator takes a fast path
+(about 0.04 µs against 0.6 µs for the call), which a chain of scalar ops feels.
 """
 
 from .. import backend
@@ -24,7 +29,7 @@ def _binary(x, y):
 
 
 # x + y.  d/dx = d/dy = 1
-add_p = primitive("add", lambda x, y: backend.xp.add(x, y))
+add_p = primitive("add", lambda x, y: x + y)
 def add(x, y): return bind(add_p, x, y)
 defvjp(add_p,
        lambda g, ans, x, y: unbroadcast(g, x),
@@ -34,7 +39,7 @@ defjvp(add_p,
        lambda y_dot, ans, x, y: broadcast_as(y_dot, ans))
 
 # x - y.  d/dx = 1, d/dy = -1
-subtract_p = primitive("subtract", lambda x, y: backend.xp.subtract(x, y))
+subtract_p = primitive("subtract", lambda x, y: x - y)
 def subtract(x, y): return bind(subtract_p, x, y)
 defvjp(subtract_p,
        lambda g, ans, x, y: unbroadcast(g, x),
@@ -44,7 +49,7 @@ defjvp(subtract_p,
        lambda y_dot, ans, x, y: broadcast_as(-y_dot, ans))
 
 # x * y.  d/dx = y, d/dy = x
-multiply_p = primitive("multiply", lambda x, y: backend.xp.multiply(x, y))
+multiply_p = primitive("multiply", lambda x, y: x * y)
 def multiply(x, y): return bind(multiply_p, x, y)
 defvjp(multiply_p,
        lambda g, ans, x, y: unbroadcast(g * y, x),
@@ -54,7 +59,7 @@ defjvp(multiply_p,
        lambda y_dot, ans, x, y: broadcast_as(x * y_dot, ans))
 
 # x / y.  d/dx = 1/y, d/dy = -x/y^2 = -ans/y
-divide_p = primitive("divide", lambda x, y: backend.xp.true_divide(x, y))
+divide_p = primitive("divide", lambda x, y: x / y)
 def divide(x, y): return bind(divide_p, x, y)
 defvjp(divide_p,
        lambda g, ans, x, y: unbroadcast(g / y, x),
@@ -65,7 +70,7 @@ defjvp(divide_p,
 
 
 def _power_kernel(x, y):
-    return backend.xp.power(x, y)
+    return x ** y
 
 # x^y.  d/dx = y x^(y-1);  d/dy = ln(x) x^y, taken as 0 where x <= 0 (as TensorFlow does)
 power_p = primitive("power", _power_kernel)
@@ -140,9 +145,9 @@ def _comparison(name, kernel):
     compare.__doc__ = f"Elementwise ``{name}``: a bool tensor, never differentiated."
     return compare
 
-less = _comparison("less", lambda x, y: backend.xp.less(x, y))
-less_equal = _comparison("less_equal", lambda x, y: backend.xp.less_equal(x, y))
-greater = _comparison("greater", lambda x, y: backend.xp.greater(x, y))
-greater_equal = _comparison("greater_equal", lambda x, y: backend.xp.greater_equal(x, y))
-equal = _comparison("equal", lambda x, y: backend.xp.equal(x, y))
-not_equal = _comparison("not_equal", lambda x, y: backend.xp.not_equal(x, y))
+less = _comparison("less", lambda x, y: x < y)
+less_equal = _comparison("less_equal", lambda x, y: x <= y)
+greater = _comparison("greater", lambda x, y: x > y)
+greater_equal = _comparison("greater_equal", lambda x, y: x >= y)
+equal = _comparison("equal", lambda x, y: x == y)
+not_equal = _comparison("not_equal", lambda x, y: x != y)

@@ -1,23 +1,34 @@
 """Neural-network staples: relu, softmax, log_softmax, the sparse softmax cross-entropy
 (sigmoid is in math.py)."""
+import numpy
+
 from .. import backend
+from ..tensor import convert_to_tensor
 from .core import bind, defjvp, defvjp, defvjp_all, primitive
 from .grad_util import compatible
 from .math import exp
 from .reduction import sum
+from .shape import expand_dims
 
 # relu(x) = max(x, 0).  d/dx = 1 where x > 0, else 0, applied by the fused op relu_grad below.
-relu_p = primitive("relu", lambda x: backend.xp.maximum(x, 0))
+def _relu_kernel(x):
+    if isinstance(x, numpy.generic):   # a numpy scalar: a Python branch beats the ufunc call
+        return x if not x <= 0 else x.dtype.type(0)    # (NaN stays NaN, as in maximum)
+    return backend.xp.maximum(x, 0)
+
+relu_p = primitive("relu", _relu_kernel)
 def relu(x): return bind(relu_p, x)
 defvjp(relu_p, lambda g, ans, x: relu_grad(g, x))
 defjvp(relu_p, lambda x_dot, ans, x: relu_grad(x_dot, x))
 
 
 def _relu_grad_kernel(g, x):
-    xp = backend.xp
-    if x.ndim == 0 and g.ndim == 0:   # numpy's where takes microseconds on scalars
-        return g if x > 0 else xp.zeros_like(g)
-    return xp.where(x > 0, g, g.dtype.type(0))
+    if x.ndim == 0 and g.ndim == 0 and isinstance(x, _NUMPY_TYPES):
+        # numpy's where takes microseconds on scalars; a Python branch does not
+        return g if x > 0 else g.dtype.type(0)
+    return backend.xp.where(x > 0, g, g.dtype.type(0))
+
+_NUMPY_TYPES = (numpy.ndarray, numpy.generic)
 
 # relu_grad(g, x) = g where x > 0, else 0: the cotangent of relu at x (TensorFlow's
 # ReluGrad). Written as where(x > 0, g, 0) it would be two ops and a constant; as one op
@@ -118,7 +129,6 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits):
     ``-tg.log_softmax(logits)[rows, labels]`` with a fraction of the ops. Take
     ``tg.mean`` of it for the usual loss.
     """
-    from ..tensor import convert_to_tensor
     logits, labels = convert_to_tensor(logits), convert_to_tensor(labels)
     if logits.dtype.kind != "f":
         raise TypeError(f"sparse_softmax_cross_entropy_with_logits: logits must be floating "
@@ -128,10 +138,11 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits):
                         f"class indices, got {labels.dtype}. For one-hot or probability labels "
                         f"use -tg.sum(labels * tg.log_softmax(logits), axis=-1).")
     if logits.shape is not None and labels.shape is not None:
-        if len(logits.shape) == 0 or not compatible(tuple(labels.shape), tuple(logits.shape[:-1])):
+        batch = tuple(logits.shape[:-1])
+        if len(logits.shape) == 0 or not compatible(tuple(labels.shape), batch):
             raise ValueError(f"sparse_softmax_cross_entropy_with_logits: labels must have the "
                              f"shape of logits without its last axis (the classes): logits "
-                             f"{logits.shape}, so labels {tuple(logits.shape[:-1])}, got "
+                             f"{logits.shape}, so labels {batch}, got "
                              f"{labels.shape}.")
         classes = logits.shape[-1]
         if classes == 0:
@@ -153,6 +164,3 @@ def _sparse_xent_vjp(grads, outputs, logits, labels):
     return [total, None]
 
 defvjp_all(sparse_xent_p, _sparse_xent_vjp)
-
-
-from .shape import expand_dims  # noqa: E402  (shape imports this module's neighbours)
