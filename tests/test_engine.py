@@ -1,5 +1,6 @@
 """The backward engine: pending counts, queue order, events, stop tensors."""
 import numpy as np
+import pytest
 
 import teachgrad as tg
 from teachgrad.autodiff import events
@@ -123,3 +124,63 @@ def test_contributions_of_mixed_dtypes_are_summed_in_their_common_dtype():
     for method in (tg.AggregationMethod.ADD_N, tg.AggregationMethod.EXPERIMENTAL_TREE):
         (g,) = backward([y], [tg.ones_like(y)], [x], producer, aggregation_method=method)
         assert g.dtype == tg.float64 and g.numpy() == 5.0
+
+
+# -- the tape's shortcut: when every recorded op depends on a source ------------------------
+def _tape_over(watched_values, build, variables=()):
+    xs = [tg.constant(v) for v in watched_values]
+    with tg.GradientTape(persistent=True) as tape:
+        tape.watch(xs)
+        y = build(*xs, *variables)
+    return tape, xs, y
+
+
+def _sources_of(tape, chosen):
+    """What the tape hands the engine for ``chosen``: Variables become their snapshots."""
+    out = []
+    for s in chosen:
+        out.extend(tape._snapshots.get(s._id, ()) if isinstance(s, tg.Variable) else [s])
+    return out
+
+
+@pytest.mark.parametrize("case", ["all watched", "one of two watched", "variables",
+                                  "one of two variables", "watched intermediate"])
+def test_the_tape_skips_the_reach_walk_only_when_it_gives_the_same_counts(case):
+    v, w = tg.Variable(1.5), tg.Variable(-0.5)
+    if case == "all watched":
+        tape, xs, y = _tape_over([0.3, 2.0], lambda a, b: tg.sin(a * b) + a)
+        chosen, expect_shortcut = xs, True
+    elif case == "one of two watched":
+        tape, xs, y = _tape_over([0.3, 2.0], lambda a, b: tg.sin(a * b) + a)
+        chosen, expect_shortcut = xs[1:], False
+    elif case == "variables":
+        tape, xs, y = _tape_over([], lambda v, w: tg.tanh(v * w) * v, (v, w))
+        chosen, expect_shortcut = [v, w], True
+    elif case == "one of two variables":
+        tape, xs, y = _tape_over([], lambda v, w: tg.tanh(v * w) * v, (v, w))
+        chosen, expect_shortcut = [w], False
+    else:   # a watched tensor made by a recorded op is no starting point of its own
+        x = tg.constant(0.7)
+        with tg.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            h = tg.exp(x)
+            tape.watch(h)
+            y = h * x
+        chosen, expect_shortcut = [x], True
+    sources = _sources_of(tape, chosen)
+    assert tape._starts_from(sources) is expect_shortcut
+    producer = tape._producers.get
+    full = pending_counts([y], sources, producer)
+    if expect_shortcut:
+        assert pending_counts([y], sources, producer, all_reached=True) == full
+
+
+def test_an_integer_watched_tensor_turns_the_shortcut_off():
+    n, x = tg.constant(3), tg.constant(0.5)
+    with tg.GradientTape() as tape:
+        with pytest.warns(UserWarning, match="must be floating"):
+            tape.watch(n)
+        tape.watch(x)
+        y = x * tg.cast(n, tg.float64)
+    assert not tape._starts_from([n, x])
+    assert tape.gradient(y, [n, x])[1].numpy() == 3.0
