@@ -82,14 +82,15 @@ def _sparse_xent_kernel(logits, labels):
         if low < 0 or high >= classes:
             raise ValueError(f"received a label value of {low if low < 0 else high}, outside "
                              f"the valid range [0, {classes}) of the {classes} classes")
-    shifted = logits - logits.max(axis=-1, keepdims=True)   # no overflow in exp
+    flat = logits.reshape(-1, classes)            # one row per example
+    rows, picks = xp.arange(flat.shape[0]), labels.reshape(-1)
+    shifted = flat - flat.max(axis=1, keepdims=True)   # no overflow in exp
     e = xp.exp(shifted)
-    total = e.sum(axis=-1, keepdims=True)
-    picked = xp.take_along_axis(shifted, labels[..., None], axis=-1)[..., 0]
-    loss = xp.log(total[..., 0]) - picked
-    e /= total                                   # softmax(logits), in place
-    e -= labels[..., None] == xp.arange(logits.shape[-1])   # minus the one-hot labels
-    return loss, e
+    total = e.sum(axis=1, keepdims=True)
+    loss = xp.log(total[:, 0]) - shifted[rows, picks]
+    e /= total                                    # softmax(logits), in place
+    e[rows, picks] -= 1                           # minus the one-hot labels
+    return loss.reshape(labels.shape), e.reshape(logits.shape)
 
 # The softmax cross-entropy of integer labels, fused into one op (TensorFlow's
 # SparseSoftmaxCrossEntropyWithLogits):
