@@ -1,11 +1,14 @@
-"""The backend module: host memory settings."""
+"""The backend module: host memory settings, numbers as 0-d values."""
 import os
 import platform
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
+import teachgrad as tg
+from teachgrad import backend
 from teachgrad.backend import host_memory
 
 glibc = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
@@ -23,3 +26,21 @@ def test_malloc_defaults_can_be_kept():
     out = subprocess.run([sys.executable, "-c", "import teachgrad; " + code], env=env,
                          capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_a_number_becomes_a_numpy_scalar_of_the_dtype_on_numpy(dtype):
+    value = backend.scalar(2, np.dtype(dtype))
+    assert backend.is_numpy_scalar(value) and value.dtype == dtype and value == 2
+    assert not backend.is_numpy_scalar(np.asarray(2.0))   # a 0-d array is mutable
+
+
+def test_a_python_number_next_to_a_tensor_takes_its_dtype_as_a_numpy_scalar():
+    x = tg.constant(np.float32(1.5))
+    with tg.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 2.0 + 1
+    constant = tape._producers[y._id].inputs[1]
+    assert backend.is_numpy_scalar(constant._value) and constant.dtype == np.float32
+    assert y.dtype == np.float32 and y.numpy() == 4.0
+    assert tape.gradient(y, x).dtype == np.float32

@@ -17,8 +17,6 @@ ever sees Nodes.
 import contextlib
 import itertools
 
-import numpy
-
 from .. import backend
 from ..tensor import SymbolicTensor, Tensor, Variable, convert_to_tensor
 
@@ -312,12 +310,8 @@ def _convert_inputs(args):
 def _as_input(value, like):
     if (type(value) is float or type(value) is int) and like is not None \
             and like.dtype.kind == "f":
-        # The commonest case, `x * 2.0` or `y - 1`: the number takes x's dtype. With
-        # numpy it becomes a numpy scalar, as 0-d results are: arithmetic on those is
-        # several times faster than on 0-d arrays.
-        if backend.xp is numpy:
-            return Tensor(like.dtype.type(value))
-        return Tensor(backend.xp.asarray(value, like.dtype))
+        # The commonest case, `x * 2.0` or `y - 1`: the number takes x's dtype.
+        return Tensor(backend.scalar(value, like.dtype))
     if isinstance(value, Variable):
         snapshot = value._snapshot
         if variable_watchers:

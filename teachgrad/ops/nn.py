@@ -1,7 +1,5 @@
 """Neural-network staples: relu, softmax, log_softmax, the sparse softmax cross-entropy
 (sigmoid is in math.py)."""
-import numpy
-
 from .. import backend
 from ..tensor import convert_to_tensor
 from .core import bind, defjvp, defvjp, defvjp_all, primitive
@@ -12,7 +10,7 @@ from .shape import expand_dims
 
 # relu(x) = max(x, 0).  d/dx = 1 where x > 0, else 0, applied by the fused op relu_grad below.
 def _relu_kernel(x):
-    if isinstance(x, numpy.generic):   # a numpy scalar: a Python branch beats the ufunc call
+    if backend.is_numpy_scalar(x):   # a Python branch beats the ufunc call
         return x if not x <= 0 else x.dtype.type(0)    # (NaN stays NaN, as in maximum)
     return backend.xp.maximum(x, 0)
 
@@ -23,12 +21,10 @@ defjvp(relu_p, lambda x_dot, ans, x: relu_grad(x_dot, x))
 
 
 def _relu_grad_kernel(g, x):
-    if x.ndim == 0 and g.ndim == 0 and isinstance(x, _NUMPY_TYPES):
+    if backend.is_numpy_scalar(x) and backend.is_numpy_scalar(g):
         # numpy's where takes microseconds on scalars; a Python branch does not
         return g if x > 0 else g.dtype.type(0)
     return backend.xp.where(x > 0, g, g.dtype.type(0))
-
-_NUMPY_TYPES = (numpy.ndarray, numpy.generic)
 
 # relu_grad(g, x) = g where x > 0, else 0: the cotangent of relu at x (TensorFlow's
 # ReluGrad). Written as where(x > 0, g, 0) it would be two ops and a constant; as one op
