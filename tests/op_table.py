@@ -142,6 +142,8 @@ OPS = [
     OpSpec("tanh_grad", tg.ops.tanh_grad, lambda y, g: g * (1 - y * y),
            S.same_shape_list(2, 2), elementwise=True),
     OpSpec("sigmoid", tg.sigmoid, _sigmoid, S.unary(), elementwise=True),
+    OpSpec("sigmoid_grad", tg.ops.sigmoid_grad, lambda y, g: g * (y * (1 - y)),
+           S.same_shape_list(2, 2), elementwise=True),
     OpSpec("relu", tg.relu, lambda x: np.maximum(x, 0), S.unary(S.NONZERO), elementwise=True),
     OpSpec("relu_grad", tg.ops.relu_grad, lambda g, x: np.where(x > 0, g, 0.0),
            S.same_shape_pair(S.REALS, S.NONZERO), elementwise=True),

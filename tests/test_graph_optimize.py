@@ -233,7 +233,8 @@ def test_gpu_code_runs_the_steps_under_cupy_fuse(monkeypatch):
 def test_build_program_from_nodes_covers_the_multi_step_recipes():
     def build(x, g):
         return tg.ops.tanh_grad(tg.tanh(x), g) + tg.sigmoid(x) + tg.relu(x) + \
-            tg.where(x > 0, g, 0.0) + tg.ops.relu_grad(g, x - 0.5)
+            tg.where(x > 0, g, 0.0) + tg.ops.relu_grad(g, x - 0.5) + \
+            tg.ops.sigmoid_grad(tg.sigmoid(x), g)
     fn = traced(build, ((4, 3), F64), ((4, 3), F64))
     nodes = [n for n in fn.nodes if n.op.name not in ("placeholder", "const")]
     program, inputs = build_program(nodes)

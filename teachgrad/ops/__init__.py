@@ -7,8 +7,8 @@ and add one line to the op table in ``tests/op_table.py``.
 from .core import Node, Op, bind, defjvp, defvjp, defvjp_all, not_differentiable, primitive
 from .misc import (cast, identity, identity_n, ones, ones_like, stop_gradient, zeros,
                    zeros_like)
-from .math import (abs, cos, exp, log, log1p, negative, round, sigmoid, sign, sin, sqrt, square,
-                   tanh, tanh_grad)
+from .math import (abs, cos, exp, log, log1p, negative, round, sigmoid, sigmoid_grad, sign, sin,
+                   sqrt, square, tanh, tanh_grad)
 from .shape import (broadcast_like, broadcast_to, concat, expand_dims, gather, getitem,
                     index_add, reshape, reshape_like, scatter_add, split, squeeze, stack,
                     sum_like, transpose)

@@ -107,11 +107,35 @@ def _sigmoid_kernel(x):
     xp = backend.xp
     return xp.exp(-xp.logaddexp(0, -x))
 
-# sigmoid(x) = 1 / (1 + e^-x).  d/dx = sigmoid(x) (1 - sigmoid(x))
+# sigmoid(x) = 1 / (1 + e^-x).  d/dx = sigmoid(x) (1 - sigmoid(x)), applied by sigmoid_grad.
 sigmoid_p = primitive("sigmoid", _sigmoid_kernel)
 def sigmoid(x): return bind(sigmoid_p, x)
-defvjp(sigmoid_p, lambda g, ans, x: g * (ans * (1 - ans)))
-defjvp(sigmoid_p, lambda x_dot, ans, x: x_dot * (ans * (1 - ans)))
+defvjp(sigmoid_p, lambda g, ans, x: sigmoid_grad(ans, g))
+defjvp(sigmoid_p, lambda x_dot, ans, x: sigmoid_grad(ans, x_dot))
+
+
+def _sigmoid_grad_kernel(y, g):
+    if y.ndim == 0 or y.shape != g.shape or y.dtype != g.dtype:
+        return g * (y * (1 - y))
+    out = backend.xp.subtract(1, y)          # the same steps in place: one temporary
+    backend.xp.multiply(y, out, out=out)
+    backend.xp.multiply(g, out, out=out)
+    return out
+
+# sigmoid_grad(y, g) = g y (1 - y): the cotangent of sigmoid given its output y
+# (TensorFlow's SigmoidGrad), one op instead of three, like tanh_grad.
+sigmoid_grad_p = primitive("sigmoid_grad", _sigmoid_grad_kernel)
+def sigmoid_grad(y, g):
+    if not compatible(y.shape, g.shape):
+        raise ValueError(f"sigmoid_grad: y and g must have the same shape, got {y.shape} and "
+                         f"{g.shape}.")
+    return bind(sigmoid_grad_p, y, g)
+defvjp(sigmoid_grad_p,
+       lambda ct, ans, y, g: ct * g * (1 - 2 * y),
+       lambda ct, ans, y, g: sigmoid_grad(y, ct))
+defjvp(sigmoid_grad_p,
+       lambda y_dot, ans, y, g: y_dot * g * (1 - 2 * y),
+       lambda g_dot, ans, y, g: sigmoid_grad(y, g_dot))
 
 
 from .grad_util import compatible  # noqa: E402  (imported last: grad_util uses ops above)

@@ -30,7 +30,7 @@ from ..graph import const_p
 _FRESH = {
     math.negative_p, math.exp_p, math.log_p, math.log1p_p, math.sqrt_p, math.square_p,
     math.sign_p, math.round_p, math.abs_p, math.sin_p, math.cos_p, math.tanh_p,
-    math.tanh_grad_p, math.sigmoid_p,
+    math.tanh_grad_p, math.sigmoid_p, math.sigmoid_grad_p,
     arithmetic.add_p, arithmetic.subtract_p, arithmetic.multiply_p, arithmetic.divide_p,
     arithmetic.power_p, arithmetic.maximum_p, arithmetic.minimum_p, arithmetic.where_p,
     arithmetic.add_n_p, misc.zeros_like_p, misc.ones_like_p,

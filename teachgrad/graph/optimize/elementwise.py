@@ -9,6 +9,7 @@ program computes exactly what the ops computed one by one::
 
     tanh_grad(y, g) = (1 - y * y) * g
     sigmoid(x)      = exp(-logaddexp(0, -x))
+    sigmoid_grad(y, g) = g * (y * (1 - y))
     relu(x)         = maximum(x, 0)
     relu_grad(g, x) = where(x > 0, g, 0)
 """
@@ -55,6 +56,8 @@ RECIPES = {
         "multiply", emit("subtract", 1, emit("multiply", y, y)), g),
     math.sigmoid_p: lambda emit, x: emit(
         "exp", emit("negative", emit("logaddexp", 0, emit("negative", x)))),
+    math.sigmoid_grad_p: lambda emit, y, g: emit(
+        "multiply", g, emit("multiply", y, emit("subtract", 1, y))),
     nn.relu_p: lambda emit, x: emit("maximum", x, 0),
     nn.relu_grad_p: lambda emit, g, x: emit("where", emit("greater", x, 0, dtype=bool), g, 0),
 }
@@ -64,7 +67,8 @@ RECIPES.update({op: _ufunc(op.name) for op in effects.COMPARISONS})   # less, eq
 #: Recipes of several steps. Their intermediate results are taken to have the
 #: output's dtype (and shape), which holds when every input has it, unless the
 #: recipe names another (relu_grad's comparison is bool).
-_SEVERAL_STEPS = {math.tanh_grad_p, math.sigmoid_p, arithmetic.add_n_p, nn.relu_grad_p}
+_SEVERAL_STEPS = {math.tanh_grad_p, math.sigmoid_p, math.sigmoid_grad_p, arithmetic.add_n_p,
+                  nn.relu_grad_p}
 
 
 def is_elementwise(node):
