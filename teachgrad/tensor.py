@@ -260,7 +260,7 @@ def convert_to_tensor(value, like=None):
     if isinstance(value, Tensor):
         return value
     if like is not None and isinstance(value, (int, float, bool)):
-        return Tensor(backend.xp.asarray(value, dtype=_scalar_dtype(like.dtype, value)))
+        return Tensor(backend.scalar(value, _scalar_dtype(like.dtype, value)))
     return Tensor(_to_array(value))
 
 

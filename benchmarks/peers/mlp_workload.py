@@ -31,6 +31,7 @@ def main(config_name, description, argv=None):
     hosts = {"teachgrad": tgad.host, "teachgrad tg.function": tgad.host}
     fused = {"teachgrad, fused loss": tgad.fused_gradient,
              "teachgrad tg.function, fused loss": tgad.fused_function_gradient}
+    hosts.update(dict.fromkeys(fused, tgad.host))
     for name, peer in mlp_peers.peers(p, v, vx).items():
         fns[name], hosts[name] = peer.gradient, peer.host
         if hasattr(peer, "fused_gradient"):
@@ -38,7 +39,6 @@ def main(config_name, description, argv=None):
                 peer.fused_gradient, peer.host
     # Each library's fused cross-entropy op, where it has one (numpy's pass is fused).
     fns.update(fused)
-    hosts.update({name: tgad.host for name in fused if name.startswith("teachgrad")})
 
     # Check every library against numpy before timing anything.
     rtol, atol = TOLERANCES[cfg.dtype]

@@ -89,7 +89,7 @@ def backward(targets, target_grads, sources, producer,
         else:
             # An input needs a cotangent if a pending node made it, or if it is a source.
             inputs = node.inputs
-            needed = [p is not None or (x._id in source_ids and x.dtype.kind == "f")
+            needed = [p is not None or (x._id in source_ids and trainable(x))
                       for x, p in zip(inputs, node_parents)]
             in_grads = _call_vjp(node, out_grads, needed)
             for x, g in zip(inputs, in_grads):
@@ -301,9 +301,8 @@ def _call_vjp(node, out_grads, needed):
             op_core.gradient_of = outer
     else:
         in_grads = op.vjp(node, out_grads, needed)
-    for x, g in zip(node.inputs, in_grads):
+    for i, (x, g) in enumerate(zip(node.inputs, in_grads)):
         if g is not None and g.shape != x.shape and not compatible(g.shape, x.shape):
-            i = next(k for k, t in enumerate(node.inputs) if t is x)
             raise ValueError(
                 f"Incompatible shapes between op input and calculated input gradient. "
                 f"Forward operation: {node.name}. Input index: {i}. Original input shape: "

@@ -119,7 +119,7 @@ class GradientTape:
         else:
             return
         for out in node.outputs:
-            if out.dtype.kind == "f":   # only floating-point tensors carry gradients
+            if dtypes.is_floating(out.dtype):
                 watched.add(out._id)
                 self._producers[out._id] = node
             else:
@@ -236,11 +236,9 @@ class GradientTape:
         started from: watched ones and the Variables' snapshots), and all are floats:
         each recorded op read a watched tensor, a source or the output of an earlier
         recorded op. The backward engine can then skip its search for such ops."""
-        source_ids = set()
-        for s in sources:
-            if s.dtype.kind != "f":
-                return False
-            source_ids.add(s._id)
+        if not all(dtypes.is_floating(s.dtype) for s in sources):
+            return False
+        source_ids = {s._id for s in sources}
         roots = self._watched.difference(self._producers, self._variables)
         return roots <= source_ids
 

@@ -310,7 +310,8 @@ def _convert_inputs(args):
 def _as_input(value, like):
     if (type(value) is float or type(value) is int) and like is not None \
             and like.dtype.kind == "f":
-        # The commonest case, `x * 2.0` or `y - 1`: the number takes x's dtype.
+        # The commonest case, `x * 2.0` or `y - 1`, ahead of the checks below: what
+        # convert_to_tensor makes of a number next to a float tensor.
         return Tensor(backend.scalar(value, like.dtype))
     if isinstance(value, Variable):
         snapshot = value._snapshot

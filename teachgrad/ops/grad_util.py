@@ -23,6 +23,14 @@ def compatible(a, b):
     return len(a) == len(b) and all(p is None or q is None or p == q for p, q in zip(a, b))
 
 
+def require_same_shape(op_name, first, second, names):
+    """Raise a ValueError unless tensors ``first`` and ``second`` (called ``names``) could
+    have one shape: the fused gradient ops (tanh_grad, relu_grad...) take no broadcasting."""
+    if not compatible(first.shape, second.shape):
+        raise ValueError(f"{op_name}: {names[0]} and {names[1]} must have the same shape, got "
+                         f"{first.shape} and {second.shape}.")
+
+
 def unbroadcast(g, x):
     """Sum ``g`` down to ``x``'s shape, and cast it to ``x``'s dtype."""
     if g is None:

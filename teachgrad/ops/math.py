@@ -91,8 +91,7 @@ def _tanh_grad_kernel(y, g):
 # its own rules make tanh differentiable to any order.
 tanh_grad_p = primitive("tanh_grad", _tanh_grad_kernel)
 def tanh_grad(y, g):
-    if not compatible(y.shape, g.shape):
-        raise ValueError(f"tanh_grad: y and g must have the same shape, got {y.shape} and {g.shape}.")
+    require_same_shape("tanh_grad", y, g, ("y", "g"))
     return bind(tanh_grad_p, y, g)
 defvjp(tanh_grad_p,
        lambda ct, ans, y, g: ct * g * (-2 * y),
@@ -126,9 +125,7 @@ def _sigmoid_grad_kernel(y, g):
 # (TensorFlow's SigmoidGrad), one op instead of three, like tanh_grad.
 sigmoid_grad_p = primitive("sigmoid_grad", _sigmoid_grad_kernel)
 def sigmoid_grad(y, g):
-    if not compatible(y.shape, g.shape):
-        raise ValueError(f"sigmoid_grad: y and g must have the same shape, got {y.shape} and "
-                         f"{g.shape}.")
+    require_same_shape("sigmoid_grad", y, g, ("y", "g"))
     return bind(sigmoid_grad_p, y, g)
 defvjp(sigmoid_grad_p,
        lambda ct, ans, y, g: ct * g * (1 - 2 * y),
@@ -138,4 +135,4 @@ defjvp(sigmoid_grad_p,
        lambda g_dot, ans, y, g: sigmoid_grad(y, g_dot))
 
 
-from .grad_util import compatible  # noqa: E402  (imported last: grad_util uses ops above)
+from .grad_util import require_same_shape  # noqa: E402  (imported last: grad_util uses ops above)

@@ -3,7 +3,7 @@
 from .. import backend
 from ..tensor import convert_to_tensor
 from .core import bind, defjvp, defvjp, defvjp_all, primitive
-from .grad_util import compatible
+from .grad_util import compatible, require_same_shape
 from .math import exp
 from .reduction import sum
 from .shape import expand_dims
@@ -32,9 +32,7 @@ def _relu_grad_kernel(g, x):
 # are relu_grad again; in x it is flat (piecewise constant), so x gets no gradient.
 relu_grad_p = primitive("relu_grad", _relu_grad_kernel)
 def relu_grad(g, x):
-    if not compatible(g.shape, x.shape):
-        raise ValueError(f"relu_grad: g and x must have the same shape, got {g.shape} and "
-                         f"{x.shape}.")
+    require_same_shape("relu_grad", g, x, ("g", "x"))
     return bind(relu_grad_p, g, x)
 defvjp(relu_grad_p, lambda ct, ans, g, x: relu_grad(ct, x), None)
 defjvp(relu_grad_p, lambda g_dot, ans, g, x: relu_grad(g_dot, x), None)
