@@ -26,8 +26,10 @@ graphviz:
 chromium:
 	@bash scripts/install-chromium.sh
 
+# Prints the URL to open, then serves JupyterLab on notebooks/ (as root too: see the
+# script). PORT=8889 or LAB_ARGS="--ip=0.0.0.0" change where it listens.
 lab: setup
-	$(VENV)/bin/jupyter lab notebooks/
+	VENV=$(VENV) bash scripts/lab.sh
 
 test: setup chromium
 	TEACHGRAD_REQUIRE_BROWSER=1 $(PYTHON) -m pytest
