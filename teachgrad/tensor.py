@@ -16,6 +16,7 @@ import itertools
 import numpy as np
 
 from . import backend, dtypes
+from .state import state
 
 _new_id = itertools.count().__next__
 
@@ -244,8 +245,8 @@ def constant(value, dtype=None, name=None):
     >>> tg.constant([1.0, 2.0]).dtype
     dtype('float64')
     """
-    if ops.core.default_graphs:  # building a graph: a constant node
-        graph = ops.core.default_graphs[-1]
+    graph = state.graph
+    if graph is not None:  # building a graph: a constant node
         if isinstance(value, SymbolicTensor):
             return value if dtype is None else ops.cast(value, dtype)
         return graph.add_constant(_to_array(value, dtype), name=name)

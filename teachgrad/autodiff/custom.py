@@ -14,8 +14,9 @@ import inspect
 import warnings
 
 from .. import nest
-from ..ops import core as op_core
-from ..ops.core import bind, defvjp_all, primitive
+from ..ops import identity
+from ..ops.core import ANY_GRAPH, bind, defvjp_all, primitive
+from ..state import override, state
 from ..tensor import Tensor
 
 
@@ -63,14 +64,36 @@ defvjp_all(custom_gradient_p, _custom_vjp)
 custom_gradient_p.jvp = _custom_jvp
 
 
+class VariableWatcher:
+    """A recorder that lists the Variables ops read, in every context, in the order
+    first read: how ``custom_gradient`` finds the Variables its function uses."""
+
+    graph = ANY_GRAPH
+    differentiates = False
+
+    def __init__(self):
+        self.entry = state.next_entry()
+        self.variables = []
+
+    def record(self, node):
+        """Ops themselves do not matter here, only the Variables they read."""
+
+    def capture(self, outer, inner):
+        """Captures carry no Variable."""
+
+    def read_variable(self, variable, tensor):
+        if all(v is not variable for v in self.variables):
+            self.variables.append(variable)
+
+
 @contextlib.contextmanager
 def _watch_variables():
-    read = []
-    op_core.variable_watchers.append(read)
+    watcher = VariableWatcher()
+    state.push(watcher)
     try:
-        yield read
+        yield watcher.variables
     finally:
-        op_core.variable_watchers.remove(read)
+        state.remove(watcher)
 
 
 def _takes_variables(grad_fn):
@@ -87,7 +110,8 @@ def _apply(f, args, kwargs, forward_mode_error=None, record_forward=True, intern
         if record_forward:
             result, grad_fn = f(*args, **kwargs)
         else:
-            with op_core.recorders_entered_before(-1):   # record nothing of f itself
+            # Record nothing of f itself (the Variables it reads are still noted).
+            with override(recorders=state.without_derivatives()):
                 result, grad_fn = f(*args, **kwargs)
     flat_args = nest.flatten(args)
     variables = [v for v in read if all(v is not a for a in flat_args)]
@@ -151,9 +175,11 @@ def recompute_grad(f):
             def grad_fn(*upstream, variables=None):
                 from .gradients import gradients
                 from .tape import GradientTape
-                inputs = list(xs)
+                # Each argument gets a copy of its own, so that f(x, x) gives x the sum
+                # of the two arguments' gradients, not twice the total.
+                inputs = [identity(x) if isinstance(x, Tensor) else x for x in xs]
                 sources = inputs + list(variables or [])
-                if op_core.default_graphs:   # in a graph: recompute as graph nodes
+                if state.graph is not None:   # in a graph: recompute as graph nodes
                     recomputed = f(*inputs, **kw)
                     # stop_gradients keeps the walk inside the recomputed nodes: without
                     # it, a Variable that also fed the inputs' history would count twice.

@@ -20,7 +20,7 @@ gives the Node that made a tensor, or None; a Node has ``op``, ``inputs``,
 import collections
 
 from ..ops import IndexedSlices, zeros_like
-from ..ops import core as op_core
+from ..state import override, state
 from ..ops.grad_util import compatible
 from . import events
 from .aggregation import aggregate, check_method
@@ -267,11 +267,8 @@ def _sum_contributions(grads, tensor, node, index, method, source_ids, observer)
         return total
     else:
         # In a graph, the summing nodes are grouped with the node whose output they serve.
-        outer, op_core.gradient_of = op_core.gradient_of, node
-        try:
+        with override(gradient_of=node):
             total, how = aggregate(contributions, method)
-        finally:
-            op_core.gradient_of = outer
     if tensor._id in source_ids:
         grads[tensor._id] = [total]
     if observer is not None:
@@ -293,12 +290,9 @@ def _call_vjp(node, out_grads, needed):
         out_grads = [out_grads[0].to_dense()]
     # Building a graph: label the gradient nodes with `node`; under tg.debug checks,
     # tell them which forward op's rule made them.
-    if op_core.default_graphs or op_core.op_checks:
-        outer, op_core.gradient_of = op_core.gradient_of, node
-        try:
+    if state.graph is not None or (state.recorders and state.checks()):
+        with override(gradient_of=node):
             in_grads = op.vjp(node, out_grads, needed)
-        finally:
-            op_core.gradient_of = outer
     else:
         in_grads = op.vjp(node, out_grads, needed)
     for i, (x, g) in enumerate(zip(node.inputs, in_grads)):

@@ -9,6 +9,8 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ..state import override, state
+
 
 @dataclass(frozen=True)
 class Start:
@@ -127,12 +129,9 @@ class Recorder:
         return trace
 
 
-_recorders = []
-
-
 def current_observer() -> Optional[Trace]:
     """A fresh trace to report to, if someone is recording; else None."""
-    return _recorders[-1].new_trace() if _recorders else None
+    return state.observers[-1].new_trace() if state.observers else None
 
 
 @contextlib.contextmanager
@@ -145,8 +144,5 @@ def record():
     Start(...)
     """
     recorder = Recorder()
-    _recorders.append(recorder)
-    try:
+    with override(observers=state.observers + (recorder,)):
         yield recorder
-    finally:
-        _recorders.remove(recorder)

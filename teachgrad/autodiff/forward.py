@@ -10,14 +10,17 @@ ways:
   ``g(u) = J^T u``, which is linear in ``u``. Differentiating ``<g(u), t>``
   with respect to ``u`` on a second tape gives ``J t``: the output tangent.
   So every op with a VJP rule has forward mode for free.
+
+An accumulator entered while a graph is built gives that graph's nodes
+tangents, as graph nodes; one entered in eager code sees eager ops only (a call
+of a ``tg.function`` is one op, whose JVP transposes the call's gradient).
 """
-import contextlib
 import warnings
 import weakref
 
 from .. import backend, nest
 from ..ops import IndexedSlices, ones_like, zeros_like
-from ..ops import core as op_core
+from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor
 from . import events
 from .aggregation import UnconnectedGradients
@@ -40,10 +43,13 @@ class ForwardAccumulator:
         (same structure, same shapes).
     """
 
+    differentiates = True   # a recorder that takes derivatives (see teachgrad.state)
+
     def __init__(self, primals, tangents):
         self._tangents = {}     # tensor id -> (tangent, weak reference to the tensor)
         self._recording = False
-        self._entered = -1
+        self.entry = -1         # its place on the recorder stack
+        self.graph = state.graph   # the graph whose nodes it gives tangents (None: eager)
         self._observer = None
         seen = set()
         for primal in nest.flatten(primals):
@@ -58,15 +64,16 @@ class ForwardAccumulator:
         if self._recording:
             raise ValueError("This ForwardAccumulator is already recording; it cannot be "
                              "entered twice.")
-        self._entered = op_core.next_entry()
+        self.entry = state.next_entry()
+        self.graph = state.graph
         self._observer = events.current_observer()
-        op_core.active_accumulators.append(self)
+        state.push(self)
         self._recording = True
         return self
 
     def __exit__(self, *exc):
         if self._recording:
-            op_core.active_accumulators.remove(self)
+            state.remove(self)
             self._recording = False
 
     def _watch(self, primals, tangents):
@@ -97,18 +104,25 @@ class ForwardAccumulator:
         entry = self._tangents.get(tensor._id)
         return None if entry is None else entry[0]
 
-    def _record_read(self, variable, snapshot):
+    def capture(self, outer, inner):
+        """A loop body or branch captured ``outer`` as ``inner``: same tangent."""
+        tangent = self._lookup(outer)
+        if tangent is not None and inner._id not in self._tangents:
+            self._store(inner, tangent)
+
+    def read_variable(self, variable, snapshot):
         """An op read a Variable: its snapshot carries the Variable's tangent."""
         tangent = self._lookup(variable)
         if tangent is not None and snapshot._id not in self._tangents:
             self._store(snapshot, tangent)
 
-    def _accumulate(self, node):
-        """Give ``node``'s outputs tangents, if any input has one."""
+    def record(self, node):
+        """An op ran: give its outputs tangents, if any input has one. Only the
+        recorders entered before this one see the tangents being computed."""
         tangents = [self._lookup(x) for x in node.inputs]
         if all(t is None for t in tangents):
             return
-        with op_core.recorders_entered_before(self._entered):
+        with override(recorders=state.recorders_below(self)):
             out_tangents = jvp_of(node, tangents, self._observer)
         for out, t in zip(node.outputs, out_tangents):
             if t is not None and trainable(out):
@@ -131,19 +145,10 @@ class ForwardAccumulator:
         return nest.pack_sequence_as(primals, [fetch(t) for t in nest.flatten(primals)])
 
 
-#: Set by ``transposition_only()``: ignore native JVP rules (to compare the two).
-_native_rules_enabled = [True]
-
-
-@contextlib.contextmanager
 def transposition_only():
     """Compute every JVP in the block by transposing VJP rules, even where an op
     has a native JVP rule (for comparing the two, in tests and lessons)."""
-    _native_rules_enabled.append(False)
-    try:
-        yield
-    finally:
-        _native_rules_enabled.pop()
+    return override(native_jvp=False)
 
 
 def jvp_of(node, tangents, observer=None):
@@ -151,7 +156,7 @@ def jvp_of(node, tangents, observer=None):
     op = node.op
     if not op.differentiable:
         return [None] * len(node.outputs)
-    if op.jvp is not None and _native_rules_enabled[-1]:
+    if op.jvp is not None and state.native_jvp:
         out = op.jvp(node, tangents)
         if observer is not None:
             observer(events.JVP(node, "native", tuple(tangents), tuple(out), None, None))

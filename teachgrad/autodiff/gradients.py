@@ -7,7 +7,7 @@ and labelled with the forward node that produced them) instead of computing.
 """
 from .. import backend, dtypes
 from ..ops import IndexedSlices, ones_like, zeros_like
-from ..ops import core
+from ..state import state
 from ..ops.grad_util import compatible, known
 from ..tensor import SymbolicTensor, Variable
 from . import events
@@ -53,9 +53,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", aggregation_method=None,
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
 
     with graph.as_default(), graph.name_scope(name):
-        xs = [graph.read_variable(x) if isinstance(x, Variable) else _graph_tensor(x, graph, "xs")
-              for x in xs]
-        stops = [_graph_tensor(t, graph, "stop_gradients") for t in stop_gradients]
+        outer_xs = xs
+        xs = [_local_tensor(x, graph, "xs") for x in xs]
+        stops = [_local_tensor(t, graph, "stop_gradients") for t in stop_gradients]
+        stops = [t for t in stops if t is not None]
+        connectable = [x for x in xs if x is not None]
         seeds = []
         for i, (y, g) in enumerate(zip(ys, grad_ys)):
             if g is None:
@@ -73,11 +75,14 @@ def gradients(ys, xs, grad_ys=None, name="gradients", aggregation_method=None,
                 raise TypeError(f"Gradient type {g.dtype} generated for real-valued tensor "
                                 f"{y.name} with type {y.dtype} must be real.")
             seeds.append(g)
-        grads = backward(ys, seeds, xs, graph.producer, aggregation_method=aggregation_method,
-                         stop_tensors=stops, observer=events.current_observer())
+        found = iter(backward(ys, seeds, connectable, graph.producer,
+                              aggregation_method=aggregation_method, stop_tensors=stops,
+                              observer=events.current_observer()))
+        grads = [None if x is None else next(found) for x in xs]
         grads = [g.to_dense() if isinstance(g, IndexedSlices) else g for g in grads]
         if unconnected is UnconnectedGradients.ZERO:
-            grads = [_zeros_for(x, graph) if g is None else g for g, x in zip(grads, xs)]
+            grads = [_zeros_for(x if x is not None else outer, graph) if g is None else g
+                     for g, x, outer in zip(grads, xs, outer_xs)]
     return grads
 
 
@@ -98,19 +103,49 @@ def _shape(t):
 
 
 def _graph_of(ys):
-    if core.default_graphs:
-        return core.default_graphs[-1]
+    """The graph to differentiate in: the one the ys belong to. Inside a loop body or
+    a branch that is being built, ys of an enclosing graph are differentiated there
+    (the body then captures the result)."""
     graphs = {y.graph for y in ys if isinstance(y, SymbolicTensor)}
-    if len(graphs) == 1:
-        return graphs.pop()
+    current = state.graph
+    if len(graphs) > 1:
+        raise ValueError("The ys of tg.gradients belong to different graphs; differentiate "
+                         "the tensors of one graph at a time.")
+    if graphs:
+        graph = graphs.pop()
+        if current is None or _encloses(graph, current):
+            return graph
+        raise ValueError(f"{ys[0].name} belongs to another graph than the one being built.")
+    if current is not None:
+        return current
     raise RuntimeError("tg.gradients is not supported when eager execution is enabled. "
                        "Use tg.GradientTape instead, or call tg.gradients on graph tensors "
                        "(inside `with graph.as_default():` or a tg.function).")
 
 
-def _graph_tensor(t, graph, role):
+def _encloses(outer, graph):
+    """Is ``outer`` the graph ``graph`` or one it is traced inside (a loop body's
+    or a branch's enclosing graph)?"""
+    while graph is not None:
+        if graph is outer:
+            return True
+        graph = getattr(graph, "outer", None)
+    return False
+
+
+def _local_tensor(t, graph, role):
+    """``t`` as a tensor of ``graph``: itself, a Variable's read, or, for a tensor of an
+    enclosing graph that a loop body or branch captured, its capture there. None for an
+    enclosing graph's tensor that ``graph`` never captured: nothing in it depends on it."""
+    if isinstance(t, Variable):
+        return graph.read_variable(t)
     if not isinstance(t, SymbolicTensor):
         raise TypeError(f"{role} must be tensors of the graph, got {type(t).__name__}.")
-    if t.graph is not graph:
-        raise ValueError(f"{t.name} in {role} belongs to another graph.")
-    return t
+    if t.graph is graph:
+        return t
+    captured = getattr(graph, "captured", lambda t: None)(t)
+    if captured is not None:
+        return captured
+    if _encloses(t.graph, graph):
+        return None
+    raise ValueError(f"{t.name} in {role} belongs to another graph.")

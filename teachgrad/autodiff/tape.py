@@ -13,18 +13,23 @@ compute from them. Trainable Variables are watched as soon as an op reads them.
 
 Tapes nest: ops run by an inner tape's ``gradient`` are recorded by an outer
 tape, which is how second derivatives are taken.
+
+A tape entered while a graph is built (inside ``tg.function``, or ``with
+graph.as_default():``) records that graph's nodes, and its ``gradient`` adds
+gradient nodes to the graph, through the same engine as ``tg.gradients``.
 """
 import contextlib
 import warnings
 
 from .. import backend, dtypes, nest
-from ..ops import core as op_core
-from ..ops import IndexedSlices, reshape, stack, zeros, zeros_like
-from ..tensor import Tensor, Variable
+from ..ops import IndexedSlices, ones_like, reshape, stack, zeros, zeros_like
+from ..state import override, state
+from ..tensor import SymbolicTensor, Tensor, Variable
 from ..tensor import _new_id as new_tensor_id
 from . import events
 from .aggregation import UnconnectedGradients, aggregate
 from .engine import backward
+from ..ops.grad_util import compatible
 
 
 class GradientTape:
@@ -35,6 +40,8 @@ class GradientTape:
       watch_accessed_variables: watch trainable Variables when they are read.
     """
 
+    differentiates = True   # a recorder that takes derivatives (see teachgrad.state)
+
     def __init__(self, persistent=False, watch_accessed_variables=True):
         self._persistent = persistent
         self._watch_accessed_variables = watch_accessed_variables
@@ -43,7 +50,8 @@ class GradientTape:
         self._variables = {}          # watched Variables, in the order first watched
         self._snapshots = {}          # Variable id -> the snapshots of it that ops read
         self._recording = False
-        self._entered = -1            # when it was entered, relative to accumulators
+        self.entry = -1               # its place on the recorder stack
+        self.graph = None             # the graph it records nodes of (None: eager ops)
         # For tg.explain_gradient: the ops that made integer or bool tensors from
         # watched ones (tensor id -> Node), and the [first, end) tensor ids made
         # while the tape recorded (outside them, it was stopped or not yet entered).
@@ -55,7 +63,8 @@ class GradientTape:
         if self._recording:
             raise RuntimeError("This GradientTape is already recording; a tape cannot be "
                                "entered twice. Create a new tg.GradientTape().")
-        self._entered = op_core.next_entry()
+        self.entry = state.next_entry()
+        self.graph = state.graph
         self._start()
         return self
 
@@ -64,12 +73,12 @@ class GradientTape:
             self._stop()
 
     def _start(self):
-        op_core.active_tapes.append(self)
+        state.push(self)
         self._recording = True
         self._spans.append([new_tensor_id(), None])
 
     def _stop(self):
-        op_core.active_tapes.remove(self)
+        state.remove(self)
         self._recording = False
         self._spans[-1][1] = new_tensor_id()
 
@@ -104,6 +113,7 @@ class GradientTape:
                               f"tg.float32), got {t.dtype}: it will get no gradient.",
                               stacklevel=2)
             self._watched.add(t._id)
+            self._watched.add(self._local(t)._id)
             if isinstance(t, Variable):
                 self._variables.setdefault(t._id, t)
 
@@ -111,7 +121,9 @@ class GradientTape:
         """The Variables this tape watches, in the order it started watching them."""
         return tuple(self._variables.values())
 
-    def _record(self, node):
+    def record(self, node):
+        """An op ran: keep it if it read a watched tensor (its float outputs are
+        then watched too)."""
         watched = self._watched
         for x in node.inputs:
             if x._id in watched:
@@ -125,7 +137,22 @@ class GradientTape:
             else:
                 self._dropped[out._id] = node
 
-    def _record_read(self, variable, snapshot):
+    def capture(self, outer, inner):
+        """The loop body or branch this tape records in captured ``outer`` as ``inner``."""
+        if outer._id in self._watched:
+            self._watched.add(inner._id)
+
+    def _local(self, tensor):
+        """``tensor`` as the graph this tape records in sees it: a tensor of an enclosing
+        graph that a loop body or branch captured is its capture there."""
+        if isinstance(tensor, SymbolicTensor) and tensor.graph is not self.graph:
+            captured = getattr(self.graph, "captured", None)
+            local = captured(tensor) if captured is not None else None
+            if local is not None:
+                return local
+        return tensor
+
+    def read_variable(self, variable, snapshot):
         # An op read `variable` through `snapshot`. The snapshot stands for the
         # Variable on this tape: the Variable's gradient is the snapshot's (summed
         # over snapshots if it was assigned while the tape recorded).
@@ -151,8 +178,9 @@ class GradientTape:
           unconnected_gradients: ``"none"`` (None for a source the target does
             not depend on) or ``"zero"`` (zeros of the source's shape).
         """
-        grads = self._differentiate(target, sources, output_gradients, unconnected_gradients,
-                                    free=not self._persistent)
+        with self._in_own_context():
+            grads = self._differentiate(target, sources, output_gradients,
+                                        unconnected_gradients, free=not self._persistent)
         self._mark_used()
         return grads
 
@@ -162,7 +190,16 @@ class GradientTape:
         Computed one row at a time, each a backward pass seeded with a one-hot
         cotangent.
         """
+        with self._in_own_context():
+            jacobians = self._jacobian(target, sources, unconnected_gradients)
+        self._mark_used()
+        return jacobians
+
+    def _jacobian(self, target, sources, unconnected_gradients):
         target = _as_tensor(_dense_target(self, target), "target")
+        if target.size is None:
+            raise ValueError(f"jacobian needs a target of known shape, got {target!r}: give "
+                             f"the placeholders it depends on a full shape.")
         flat_sources = nest.flatten(sources)
         rows = []
         for k in range(target.size):
@@ -183,8 +220,12 @@ class GradientTape:
                 jacobians.append(reshape(stack(dense), tuple(target.shape) + tuple(s.shape)))
             else:
                 jacobians.append(zeros(tuple(target.shape) + tuple(s.shape), s.dtype))
-        self._mark_used()
         return nest.pack_sequence_as(sources, jacobians)
+
+    def _in_own_context(self):
+        """Differentiate where the tape recorded: a tape of a graph adds its gradient
+        nodes to that graph, even when ``gradient`` is called outside the block."""
+        return override(graph=self.graph)
 
     def _differentiate(self, target, sources, output_gradients, unconnected_gradients,
                        free=False):
@@ -203,7 +244,7 @@ class GradientTape:
 
         flat_targets = [_as_tensor(_dense_target(self, t), "target")
                         for t in nest.flatten(target)]
-        flat_sources = [_as_tensor(s, "source") for s in nest.flatten(sources)]
+        flat_sources = [self._local(_as_tensor(s, "source")) for s in nest.flatten(sources)]
         if output_gradients is not None:
             # For a single target, a list is that target's cotangent, not a structure.
             output_gradients = (nest.flatten(output_gradients) if nest.is_nested(target)
@@ -272,13 +313,11 @@ def _dense_target(tape, target):
     sources."""
     if not isinstance(target, IndexedSlices):
         return target
-    if tape in op_core.active_tapes:
+    if tape in state.recorders:
         return target.to_dense()
-    op_core.active_tapes.append(tape)
-    try:
+    with override(recorders=state.recorders):
+        state.push(tape)
         return target.to_dense()
-    finally:
-        op_core.active_tapes.remove(tape)
 
 
 def _as_tensor(value, role):
@@ -291,20 +330,27 @@ def _as_tensor(value, role):
 def _seed_gradients(targets, output_gradients, producer):
     """Cotangents for the targets: ones (so a non-scalar target is summed) unless given."""
     if output_gradients is None:
-        return [Tensor(backend.xp.ones_like(y._value)) for y in targets]
+        return [_ones_seed(y) for y in targets]
     flat = output_gradients
     if len(flat) != len(targets):
         raise ValueError(f"Passed {len(flat)} output_gradients for {len(targets)} targets.")
     seeds = []
     for i, (y, g) in enumerate(zip(targets, flat)):
         if g is None:
-            seeds.append(Tensor(backend.xp.ones_like(y._value)))
+            seeds.append(_ones_seed(y))
             continue
         g = g if isinstance(g, Tensor) else Tensor(backend.xp.asarray(g, dtype=y.dtype))
-        if tuple(g.shape) != tuple(y.shape):
+        if not compatible(g.shape, y.shape):
             raise ValueError(_seed_shape_message(i, len(targets), y, g, producer))
         seeds.append(g)
     return seeds
+
+
+def _ones_seed(y):
+    """The default cotangent of a target: ones of its shape (a graph node in a graph)."""
+    if isinstance(y, SymbolicTensor):
+        return ones_like(y)
+    return Tensor(backend.xp.ones_like(y._value))
 
 
 def _seed_shape_message(i, count, y, g, producer):

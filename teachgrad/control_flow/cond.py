@@ -25,6 +25,7 @@ from ..autodiff.engine import backward, trainable
 from ..graph.session import plan_for
 from ..ops import IndexedSlices, zeros, zeros_like
 from ..ops import core
+from ..state import state
 from ..ops.core import defvjp_all, primitive
 from .outputs import add_output
 from .structure import check_same_structure, paths
@@ -58,7 +59,7 @@ def cond(pred, true_fn, false_fn, name="cond"):
     if not callable(true_fn) or not callable(false_fn):
         raise TypeError(f"cond needs functions for true_fn and false_fn, got "
                         f"{type(true_fn).__name__} and {type(false_fn).__name__}.")
-    if core.default_graphs:
+    if state.graph is not None:
         return _graph_cond(pred, true_fn, false_fn, name)
     taken = "true_fn" if _truth(pred) else "false_fn"
     with entered(Branch(name, taken)):
@@ -93,7 +94,7 @@ def _leaves(result):
 
 
 def _graph_cond(pred, true_fn, false_fn, name):
-    graph = core.default_graphs[-1]
+    graph = state.graph
     pred = graph._as_graph_tensor(pred, None)
     if pred.dtype != dtypes.bool_ or pred.shape not in ((), None):
         raise TypeError(f"cond's pred must be a scalar bool, got {pred!r}.")
@@ -180,7 +181,7 @@ def _if_vjp(gs, ans, pred, *inputs, true_fn, false_fn, branches):
                          if t._id in reached]
     if not float_inputs:
         return [None] * (len(inputs) + 1)
-    outer = core.default_graphs[-1]
+    outer = state.graph
     seeds = [gs[j] for j in float_outputs]
     seeds = [g.to_dense() if isinstance(g, IndexedSlices) else g for g in seeds]
 

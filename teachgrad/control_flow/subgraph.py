@@ -17,7 +17,9 @@ from .. import nest
 from ..autodiff.engine import trainable
 from ..graph.function import FuncGraph
 from ..graph.graph import _no_gradient_scope, placeholder
-from ..ops import core, identity
+from ..ops import identity
+from ..ops.core import note_capture, note_variable_read
+from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor, Variable, convert_to_tensor
 
 
@@ -50,7 +52,13 @@ class SubGraph(FuncGraph):
                 self.internal.append(found)
                 self._captured[outer_tensor._id] = found
             self._captured[tensor._id] = found
+            note_capture(tensor, found, self)
         return found
+
+    def captured(self, tensor):
+        """The placeholder standing for ``tensor`` of an enclosing graph, if this graph
+        has captured it (else None)."""
+        return self._captured.get(tensor._id)
 
     def _from_outer(self, tensor):
         """``tensor`` as a tensor of the outer graph (captured there first if need be)."""
@@ -63,9 +71,9 @@ class SubGraph(FuncGraph):
             f"tensors of the graph the while_loop/cond is built in, or pass them in.")
 
     def read_variable(self, variable):
-        if core.variable_watchers:
-            core.note_variable_read(variable)
-        return self.capture(self.outer.read_variable(variable))
+        read = self.capture(self.outer.read_variable(variable))
+        note_variable_read(variable, read, self)
+        return read
 
 
 class MirrorGraph(SubGraph):
@@ -132,7 +140,7 @@ def trace(fn, specs, name, outer=None, graph=None):
     Returns ``(traced, result)``: the Traced function and the raw structure
     ``fn`` returned (its leaves converted to tensors of the subgraph).
     """
-    graph = graph or SubGraph(name, outer if outer is not None else core.default_graphs[-1])
+    graph = graph or SubGraph(name, outer if outer is not None else state.graph)
     with graph.as_default():
         inputs = [placeholder(dtype, shape, name=arg) for shape, dtype, arg in specs]
         result = fn(*inputs)
@@ -144,11 +152,8 @@ def trace(fn, specs, name, outer=None, graph=None):
 @contextlib.contextmanager
 def entered(context):
     """Tag the ops recorded in the block with ``context`` (a loop iteration or branch)."""
-    outer, core.control_context = core.control_context, context
-    try:
+    with override(control_context=context):
         yield
-    finally:
-        core.control_context = outer
 
 
 def as_tensor(value, like=None):

@@ -31,6 +31,7 @@ from ..autodiff.engine import backward, trainable
 from ..graph.session import plan_for
 from ..ops import IndexedSlices, gather, zeros, zeros_like
 from ..ops import core
+from ..state import state
 from ..ops.core import defvjp_all, primitive
 from .outputs import add_output
 from .stacks import stack_values
@@ -89,7 +90,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, shape_invariants=
                         f"{type(cond).__name__} and {type(body).__name__}.")
     if loop_vars is None or (nest.is_nested(loop_vars) and not nest.flatten(loop_vars)):
         raise ValueError("while_loop needs at least one loop variable in loop_vars.")
-    if core.default_graphs:
+    if state.graph is not None:
         return _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, name)
     return _eager_while(cond, body, loop_vars, maximum_iterations, shape_invariants, name)
 
@@ -115,7 +116,7 @@ def _numbers_like(result, placeholders):
     leaves = nest.flatten(result)
     if len(leaves) != len(placeholders):
         return result   # the structure check reports it
-    graph = core.default_graphs[-1]
+    graph = state.graph
     return nest.pack_sequence_as(result, [
         leaf if isinstance(leaf, Tensor) else graph._as_graph_tensor(leaf, like)
         for leaf, like in zip(leaves, placeholders)])
@@ -158,7 +159,7 @@ def _eager_while(cond, body, loop_vars, maximum_iterations, shape_invariants, na
     flat = [as_tensor(v) for v in nest.flatten(loop_vars)]
     invariants = _invariants(loop_vars, flat, shape_invariants)
     record = EagerLoop(name)
-    observer = events.current_observer() if events._recorders else None
+    observer = events.current_observer()
     i = 0
     while limit is None or i < limit:
         if not _truth(_call(cond, loop_vars, flat), "while_loop's cond"):
@@ -193,7 +194,7 @@ class LoopState:
 
 
 def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, name):
-    graph = core.default_graphs[-1]
+    graph = state.graph
     flat = [graph._as_graph_tensor(v, None) for v in nest.flatten(loop_vars)]
     invariants = _invariants(loop_vars, flat, shape_invariants)
     specs = [(inv, t.dtype, f"loop_var_{k}") for k, (t, inv) in enumerate(zip(flat, invariants))]
@@ -283,7 +284,7 @@ def _while_kernel(*arrays, cond, body, loop):
     body_ids = body.feed_ids
     body_plan = plan_for(body.graph, out_ids + saved_ids, set(body_ids))
     stacks = [[] for _ in saved_ids]
-    observer = events.current_observer() if events._recorders else None
+    observer = events.current_observer()
     total = int(values[2]) if loop.direction == "backward" else None
     i = 0
     while limit is None or i < limit:
@@ -367,7 +368,7 @@ def _while_vjp(gs, ans, *inputs, cond, body, loop):
                 f"{body.inputs[j].shape}), so the values saved per iteration do not stack. "
                 f"Keep the loop variables' shapes fixed, or differentiate eagerly with a "
                 f"GradientTape, which records each iteration as it runs.")
-    outer = core.default_graphs[-1]
+    outer = state.graph
     grad_graph = MirrorGraph(f"{loop.name}_body_grad", outer, body.graph,
                              lambda t: gather(grad_graph._as_graph_tensor(saved_stack(loop, t),
                                                                           None),

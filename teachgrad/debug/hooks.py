@@ -1,14 +1,15 @@
 """What every ``tg.debug`` check shares: switching a check on, and where ops came from.
 
-A check is an object on the list ``core.op_checks``. While it is there,
+A check is a recorder (see ``teachgrad.state``) that sees ops in every
+context. While it is on the recorder stack,
 
-* ``bind`` calls ``check.ran(node)`` after each eager op has computed its outputs,
-* ``bind`` calls ``check.built(node)`` when an op is added to a graph,
+* ``bind`` calls ``check.record(node)``: ``ran(node)`` after an eager op has
+  computed its outputs, ``built(node)`` when an op is added to a graph,
 * a ``Session`` calls ``check.ran_in_graph(node, inputs, outputs)`` with the
   arrays of each graph node it runs.
 
-When the list is empty none of this happens: the cost of a check that is off
-is one list test per op. A check also notes, on each node, the line of user
+When no check is on none of this happens: the cost of a check that is off
+is nothing beyond the test every op makes for recorders. A check also notes, on each node, the line of user
 code that made it (``source_of(node)``) and, for an op made by a VJP rule
 during a backward pass, the forward node whose rule it was (``node.grad_of``).
 """
@@ -20,8 +21,8 @@ import sysconfig
 from dataclasses import dataclass
 from typing import Optional
 
-from ..autodiff import events
-from ..ops import core
+from ..ops.core import ANY_GRAPH
+from ..state import state, unobserved  # noqa: F401  (unobserved: re-exported for the checks)
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # Frames in Python's own library and installed packages are never "user code".
@@ -85,13 +86,30 @@ def note(node):
     """Record on ``node`` where it was made and, in a backward pass, for which forward node."""
     if getattr(node, "source", None) is None:
         node.source = capture_source()
-    if node.grad_of is None and core.gradient_of is not None:
-        node.grad_of = core.gradient_of
+    if node.grad_of is None and state.gradient_of is not None:
+        node.grad_of = state.gradient_of
 
 
 class Check:
     """Base of the tg.debug checks. Subclasses override ``check_eager`` and
     ``check_graph_run``; this class keeps the notes on each node."""
+
+    graph = ANY_GRAPH       # a recorder that sees ops in every context
+    differentiates = False
+    checks_ops = True
+    entry = -1
+
+    def record(self, node):
+        if state.graph is not None:   # the node was added to the graph being built
+            self.built(node)
+        else:
+            self.ran(node)
+
+    def read_variable(self, variable, tensor):
+        """Checks look at ops, not at reads."""
+
+    def capture(self, outer, inner):
+        """Nor at captures."""
 
     def ran(self, node):
         note(node)
@@ -112,12 +130,13 @@ class Check:
 
 @contextlib.contextmanager
 def installed(check):
-    """Put ``check`` on the list of op checks for the duration of the block."""
-    core.op_checks.append(check)
+    """Put ``check`` on the recorder stack for the duration of the block."""
+    check.entry = state.next_entry()
+    state.push(check)
     try:
         yield check
     finally:
-        core.op_checks.remove(check)
+        state.remove(check)
 
 
 class SourceRecorder(Check):
@@ -133,28 +152,3 @@ def record_sources():
     """
     with installed(SourceRecorder()):
         yield
-
-
-@contextlib.contextmanager
-def unobserved():
-    """Run a check's own computations unseen by anything the user set up.
-
-    No op checks, tapes, accumulators, graphs being built, variable watchers or
-    event recorders see the block, and it counts as no backward pass: so a
-    check never checks itself, records on the user's tapes, or adds nodes to
-    the user's graph.
-    """
-    saved = (core.op_checks[:], core.default_graphs[:], core.variable_watchers[:],
-             events._recorders[:])
-    lists = (core.op_checks, core.default_graphs, core.variable_watchers, events._recorders)
-    outer_grad_of, outer_context = core.gradient_of, core.control_context
-    for each in lists:
-        each[:] = []
-    core.gradient_of = core.control_context = None
-    try:
-        with core.recorders_entered_before(-1):
-            yield
-    finally:
-        for each, items in zip(lists, saved):
-            each[:] = items
-        core.gradient_of, core.control_context = outer_grad_of, outer_context

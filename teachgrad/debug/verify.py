@@ -30,9 +30,10 @@ from typing import Optional
 import numpy as np
 
 from ..autodiff.engine import _call_vjp
-from ..autodiff.forward import _native_rules_enabled, jvp_of
+from ..autodiff.forward import jvp_of
 from ..ops import IndexedSlices
 from ..ops.core import Node
+from ..state import state
 from ..tensor import Tensor
 from . import hooks, rulecheck
 from .report import html_table
@@ -205,7 +206,7 @@ def check_op(op, arrays, params, rng, named):
     except ValueError as error:   # the engine's shape check
         return _wrong(named, op, "VJP", (), str(error))
     grads = [g.to_dense() if isinstance(g, IndexedSlices) else g for g in grads]
-    native = op.jvp is not None and _native_rules_enabled[-1]
+    native = op.jvp is not None and state.native_jvp
 
     inputs = []
     for i, a in enumerate(arrays):

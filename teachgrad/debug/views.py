@@ -8,7 +8,7 @@ import contextlib
 
 from ..autodiff.tape import GradientTape
 from ..graph.graph import Graph
-from ..ops import core
+from ..state import state
 from ..tensor import SymbolicTensor, Tensor, Variable
 from .report import a_or_an
 
@@ -54,8 +54,8 @@ def resolve(target, source, tape_or_graph, stop_gradients):
     if tape_or_graph is None:
         if isinstance(target, SymbolicTensor):
             tape_or_graph = target.graph
-        elif core.active_tapes:
-            tape_or_graph = core.active_tapes[-1]
+        elif state.tapes():
+            tape_or_graph = state.tapes()[-1]
         else:
             raise ValueError("explain_gradient needs the tape the target was computed on: "
                              "pass it, as in tg.explain_gradient(y, x, tape).")

@@ -10,9 +10,15 @@
 
 ``check_vjp`` / ``check_jvp`` take any function of tensors; ``get(name)`` gives
 one of the lessons' ready-made exercises (``names()`` lists them).
+
+The lessons' check cells use ``answer(name)`` to fetch what the student wrote
+and ``check_prediction`` to compare a prediction with what the engine did; both
+raise ``NotYet`` with a message that teaches.
 """
+from .answers import NotYet, answer, check_prediction
 from .catalogue import Exercise, get, names
 from .check import check_jvp, check_vjp
 from .feedback import VERDICTS, Feedback
 
-__all__ = ["Exercise", "Feedback", "VERDICTS", "check_jvp", "check_vjp", "get", "names"]
+__all__ = ["Exercise", "Feedback", "NotYet", "VERDICTS", "answer", "check_jvp",
+           "check_prediction", "check_vjp", "get", "names"]

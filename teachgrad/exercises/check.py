@@ -144,6 +144,10 @@ class _Check:
         xs = [constant(a) for a in self.arrays]
         try:
             return rule(first, Tensor(self.ans), *xs), None
+        except NotImplementedError:
+            return None, Feedback("raised", f"the rule for input {i} is not written yet: it "
+                                  f"still raises NotImplementedError. Replace that line with "
+                                  f"your rule.", i)
         except Exception as error:
             return None, Feedback("raised", f"the rule for input {i} raised "
                                   f"{type(error).__name__}: {error}", i)

@@ -18,6 +18,10 @@ VERDICTS = {
 }
 
 
+class NotYet(AssertionError):
+    """A check that is not passed yet; the message says what was expected and hints why."""
+
+
 @dataclass(frozen=True)
 class Feedback:
     """The verdict on a student's rule.
@@ -57,6 +61,8 @@ class Feedback:
                 f"<span style='color:{color}'>{mark}</span> {escape(str(self))}</div>")
 
     def assert_right(self):
-        """Raise AssertionError with the message unless the rule is right (for tests)."""
+        """Raise ``NotYet`` (an AssertionError) with the message unless the rule is right:
+        what a check cell calls."""
         if not self.ok:
-            raise AssertionError(str(self))
+            raise NotYet(str(self))
+        return self

@@ -18,8 +18,8 @@ import functools
 import numpy as np
 
 from .. import nest
-from ..ops import core
-from ..ops.core import bind, defvjp_all, primitive
+from ..ops.core import bind, defvjp_all, note_variable_read, primitive
+from ..state import override, state
 from ..tensor import Tensor, _to_array
 from .graph import Graph, placeholder
 from .session import plan_for
@@ -35,8 +35,6 @@ class FuncGraph(Graph):
         self.captures = []             # the placeholders that stand for them
 
     def read_variable(self, variable):
-        if core.variable_watchers:
-            core.note_variable_read(variable)
         read = self._variable_reads.get(variable._id)
         if read is None:
             with self.as_default():
@@ -45,8 +43,7 @@ class FuncGraph(Graph):
             self._variable_reads[variable._id] = read
             self.captured_variables.append(variable)
             self.captures.append(read)
-        for accumulator in core.active_accumulators:
-            accumulator._record_read(variable, read)
+        note_variable_read(variable, read, self)
         return read
 
     def bind_variables(self, variables, tensors):
@@ -90,7 +87,7 @@ class ConcreteFunction:
 
     def run(self, arrays):
         """Run the graph on ``arrays`` (explicit inputs, then captured variables' values)."""
-        if self.optimize is not False and not core.op_checks:
+        if self.optimize is not False and not state.checks():
             return self.optimized.run(arrays)
         feeds = dict(zip([t._id for t in self.inputs + self.graph.captures], arrays))
         fetch_ids = [t._id for t in self.outputs]
@@ -130,8 +127,11 @@ def _call_shape(*inputs, function):
 def _call_vjp(gs, ans, *inputs, function):
     grad_fn = function.gradient_function()
     floats = [g for g, out in zip(gs, function.outputs) if out.dtype.kind == "f"]
-    grads = iter(bind(call_p, *inputs, *floats, function=grad_fn))
-    return [next(grads) if x.dtype.kind == "f" else None for x in inputs]
+    computed = iter(bind(call_p, *inputs, *floats, function=grad_fn) if grad_fn.outputs else ())
+    # The gradient function returns nothing for an input the body's outputs do not
+    # depend on: that input's cotangent is None (unconnected), as TensorFlow's.
+    float_grads = iter([None if g is None else next(computed) for g in grad_fn.structure])
+    return [next(float_grads) if x.dtype.kind == "f" else None for x in inputs]
 
 # call(*inputs, function): run a traced function. Its gradient is the gradient of the body.
 call_p = primitive("call", _call_kernel, multiple_results=True)
@@ -141,40 +141,39 @@ defvjp_all(call_p, _call_vjp)
 
 def _trace_gradient(function):
     """Trace the gradient of ``function``'s body as a function of its own:
-    ``(*inputs, *captured variables, *output cotangents) -> input cotangents``."""
+    ``(*inputs, *captured variables, *output cotangents) -> input cotangents``,
+    one per floating-point input; None (and no output) for an unconnected input."""
     from ..autodiff.gradients import gradients
     n_args = len(function.inputs)
     variables = list(function.captured_variables)
     float_outputs = [i for i, t in enumerate(function.outputs) if t.dtype.kind == "f"]
 
     def gradient_body(*args):
-        graph = core.default_graphs[-1]
+        graph = state.graph
         inputs = list(args[:n_args + len(variables)])
         cotangents = list(args[n_args + len(variables):])
         if isinstance(graph, FuncGraph):
             graph.bind_variables(variables, inputs[n_args:])
-        outputs = nest.flatten(function.python_function(*inputs[:n_args]))
+        outputs = [o for o in nest.flatten(function.python_function(*inputs[:n_args]))
+                   if o is not None]
         ys = [graph._as_graph_tensor(outputs[i], None) for i in float_outputs]
         xs = [x for x in inputs if x.dtype.kind == "f"]
         if not ys:
-            return [x * 0 for x in xs]
-        return gradients(ys, xs, grad_ys=cotangents, unconnected_gradients="zero")
+            return [None] * len(xs)
+        return gradients(ys, xs, grad_ys=cotangents)
 
     graph = FuncGraph(f"{function.graph.name}_grad")
     # The trace runs inside the VJP rule of some call node, which marks the nodes it
     # makes as that node's gradient. This graph is a graph of its own, cached for every
     # call: its nodes belong to no outer rule, so the mark is cleared while it is traced.
-    outer, core.gradient_of = core.gradient_of, None
-    try:
-        with graph.as_default():
-            specs = function.inputs + function.graph.captures + [function.outputs[i]
-                                                                 for i in float_outputs]
-            placeholders = [placeholder(t.dtype, t.shape, name=f"x{i}")
-                            for i, t in enumerate(specs)]
-            grads = gradient_body(*placeholders)
-    finally:
-        core.gradient_of = outer
-    return ConcreteFunction(gradient_body, graph, placeholders, list(grads), list(grads),
+    with override(gradient_of=None), graph.as_default():
+        specs = function.inputs + function.graph.captures + [function.outputs[i]
+                                                             for i in float_outputs]
+        placeholders = [placeholder(t.dtype, t.shape, name=f"x{i}")
+                        for i, t in enumerate(specs)]
+        grads = list(gradient_body(*placeholders))
+    return ConcreteFunction(gradient_body, graph, placeholders,
+                            [g for g in grads if g is not None], grads,
                             optimize=function.optimize)
 
 

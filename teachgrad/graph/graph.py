@@ -14,8 +14,8 @@ import warnings
 import numpy as np
 
 from .. import backend
-from ..ops import core
-from ..ops.core import Node, not_differentiable, primitive
+from ..ops.core import Node, not_differentiable, note_variable_read, primitive
+from ..state import override, state
 from ..dtypes import as_dtype
 from ..tensor import SymbolicTensor, Tensor, Variable, _scalar_dtype, _to_array
 
@@ -65,11 +65,8 @@ class Graph:
     @contextlib.contextmanager
     def as_default(self):
         """Make ops inside the block add nodes to this graph."""
-        core.default_graphs.append(self)
-        try:
+        with override(graph=self):
             yield self
-        finally:
-            core.default_graphs.pop()
 
     @contextlib.contextmanager
     def name_scope(self, name):
@@ -108,10 +105,11 @@ class Graph:
         specs = _infer_outputs(op, inputs, params)
         node = Node(op, inputs, (), params)
         base = name or op.name
-        if core.gradient_of is not None:   # made by a VJP rule: group it under that rule
-            base = f"{core.gradient_of.name}_grad/{base}"
+        grad_of = state.gradient_of
+        if grad_of is not None:   # made by a VJP rule: group it under that rule
+            base = f"{grad_of.name}_grad/{base}"
         node.label = self.unique_name(base)
-        node.grad_of = core.gradient_of
+        node.grad_of = grad_of
         outputs = tuple(
             SymbolicTensor(self, node, i, shape, dtype,
                            node.label if len(specs) == 1 else f"{node.label}:{i}")
@@ -124,16 +122,13 @@ class Graph:
 
     def read_variable(self, variable):
         """The tensor that reads ``variable`` when the graph runs (one per Variable)."""
-        if core.variable_watchers:
-            core.note_variable_read(variable)
         read = self._variable_reads.get(variable._id)
         if read is None:
             with _no_gradient_scope():
                 read = self.add_node(read_variable_p, (), {"variable": variable},
                                      name=variable.name or "read_variable")
             self._variable_reads[variable._id] = read
-        for accumulator in core.active_accumulators:   # a primal Variable's tangent
-            accumulator._record_read(variable, read)
+        note_variable_read(variable, read, self)
         return read
 
     def _as_graph_tensor(self, value, like):
@@ -162,11 +157,8 @@ class Graph:
 @contextlib.contextmanager
 def _no_gradient_scope():
     """Constants and reads are not part of any gradient rule's group of nodes."""
-    outer, core.gradient_of = core.gradient_of, None
-    try:
+    with override(gradient_of=None):
         yield
-    finally:
-        core.gradient_of = outer
 
 
 def _stand_in(tensor, fill):
@@ -248,10 +240,10 @@ def placeholder(dtype, shape=None, name=None):
         say), or None for a tensor of any rank.
       name: a name for the node (``x``, ``labels``).
     """
-    if not core.default_graphs:
+    graph = state.graph
+    if graph is None:
         raise RuntimeError("tg.placeholder needs a graph: create it inside "
                            "`with tg.Graph().as_default():`.")
-    graph = core.default_graphs[-1]
     shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
     with _no_gradient_scope():
         return graph.add_node(placeholder_p, (), {"shape": shape, "dtype": as_dtype(dtype)},
@@ -260,7 +252,7 @@ def placeholder(dtype, shape=None, name=None):
 
 def get_default_graph():
     """The graph ops are being added to, or None when running eagerly."""
-    return core.default_graphs[-1] if core.default_graphs else None
+    return state.graph
 
 
 @contextlib.contextmanager

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import backend, nest
 from ..ops import core as op_core
+from ..state import state
 from ..tensor import SymbolicTensor
 from .graph import placeholder_p
 
@@ -52,7 +53,7 @@ class Plan:
 
     def run(self, values):
         """Run the kernels; ``values`` maps tensor ids to arrays (the feeds) and is filled in."""
-        checks = op_core.op_checks   # tg.debug checks, when on, see each node's arrays
+        checks = state.checks()   # tg.debug checks, when on, see each node's arrays
         for forward, params, in_ids, out_ids, multiple, node, dead in self.steps:
             try:
                 out = forward(*[values[i] for i in in_ids], **params)

@@ -14,74 +14,13 @@ An ``Op`` is a name plus three pieces of math:
 application of an op (op, inputs, outputs, params). The backward engine only
 ever sees Nodes.
 """
-import contextlib
 import itertools
 
 from .. import backend
+from ..state import state
 from ..tensor import SymbolicTensor, Tensor, Variable, convert_to_tensor
 
 _new_node_id = itertools.count().__next__
-
-#: Tapes that are recording now, innermost last. ``GradientTape`` manages it.
-active_tapes = []
-
-#: Forward-mode accumulators that are active now, in the order they were entered.
-active_accumulators = []
-
-#: Lists collecting the Variables that ops read (custom_gradient uses them).
-variable_watchers = []
-
-
-def note_variable_read(variable):
-    """Tell each variable watcher that an op read ``variable``."""
-    for watcher in variable_watchers:
-        if all(v is not variable for v in watcher):
-            watcher.append(variable)
-
-#: Tapes and accumulators are ordered by when they were entered: each one only
-#: sees the derivative computations of those entered after it.
-_entry_counter = itertools.count()
-
-
-def next_entry():
-    """A number later than every tape or accumulator entered so far."""
-    return next(_entry_counter)
-
-
-@contextlib.contextmanager
-def recorders_entered_before(order):
-    """Only tapes and accumulators entered before ``order`` record in the block.
-
-    A forward-mode accumulator computes its tangents inside this block, so the
-    accumulators and tapes entered after it do not see that computation, while
-    those entered before it do (which is how higher-order derivatives nest).
-    """
-    tapes, accumulators = active_tapes[:], active_accumulators[:]
-    active_tapes[:] = [t for t in tapes if t._entered < order]
-    active_accumulators[:] = [a for a in accumulators if a._entered < order]
-    try:
-        yield
-    finally:
-        active_tapes[:] = tapes
-        active_accumulators[:] = accumulators
-
-
-#: Graphs being built now (``with graph.as_default():``), innermost last. While
-#: one is, ops add nodes to it instead of computing.
-default_graphs = []
-
-#: The eager loop iteration or cond branch running now (see control_flow), if
-#: any: nodes recorded meanwhile carry it, so the visualizers can show it.
-control_context = None
-
-#: The forward node whose VJP rule is running, if any: graphs label the
-#: gradient nodes it creates with it.
-gradient_of = None
-
-#: Debugging checks that see every op as it runs (``tg.debug.check_numerics``,
-#: ``verify_gradients``): objects with ``ran(node)`` and ``built(node)``. Empty
-#: unless one is on, so when off they cost one list test per op.
-op_checks = []
 
 
 class Op:
@@ -226,13 +165,14 @@ def _no_gradient(g, ans, *inputs, **params):
 
 
 def bind(op, *args, **params):
-    """Apply ``op`` to ``args`` now, recording it on every tape that watches an input.
+    """Apply ``op`` to ``args`` now, and hand the application to every recorder.
 
     Python scalars and arrays among ``args`` become constant tensors; a
-    Variable is read through its current snapshot. Inside
-    ``graph.as_default()`` the op is added to the graph instead.
+    Variable is read through its current snapshot. While a graph is being
+    built (``graph.as_default()``, ``tg.function``) the op adds a node to it
+    instead of computing.
     """
-    if default_graphs:
+    if state.graph is not None:
         return add_to_graph(op, args, params)
     for a in args:
         if type(a) is not Tensor:
@@ -250,47 +190,53 @@ def bind(op, *args, **params):
     except (ValueError, TypeError) as error:
         shapes = ", ".join(str(t.shape) for t in args)
         raise with_context(error, op.name, shapes) from None
-    if op.multiple_results:
-        outputs = tuple(map(Tensor, out))
-        if active_tapes or active_accumulators or op_checks:
-            _record(op, args, outputs, params)
-        return outputs
-    result = Tensor(out)
-    if active_tapes or active_accumulators or op_checks:
-        _record(op, args, (result,), params)
-    return result
+    outputs = tuple(map(Tensor, out)) if op.multiple_results else (Tensor(out),)
+    if state.recorders:
+        _hand_to_recorders(Node(op, args, outputs, params), None)
+    return outputs if op.multiple_results else outputs[0]
 
 
 def add_to_graph(op, args, params, name=None):
     """Add a node applying ``op`` to the graph being built (named ``name`` or after
-    the op), and let active forward-mode accumulators give it tangents."""
-    outputs = default_graphs[-1].add_node(op, args, params, name=name)
-    if op_checks:
+    the op), and hand it to the recorders entered in that graph."""
+    graph = state.graph
+    outputs = graph.add_node(op, args, params, name=name)
+    if state.recorders:
         node = outputs[0].node if op.multiple_results else outputs.node
-        for check in op_checks:
-            check.built(node)
-    if active_accumulators:
-        node = outputs[0].node if op.multiple_results else outputs.node
-        for accumulator in list(active_accumulators):
-            accumulator._accumulate(node)
+        _hand_to_recorders(node, graph)
     return outputs
 
 
-def _record(op, inputs, outputs, params):
-    node = Node(op, inputs, outputs, params)
-    if control_context is not None:
-        node.context = control_context
-    if op_checks:
-        for check in op_checks:
-            check.ran(node)
-    if len(active_tapes) == 1:
-        active_tapes[0]._record(node)
-    else:
-        for tape in active_tapes:
-            tape._record(node)
-    if active_accumulators:   # (copied: an accumulator may leave the list meanwhile)
-        for accumulator in list(active_accumulators):
-            accumulator._accumulate(node)
+def _hand_to_recorders(node, graph):
+    """Give ``node`` (made in ``graph``, None when eager) to each recorder that watches
+    that context. Tapes see it before the accumulators entered after them compute
+    tangents from it."""
+    if state.control_context is not None:
+        node.context = state.control_context
+    for recorder in state.recorders:
+        if recorder.graph is graph or recorder.graph is ANY_GRAPH:
+            recorder.record(node)
+
+
+#: The ``graph`` of a recorder that sees ops in every context (debug checks, watchers).
+ANY_GRAPH = "any graph"
+
+
+def note_variable_read(variable, tensor, graph=None):
+    """Tell the recorders of ``graph``'s context that an op read ``variable`` through
+    ``tensor`` (its snapshot eagerly, its read node in a graph)."""
+    for recorder in state.recorders:
+        if recorder.graph is graph or recorder.graph is ANY_GRAPH:
+            recorder.read_variable(variable, tensor)
+
+
+def note_capture(outer, inner, graph):
+    """Tell the recorders of ``graph`` (a loop body or branch being built) that it
+    captured ``outer``, a tensor of an enclosing graph, as ``inner``: for them
+    ``inner`` is ``outer`` (TensorFlow records a capture as an identity)."""
+    for recorder in state.recorders:
+        if recorder.graph is graph:
+            recorder.capture(outer, inner)
 
 
 def _convert_inputs(args):
@@ -315,12 +261,8 @@ def _as_input(value, like):
         return Tensor(backend.scalar(value, like.dtype))
     if isinstance(value, Variable):
         snapshot = value._snapshot
-        if variable_watchers:
-            note_variable_read(value)
-        for tape in active_tapes:
-            tape._record_read(value, snapshot)
-        for accumulator in active_accumulators:
-            accumulator._record_read(value, snapshot)
+        if state.recorders:
+            note_variable_read(value, snapshot)
         return snapshot
     if isinstance(value, SymbolicTensor):
         raise RuntimeError(

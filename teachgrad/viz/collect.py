@@ -20,7 +20,7 @@ from typing import Optional
 from ..autodiff.events import Recorder, Start, Trace
 from ..graph.function import ConcreteFunction, Function
 from ..graph.graph import Graph
-from ..ops import core
+from ..state import state
 from ..ops.core import Node
 from ..tensor import SymbolicTensor, Tensor
 
@@ -96,7 +96,7 @@ def from_tensors(tensors, tape=None):
 
 def _producers_for(tensors, tape):
     """The ``tape._producers`` map that has every tensor in it, with clear errors if none."""
-    candidates = [tape] if tape is not None else list(reversed(core.active_tapes))
+    candidates = [tape] if tape is not None else list(reversed(state.tapes()))
     for candidate in candidates:
         producers = candidate._producers
         if producers is None:

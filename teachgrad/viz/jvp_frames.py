@@ -27,7 +27,7 @@ import numpy as np
 
 from ..autodiff import events
 from ..autodiff.forward import jvp_of, transposition_only
-from ..ops import core as op_core
+from ..state import override, state
 from ..tensor import SymbolicTensor
 from .frames import backprop_frames
 from .values import format_value, loop_label, node_label
@@ -185,7 +185,7 @@ def _compare(event):
 def _quietly():
     """Compute without being recorded: no tape or accumulator sees it, and any
     backward pass it runs goes to a recorder of its own, not the user's."""
-    with events.record(), op_core.recorders_entered_before(-1):
+    with events.record(), override(recorders=state.without_derivatives()):
         yield
 
 

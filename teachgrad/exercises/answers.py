@@ -1,0 +1,150 @@
+"""Check cells: fetch a student's answer, and say what is wrong with it.
+
+A lesson's exercise cell holds the solution between nbgrader's markers; the
+student edition (``make student``) replaces it with ``raise NotImplementedError()``.
+The check cell after it must then still say something useful, so it fetches the
+answer with ``answer(name)`` and compares it with ``check_prediction``:
+
+    predicted = tg.exercises.answer("predicted_counts")
+    tg.exercises.check_prediction(predicted, actual, about="the pending counts",
+                                  hint="count the uses of each node's output")
+
+Both raise ``NotYet`` (an AssertionError, so a failed check fails the cell and
+nbgrader's autograder gives it no points) with a message that says what was
+expected and gives a hint, never the right answer.
+"""
+import functools
+import inspect
+import numbers
+
+from .feedback import Feedback, NotYet
+
+
+def answer(name):
+    """The value the student gave ``name`` in the cell above (looked up where it is called).
+
+    Raises ``NotYet`` when ``name`` is not defined yet. A function comes back
+    wrapped, so that calling it while it is still a stub (it raises
+    ``NotImplementedError``) or while it raises anything else raises ``NotYet``
+    saying so.
+    """
+    frame = inspect.currentframe().f_back
+    try:
+        if name in frame.f_locals:
+            value = frame.f_locals[name]
+        elif name in frame.f_globals:
+            value = frame.f_globals[name]
+        else:
+            raise NotYet(f"Not yet: `{name}` is not defined yet. Write it in the exercise cell above "
+                         f"(in place of `raise NotImplementedError()`), run that cell, then "
+                         f"run this one again.")
+    finally:
+        del frame
+    if value is None or value is Ellipsis:
+        raise NotYet(f"Not yet: `{name}` is still empty ({value!r}). Give it your answer in the exercise "
+                     f"cell above, run that cell, then run this one again.")
+    if inspect.isfunction(value) or inspect.ismethod(value):
+        return _guarded(name, value)
+    return value
+
+
+def _guarded(name, fn):
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except NotYet:
+            raise
+        except NotImplementedError:
+            raise NotYet(f"Not yet: `{name}` is not written yet: it still raises NotImplementedError. "
+                         f"Replace that line with your code, run its cell, then run this one "
+                         f"again.") from None
+        except Exception as error:
+            raise NotYet(f"Not yet: `{name}` raised {type(error).__name__}: {error}") from error
+    return call
+
+
+def check_prediction(predicted, actual, about, hint=None, hints=None, rtol=1e-6):
+    """Compare a prediction with what really happened.
+
+    Args:
+      predicted: the student's prediction: a number, a string, a set, a list or
+        tuple, or a dict (a ``Counter`` too) of those.
+      actual: what the engine did, of the same kind.
+      about: what was predicted, in words ("the pending count of each node").
+      hint: said when the prediction is wrong.
+      hints: for a dict or a set, ``{key: hint}``: said for each key (or member)
+        the prediction gets wrong.
+      rtol: relative tolerance for numbers.
+
+    Returns:
+      ``Feedback("right", ...)`` when they agree; otherwise raises ``NotYet``
+      saying which part is off (and your value there), never the right value.
+    """
+    problems = _differences(predicted, actual, rtol, hints or {})
+    if not problems:
+        return Feedback("right", f"your prediction of {about} is what happened.")
+    message = f"your prediction of {about} is not what happened: " + "; ".join(problems) + "."
+    if hint:
+        message += f" Hint: {hint}"
+    raise NotYet("Not yet: " + message)
+
+
+def _same(a, b, rtol):
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b or a == b
+    if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
+        return abs(a - b) <= rtol * max(abs(a), abs(b)) + 1e-12
+    return a == b
+
+
+def _direction(a, b):
+    if isinstance(a, numbers.Real) and isinstance(b, numbers.Real) and \
+            not isinstance(a, bool) and not isinstance(b, bool):
+        return " (too high)" if a > b else " (too low)"
+    return ""
+
+
+def _differences(predicted, actual, rtol, hints):
+    if isinstance(actual, dict):
+        if not isinstance(predicted, dict):
+            return [f"give a dict (name: value), not {_a(predicted)}"]
+        problems = []
+        missing = [k for k in actual if k not in predicted and actual[k] != 0]
+        if missing:
+            problems.append(f"there is no entry for {', '.join(map(repr, missing))}")
+        for key, value in predicted.items():
+            if key not in actual:
+                if value != 0:
+                    problems.append(f"{key!r} is not one of them" + _why(key, hints))
+            elif not _same(value, actual[key], rtol):
+                problems.append(f"your value for {key!r}, {value!r}, is off"
+                                + _direction(value, actual[key]) + _why(key, hints))
+        return problems
+    if isinstance(actual, (set, frozenset)):
+        if not isinstance(predicted, (set, frozenset, list, tuple)):
+            return [f"give a set, not {_a(predicted)}"]
+        predicted = set(predicted)
+        problems = [f"{member!r} does not belong in it" + _why(member, hints)
+                    for member in sorted(predicted - actual, key=repr)]
+        left_out = len(actual - predicted)
+        if left_out:
+            problems.append(f"{left_out} member{'s are' if left_out > 1 else ' is'} missing")
+        return problems
+    if isinstance(actual, (list, tuple)):
+        if not isinstance(predicted, (list, tuple)) or len(predicted) != len(actual):
+            return [f"give a {type(actual).__name__} of {len(actual)} values"]
+        return [f"entry {i} of your answer, {p!r}, is off" + _direction(p, a)
+                for i, (p, a) in enumerate(zip(predicted, actual)) if not _same(p, a, rtol)]
+    if not _same(predicted, actual, rtol):
+        return [f"you said {predicted!r}" + _direction(predicted, actual)]
+    return []
+
+
+def _a(value):
+    kind = type(value).__name__
+    return ("an " if kind[0] in "aeiou" else "a ") + kind
+
+
+def _why(key, hints):
+    return f" ({hints[key]})" if key in hints else ""

@@ -1,0 +1,115 @@
+"""What is recording now: the one piece of mutable state behind every op.
+
+Every op goes through ``bind`` (``teachgrad.ops.core``), which asks this state
+two questions: *is a graph being built?* (then the op adds a node to it instead
+of computing) and *who is recording?* (then each recorder is handed the op's
+``Node``). Everything that watches ops is a **recorder** on one stack:
+
+* a ``GradientTape`` (reverse mode),
+* a ``ForwardAccumulator`` (forward mode),
+* a variable watcher (``custom_gradient`` collects the Variables its function reads),
+* a ``tg.debug`` check (``check_numerics``, ``verify_gradients``, ``record_sources``),
+  which also sees each node a ``Session`` runs (``checks()``).
+
+A recorder has a small interface::
+
+    recorder.graph                       # the graph it was entered in (None: eager)
+    recorder.differentiates              # does it take derivatives (tape, accumulator)?
+    recorder.record(node)                # an op ran (eager) or was added to a graph
+    recorder.read_variable(var, tensor)  # an op read Variable ``var`` through ``tensor``
+    recorder.capture(outer, inner)       # a loop body or branch captured ``outer`` as ``inner``
+
+A tape or accumulator sees the ops of the context it was entered in: one
+entered in eager code sees eager ops (and a call of a ``tg.function`` as one
+op); one entered while a graph is built (inside ``tg.function``, or ``with
+graph.as_default():``) sees that graph's nodes. The stack is ordered by entry,
+and a forward-mode accumulator computes its tangents with only the recorders
+below it active: so a recorder sees the derivative computations of those
+entered after it, which is how nested derivatives work (TensorFlow's order).
+
+``override(field=value, ...)`` changes fields for a block and restores them
+after, whatever happens: the one way code here changes the state.
+"""
+import contextlib
+import itertools
+
+
+class RecordingState:
+    """The fields every op consults. There is one instance: ``state``."""
+
+    __slots__ = ("graph", "recorders", "observers", "gradient_of", "control_context",
+                 "native_jvp", "_entries")
+
+    def __init__(self):
+        #: The graph ops add nodes to now, or None when they compute eagerly.
+        self.graph = None
+        #: Recorders, in the order they were entered (innermost last).
+        self.recorders = ()
+        #: ``tg.viz.record()`` blocks listening for backward passes, innermost last.
+        self.observers = ()
+        #: The forward node whose VJP rule is running, if any: graphs group the
+        #: gradient nodes it makes under it, and debug checks note it.
+        self.gradient_of = None
+        #: The eager loop iteration or cond branch running now, if any: nodes
+        #: recorded meanwhile carry it, so the visualizers can show it.
+        self.control_context = None
+        #: False inside ``transposition_only()``: forward mode ignores native JVP rules.
+        self.native_jvp = True
+        self._entries = itertools.count()
+
+    def next_entry(self):
+        """An entry number later than every recorder's so far (the stack's order)."""
+        return next(self._entries)
+
+    def push(self, recorder):
+        """Put ``recorder`` on the stack, at the place its ``entry`` number gives it."""
+        below = tuple(r for r in self.recorders if r.entry < recorder.entry)
+        above = tuple(r for r in self.recorders if r.entry > recorder.entry)
+        self.recorders = below + (recorder,) + above
+
+    def remove(self, recorder):
+        """Take ``recorder`` off the stack (if it is on it)."""
+        self.recorders = tuple(r for r in self.recorders if r is not recorder)
+
+    def recorders_below(self, recorder):
+        """The recorders entered before ``recorder``: those that see what it computes."""
+        return tuple(r for r in self.recorders if r.entry < recorder.entry)
+
+    def without_derivatives(self):
+        """The recorders other than tapes and accumulators (watchers, checks)."""
+        return tuple(r for r in self.recorders if not r.differentiates)
+
+    def checks(self):
+        """The tg.debug checks on now (recorders that see every op, and graph runs)."""
+        return tuple(r for r in self.recorders if getattr(r, "checks_ops", False))
+
+    def tapes(self):
+        """The tapes recording now, innermost last (for the diagnostics)."""
+        return tuple(r for r in self.recorders if r.differentiates and hasattr(r, "gradient"))
+
+
+state = RecordingState()
+
+
+@contextlib.contextmanager
+def override(**fields):
+    """Set fields of ``state`` for the duration of the block, then restore them.
+
+    >>> with override(graph=None, recorders=()):
+    ...     ...   # runs eagerly, seen by nothing
+    """
+    saved = {name: getattr(state, name) for name in fields}
+    for name, value in fields.items():
+        setattr(state, name, value)
+    try:
+        yield state
+    finally:
+        for name, value in saved.items():
+            setattr(state, name, value)
+
+
+def unobserved():
+    """A block that nothing the user set up sees: no graph, recorder or observer, and
+    no enclosing gradient rule or loop iteration (for a check's own computations)."""
+    return override(graph=None, recorders=(), observers=(), gradient_of=None,
+                    control_context=None)
