@@ -152,3 +152,56 @@ def test_a_matrix_input_is_one_input():
     assert ex.check_vjp(lambda x: tg.sum(x, axis=1), rule, [[1.0, 2.0], [3.0, 4.0]]).ok
     assert ex.check_vjp(tg.sum, lambda g, ans, x: tg.broadcast_to(g, x.shape),
                         [[1.0, 2.0], [3.0, 4.0]]).ok
+
+
+# -- check cells: answer() and check_prediction() ---------------------------------------
+
+def test_answer_says_what_is_missing():
+    with pytest.raises(ex.NotYet, match="`not_written` is not defined yet"):
+        ex.answer("not_written")
+    empty = None   # noqa: F841 (looked up by name)
+    with pytest.raises(ex.NotYet, match="`empty` is still empty"):
+        ex.answer("empty")
+    value = {"p": 3}   # noqa: F841
+    assert ex.answer("value") == {"p": 3}
+
+
+def test_answer_turns_a_stub_into_a_message():
+    def stub(x):
+        raise NotImplementedError()
+
+    def broken(x):
+        return x.nope
+
+    with pytest.raises(ex.NotYet, match="`stub` is not written yet"):
+        ex.answer("stub")(1.0)
+    with pytest.raises(ex.NotYet, match="`broken` raised AttributeError"):
+        ex.answer("broken")(1.0)
+    def stub_rule(g, ans, x):
+        raise NotImplementedError()
+
+    feedback = ex.check_vjp(tg.sin, stub_rule, POINT)
+    assert feedback.verdict == "raised" and "not written yet" in feedback.message
+    with pytest.raises(ex.NotYet, match="not written yet"):
+        feedback.assert_right()
+
+
+def test_check_prediction_points_at_the_wrong_part_without_the_answer():
+    actual = {"p": 3, "q": 1, "t": 0}
+    assert ex.check_prediction({"p": 3, "q": 1, "t": 0}, actual, about="the counts")
+    with pytest.raises(ex.NotYet) as wrong:
+        ex.check_prediction({"p": 2, "q": 1, "t": 0}, actual, about="the counts",
+                            hint="count the uses", hints={"p": "p has several consumers"})
+    message = str(wrong.value)
+    assert "'p', 2, is off (too low)" in message and "p has several consumers" in message
+    assert "Hint: count the uses" in message and "3" not in message
+    with pytest.raises(ex.NotYet, match="no entry for 'q'"):
+        ex.check_prediction({"p": 3}, actual, about="the counts")
+    with pytest.raises(ex.NotYet, match="'x' does not belong in it"):
+        ex.check_prediction({"x", "term"}, {"term"}, about="the saved values")
+    with pytest.raises(ex.NotYet, match="1 member is missing"):
+        ex.check_prediction(set(), {"term"}, about="the saved values")
+    with pytest.raises(ex.NotYet, match="you said 7 \\(too high\\)"):
+        ex.check_prediction(7, 5, about="the number of adds")
+    with pytest.raises(ex.NotYet, match="give a tuple of 2 values"):
+        ex.check_prediction(5, (5, 1), about="the passes")

@@ -35,14 +35,14 @@ def answer(name):
         elif name in frame.f_globals:
             value = frame.f_globals[name]
         else:
-            raise NotYet(f"Not yet: `{name}` is not defined yet. Write it in the exercise cell above "
-                         f"(in place of `raise NotImplementedError()`), run that cell, then "
-                         f"run this one again.")
+            raise NotYet(f"Not yet: `{name}` is not defined yet. Write it in the exercise "
+                         f"cell above (in place of `raise NotImplementedError()`), run that "
+                         f"cell, then run this one again.")
     finally:
         del frame
     if value is None or value is Ellipsis:
-        raise NotYet(f"Not yet: `{name}` is still empty ({value!r}). Give it your answer in the exercise "
-                     f"cell above, run that cell, then run this one again.")
+        raise NotYet(f"Not yet: `{name}` is still empty ({value!r}). Give it your answer in "
+                     f"the exercise cell above, run that cell, then run this one again.")
     if inspect.isfunction(value) or inspect.ismethod(value):
         return _guarded(name, value)
     return value
@@ -56,9 +56,9 @@ def _guarded(name, fn):
         except NotYet:
             raise
         except NotImplementedError:
-            raise NotYet(f"Not yet: `{name}` is not written yet: it still raises NotImplementedError. "
-                         f"Replace that line with your code, run its cell, then run this one "
-                         f"again.") from None
+            raise NotYet(f"Not yet: `{name}` is not written yet: it still raises "
+                         f"NotImplementedError. Replace that line with your code, run its "
+                         f"cell, then run this one again.") from None
         except Exception as error:
             raise NotYet(f"Not yet: `{name}` raised {type(error).__name__}: {error}") from error
     return call
