@@ -20,8 +20,8 @@ gives the Node that made a tensor, or None; a Node has ``op``, ``inputs``,
 import collections
 
 from ..ops import IndexedSlices, zeros_like
-from ..state import override, state
 from ..ops.grad_util import compatible
+from ..state import override, state
 from . import events
 from .aggregation import aggregate, check_method
 
@@ -39,89 +39,179 @@ def backward(targets, target_grads, sources, producer,
     ``on_done(node)``, if given, is called once a node's rule has run; a
     one-shot tape uses it to let go of the node (and the arrays it saved) early.
     ``all_reached=True`` promises that every node the targets depend on depends
-    on a source (see ``pending_counts``).
+    on a source (see ``pending_counts``). ``observer`` is told each step as an event.
 
     Returns a list with one entry per source: a Tensor, an IndexedSlices, or
     None when no path connects the source to the targets.
     """
-    method = check_method(aggregation_method)
-    source_ids = {s._id for s in sources}
     parents, pending = pending_counts(targets, sources, producer, all_reached=all_reached)
     stop_nodes = _stop_nodes(sources, stop_tensors, producer, pending)
-    stop_ids = {t._id for t in stop_tensors}
-
-    grads = {}   # tensor id -> the contributions to its gradient received so far
+    grads = Contributions(sources, check_method(aggregation_method))
+    report = Reporter(observer, stop_nodes, stop_tensors)
     for y, g in zip(targets, target_grads):
-        grads.setdefault(y._id, []).append(g)
+        grads.add(y, g)
+    queue = collections.deque(_ready(targets, producer, pending))
+    report.start(targets, sources, pending, queue, target_grads)
 
-    queue = collections.deque()
-    for y in targets:
-        node = producer(y._id)
-        if node in pending and pending[node] == 0 and node not in queue:
-            queue.append(node)
-    if observer is not None:
-        observer(events.Start(tuple(targets), tuple(sources), dict(pending), tuple(queue),
-                              tuple(target_grads)))
-
-    context = None   # the eager loop iteration the last popped node ran in
     while queue:
-        node = queue.popleft()
-        node_parents = parents.pop(node)   # popped: the node is no longer pending
+        node = queue.popleft()                                  # Pop: no longer pending
+        node_parents = parents.pop(node)
         del pending[node]
-        if observer is not None:
-            if node.context is not context:
-                context = node.context
-                _report_loop_iteration(context, observer)
-            observer(events.Pop(node, tuple(queue)))
-        outputs = node.outputs
-        if len(outputs) == 1:
-            g = _sum_contributions(grads, outputs[0], node, 0, method, source_ids, observer)
-            out_grads = [g]
-            has_grad = g is not None
-        else:
-            out_grads = [_sum_contributions(grads, t, node, i, method, source_ids, observer)
-                         for i, t in enumerate(outputs)]
-            has_grad = any(g is not None for g in out_grads)
-
-        if not has_grad or node in stop_nodes or not node.op.differentiable:
-            if observer is not None:
-                observer(events.Skip(node, _skip_reason(node, stop_nodes, stop_ids)))
-        else:
+        report.pop(node, queue)
+        out_grads = grads.of_outputs(node, report)              # Aggregate each output's
+        if _rule_runs(node, out_grads, stop_nodes):
             # An input needs a cotangent if a pending node made it, or if it is a source.
-            inputs = node.inputs
-            needed = [p is not None or (x._id in source_ids and trainable(x))
-                      for x, p in zip(inputs, node_parents)]
-            in_grads = _call_vjp(node, out_grads, needed)
-            for x, g in zip(inputs, in_grads):
-                if g is not None:
-                    contributions = grads.get(x._id)
-                    if contributions is None:
-                        grads[x._id] = [g]
-                    else:
-                        contributions.append(g)
-            if observer is not None:
-                observer(events.CallVJP(node, f"{node.op.name} VJP", tuple(out_grads),
-                                        tuple(in_grads)))
+            needed = [p is not None or grads.is_source(x)
+                      for x, p in zip(node.inputs, node_parents)]
+            in_grads = call_vjp(node, out_grads, needed)        # CallVJP
+            for x, g in zip(node.inputs, in_grads):             # hand each input its ct
+                grads.add(x, g)
+            report.call_vjp(node, out_grads, in_grads)
+        else:
+            report.skip(node)                                   # Skip
         if on_done is not None:
             on_done(node)
+        for parent in _release(node_parents, pending, report):  # Release
+            queue.append(parent)                                # Enqueue
+            report.enqueue(parent)
 
-        # This node has reported to each of its inputs' producers: release them.
-        for parent in node_parents:
-            if parent is not None:
-                count = pending[parent] - 1
-                pending[parent] = count
-                if observer is not None:
-                    observer(events.Release(parent, count))
-                if count == 0:
-                    queue.append(parent)
-                    if observer is not None:
-                        observer(events.Enqueue(parent))
-
-    results = [_sum_contributions(grads, s, None, 0, method, source_ids, observer)
-               for s in sources]
-    if observer is not None:
-        observer(events.Finish(tuple(results)))
+    results = [grads.total(s, None, 0, report) for s in sources]
+    report.finish(results)
     return results
+
+
+def _ready(targets, producer, pending):
+    """The producers of the targets that wait for no other node: the first queue."""
+    ready = []
+    for y in targets:
+        node = producer(y._id)
+        if pending.get(node) == 0 and node not in ready:
+            ready.append(node)
+    return ready
+
+
+def _rule_runs(node, out_grads, stop_nodes):
+    """Does ``node``'s VJP rule run? Not without any output cotangent, not for a
+    stop node, and not for an op that has no derivative."""
+    if not node.op.differentiable or node in stop_nodes:
+        return False
+    for g in out_grads:
+        if g is not None:
+            return True
+    return False
+
+
+def _release(node_parents, pending, report):
+    """``node`` has reported to the producers of its inputs: lower their pending
+    counts, and return those whose count reaches zero (they are ready)."""
+    ready = []
+    for parent in node_parents:
+        if parent is not None:
+            count = pending[parent] - 1
+            pending[parent] = count
+            report.release(parent, count)
+            if count == 0:
+                ready.append(parent)
+    return ready
+
+
+class Contributions:
+    """The gradient contributions each tensor has received, summed when it is needed.
+
+    A source keeps its sum, since the backward pass returns it at the end (and a
+    source computed from another source also passes it on).
+    """
+
+    __slots__ = ("_by_id", "_source_ids", "_method")
+
+    def __init__(self, sources, method):
+        self._by_id = {}      # tensor id -> the contributions received so far
+        self._source_ids = {s._id for s in sources}
+        self._method = method
+
+    def is_source(self, tensor):
+        """Is ``tensor`` a source of a kind that carries gradients?"""
+        return tensor._id in self._source_ids and trainable(tensor)
+
+    def add(self, tensor, g):
+        """``g`` (None: nothing) is one more contribution to ``tensor``'s gradient."""
+        if g is not None:
+            self._by_id.setdefault(tensor._id, []).append(g)
+
+    def of_outputs(self, node, report):
+        """The summed cotangent of each output of ``node`` (None where none arrived)."""
+        outputs = node.outputs
+        if len(outputs) == 1:   # most nodes: no list comprehension to set up
+            return [self.total(outputs[0], node, 0, report)]
+        return [self.total(t, node, i, report) for i, t in enumerate(outputs)]
+
+    def total(self, tensor, node, index, report):
+        """The sum of ``tensor``'s contributions (output ``index`` of ``node``), or None."""
+        contributions = self._by_id.pop(tensor._id, None)
+        if contributions is None:
+            return None
+        if len(contributions) == 1:
+            total = contributions[0]
+        else:
+            # In a graph, the summing nodes are grouped with the node whose output they serve.
+            with override(gradient_of=node):
+                total, how = aggregate(contributions, self._method)
+            report.aggregate(node, index, contributions, how, total, tensor)
+        if tensor._id in self._source_ids:
+            self._by_id[tensor._id] = [total]
+        return total
+
+
+class Reporter:
+    """Turns each step of the backward pass into an event for ``observer``. With no
+    observer every method returns at once, so a pass nobody watches builds no event."""
+
+    def __init__(self, observer, stop_nodes, stop_tensors):
+        self.observer = observer
+        self._stop_nodes = stop_nodes
+        self._stop_ids = {t._id for t in stop_tensors}
+        self._context = None   # the eager loop iteration the last popped node ran in
+
+    def start(self, targets, sources, pending, queue, target_grads):
+        if self.observer is not None:
+            self.observer(events.Start(tuple(targets), tuple(sources), dict(pending),
+                                       tuple(queue), tuple(target_grads)))
+
+    def pop(self, node, queue):
+        if self.observer is not None:
+            if node.context is not self._context:   # entering another loop iteration
+                self._context = node.context
+                iteration = getattr(node.context, "iteration", None)
+                if iteration is not None:
+                    self.observer(events.LoopIteration(node.context.loop, "backward",
+                                                       iteration, ()))
+            self.observer(events.Pop(node, tuple(queue)))
+
+    def aggregate(self, node, index, contributions, how, total, tensor):
+        if self.observer is not None:
+            self.observer(events.Aggregate(node, index, tuple(contributions), how, total,
+                                           tensor))
+
+    def call_vjp(self, node, out_grads, in_grads):
+        if self.observer is not None:
+            self.observer(events.CallVJP(node, f"{node.op.name} VJP", tuple(out_grads),
+                                         tuple(in_grads)))
+
+    def skip(self, node):
+        if self.observer is not None:
+            self.observer(events.Skip(node, _skip_reason(node, self._stop_nodes, self._stop_ids)))
+
+    def release(self, node, count):
+        if self.observer is not None:
+            self.observer(events.Release(node, count))
+
+    def enqueue(self, node):
+        if self.observer is not None:
+            self.observer(events.Enqueue(node))
+
+    def finish(self, results):
+        if self.observer is not None:
+            self.observer(events.Finish(tuple(results)))
 
 
 def pending_counts(targets, sources, producer, every_dtype=False, all_reached=False):
@@ -238,13 +328,6 @@ def _stop_nodes(sources, stop_tensors, producer, pending):
     return stops
 
 
-def _report_loop_iteration(context, observer):
-    """Entering the ops of another eager loop iteration: tell the observer which."""
-    iteration = getattr(context, "iteration", None)
-    if iteration is not None:
-        observer(events.LoopIteration(context.loop, "backward", iteration, ()))
-
-
 def _skip_reason(node, stop_nodes, stop_ids):
     if node in stop_nodes:
         # A stop node made a tensor of stop_tensors, or else a source (see _stop_nodes).
@@ -255,28 +338,7 @@ def _skip_reason(node, stop_nodes, stop_ids):
     return "no incoming gradient"
 
 
-def _sum_contributions(grads, tensor, node, index, method, source_ids, observer):
-    """Aggregate the contributions for ``tensor``; keep the sum only for sources."""
-    contributions = grads.pop(tensor._id, None)
-    if contributions is None:
-        return None
-    if len(contributions) == 1:
-        total = contributions[0]
-        if tensor._id in source_ids:
-            grads[tensor._id] = contributions
-        return total
-    else:
-        # In a graph, the summing nodes are grouped with the node whose output they serve.
-        with override(gradient_of=node):
-            total, how = aggregate(contributions, method)
-    if tensor._id in source_ids:
-        grads[tensor._id] = [total]
-    if observer is not None:
-        observer(events.Aggregate(node, index, tuple(contributions), how, total, tensor))
-    return total
-
-
-def _call_vjp(node, out_grads, needed):
+def call_vjp(node, out_grads, needed):
     """Run ``node``'s VJP rule for the inputs that lead to a source."""
     op = node.op
     if op.multiple_results:

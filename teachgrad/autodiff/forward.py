@@ -24,7 +24,7 @@ from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor
 from . import events
 from .aggregation import UnconnectedGradients
-from .engine import _call_vjp, trainable
+from .engine import call_vjp, trainable
 
 
 class ForwardAccumulator:
@@ -186,12 +186,12 @@ def _transposed_jvp(node, tangents, observer):
     aid_iter = iter(aids)
     out_grads = [next(aid_iter) if trainable(y) else None for y in node_outputs]
     if symbolic:
-        backward = _dense_all(_call_vjp(node, out_grads, needed))
+        backward = _dense_all(call_vjp(node, out_grads, needed))
     else:
         with GradientTape() as transpose_tape:
             transpose_tape.watch(aids)
             # Densified while recording, so that g(u) stays connected to the aids.
-            backward = _dense_all(_call_vjp(node, out_grads, needed))
+            backward = _dense_all(call_vjp(node, out_grads, needed))
     pairs = [(g, t) for g, t, need in zip(backward, tangents, needed)
              if need and g is not None]
     if not pairs:

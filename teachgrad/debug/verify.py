@@ -29,7 +29,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..autodiff.engine import _call_vjp
+from ..autodiff.engine import call_vjp
 from ..autodiff.forward import jvp_of
 from ..ops import IndexedSlices
 from ..ops.core import Node
@@ -202,7 +202,7 @@ def check_op(op, arrays, params, rng, named):
     u = [rulecheck.random_like(b, rng) if rulecheck.is_float(b) else None for b in base]
     needed = [rulecheck.is_float(a) for a in arrays]
     try:
-        grads = _call_vjp(node, [None if c is None else Tensor(c) for c in u], needed)
+        grads = call_vjp(node, [None if c is None else Tensor(c) for c in u], needed)
     except ValueError as error:   # the engine's shape check
         return _wrong(named, op, "VJP", (), str(error))
     grads = [g.to_dense() if isinstance(g, IndexedSlices) else g for g in grads]

@@ -124,7 +124,7 @@ def _call_shape(*inputs, function):
     return [(t.shape, t.dtype) for t in function.outputs]
 
 
-def _call_vjp(gs, ans, *inputs, function):
+def _call_op_vjp(gs, ans, *inputs, function):
     grad_fn = function.gradient_function()
     floats = [g for g, out in zip(gs, function.outputs) if out.dtype.kind == "f"]
     computed = iter(bind(call_p, *inputs, *floats, function=grad_fn) if grad_fn.outputs else ())
@@ -136,7 +136,7 @@ def _call_vjp(gs, ans, *inputs, function):
 # call(*inputs, function): run a traced function. Its gradient is the gradient of the body.
 call_p = primitive("call", _call_kernel, multiple_results=True)
 call_p.shape_rule = _call_shape
-defvjp_all(call_p, _call_vjp)
+defvjp_all(call_p, _call_op_vjp)
 
 
 def _trace_gradient(function):

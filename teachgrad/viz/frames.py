@@ -166,7 +166,7 @@ class _Folder:
         self._outputs = {}        # tensor id -> (producer, output index), for the labels
         self._handlers = {
             events.Start: self._start, events.Pop: self._pop, events.Aggregate: self._aggregate,
-            events.CallVJP: self._call_vjp, events.Skip: self._skip,
+            events.CallVJP: self.call_vjp, events.Skip: self._skip,
             events.Release: self._release, events.Enqueue: self._enqueue,
             events.Finish: self._finish, events.LoopIteration: self._loop_iteration,
         }
@@ -272,7 +272,7 @@ class _Folder:
                 f"because its gradient is the sum of what each use hands back: "
                 f"{_sum(event.contributions)} = {format_value(event.result)}.")
 
-    def _call_vjp(self, event):
+    def call_vjp(self, event):
         node = event.node
         target_ids = {t._id for t in self.targets}
         for out, g in zip(node.outputs, event.output_grads):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import backend
-from ..autodiff.engine import _call_vjp
+from ..autodiff.engine import call_vjp
 from ..autodiff.forward import jvp_of
 from ..autodiff.tape import GradientTape
 from ..debug import hooks
@@ -142,7 +142,7 @@ class LocalJacobian:
         for k in self.outputs:
             y = node.outputs[k]
             for r in range(y.size):
-                grads = _call_vjp(node, self._one_hot_outputs(k, r), needed)
+                grads = call_vjp(node, self._one_hot_outputs(k, r), needed)
                 for i in self.inputs:
                     g = grads[i]
                     rows[(k, i)].append(np.zeros(node.inputs[i].size) if g is None
@@ -170,7 +170,7 @@ class LocalJacobian:
         for k, value in zip(self.outputs, self.cotangent):
             u[k] = Tensor(backend.xp.asarray(value.reshape(node.outputs[k].shape),
                                              dtype=node.outputs[k].dtype))
-        grads = _call_vjp(node, u, needed)
+        grads = call_vjp(node, u, needed)
         self.vjp = {i: np.zeros(node.inputs[i].size) if grads[i] is None
                     else _numpy(grads[i]).ravel() for i in self.inputs}
         self.jvp = {}
