@@ -95,33 +95,8 @@ class Tensor:
 
     __hash__ = object.__hash__  # tensors are identities, even though == is elementwise
 
-    # -- operators: each is one op from teachgrad.ops ---------------------------
-    def __add__(self, other): return ops.add(self, other)
-    def __radd__(self, other): return ops.add(other, self)
-    def __sub__(self, other): return ops.subtract(self, other)
-    def __rsub__(self, other): return ops.subtract(other, self)
-    def __mul__(self, other): return ops.multiply(self, other)
-    def __rmul__(self, other): return ops.multiply(other, self)
-    def __truediv__(self, other): return ops.divide(self, other)
-    def __rtruediv__(self, other): return ops.divide(other, self)
-    def __pow__(self, other): return ops.power(self, other)
-    def __rpow__(self, other): return ops.power(other, self)
-    def __matmul__(self, other): return ops.matmul(self, other)
-    def __rmatmul__(self, other): return ops.matmul(other, self)
-    def __neg__(self): return ops.negative(self)
-    def __pos__(self): return self
-    def __abs__(self): return ops.abs(self)
-    def __lt__(self, other): return ops.less(self, other)
-    def __le__(self, other): return ops.less_equal(self, other)
-    def __gt__(self, other): return ops.greater(self, other)
-    def __ge__(self, other): return ops.greater_equal(self, other)
-    def __eq__(self, other): return ops.equal(self, other)
-    def __ne__(self, other): return ops.not_equal(self, other)
-    def __getitem__(self, key): return ops.getitem(self, key)
-
-    @property
-    def T(self):
-        return ops.transpose(self)
+    # Operators (+, *, @, <, [], ...) and methods (sum, reshape, ...) are each one op:
+    # teachgrad/ops/operators.py gives them to Tensor when the ops are defined.
 
 
 class SymbolicTensor(Tensor):
@@ -272,5 +247,3 @@ def _scalar_dtype(dtype, value):
         return dtype
     return np.result_type(dtype, value)
 
-
-from . import ops  # noqa: E402  (operators above call into ops; ops imports Tensor)

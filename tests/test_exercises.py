@@ -4,7 +4,7 @@ import pytest
 
 import teachgrad as tg
 from teachgrad import exercises as ex
-from teachgrad.ops.grad_util import unbroadcast
+from teachgrad.ops.shape import unbroadcast
 
 POINT = [0.3, 1.2, -2.0]
 

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import teachgrad as tg
+from teachgrad.autodiff.function_gradient import gradient_function
 from teachgrad import nest
 from teachgrad.autodiff import events
 from teachgrad.ops.core import bind, primitive
@@ -771,7 +772,7 @@ def test_traced_gradient_function_nodes_belong_to_no_outer_rule():
         x = tg.placeholder(tg.float32, (), name="x")
         (dx,) = tg.gradients(square(x), x)
     (call,) = [op for op in g.get_operations() if op.name == "call"]
-    grad_graph = call.params["function"].gradient_function().graph
+    grad_graph = gradient_function(call.params["function"]).graph
     # Traced while the call node's rule ran, its nodes are still its own graph's:
     # the forward multiply is plain `multiply`, not `call_grad/multiply`.
     names = [op.name for op in grad_graph.get_operations()]

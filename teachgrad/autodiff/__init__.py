@@ -7,3 +7,4 @@ from .gradcheck import GradcheckError, gradcheck
 from .gradients import gradients
 from .tape import GradientTape
 from .custom import custom_gradient, grad_pass_through, recompute_grad
+from . import function_gradient  # noqa: F401  (gives tg.function's call op its gradient)

@@ -7,8 +7,9 @@ with the same signature skip Python and run the traced graph.
 
 A traced function is used through one op, ``call``: eagerly its kernel runs the
 graph, and a tape records it like any other op; inside another graph it is one
-node. Its VJP rule is the gradient of the body, traced as a function of its own
-(TensorFlow's SymbolicGradient), so gradients of gradients work too.
+node. Its VJP rule (``teachgrad.autodiff.function_gradient``) is the gradient of
+the body, traced as a function of its own (TensorFlow's SymbolicGradient), so
+gradients of gradients work too.
 
 Variables the function reads become extra inputs of ``call``, fed with their
 current values at each call, so gradients reach them.
@@ -18,8 +19,8 @@ import functools
 import numpy as np
 
 from .. import nest
-from ..ops.core import bind, defvjp_all, note_variable_read, primitive
-from ..state import override, state
+from ..ops.core import bind, note_variable_read, primitive
+from ..state import state
 from ..tensor import Tensor, _to_array
 from .graph import Graph, placeholder
 from .session import plan_for
@@ -69,7 +70,7 @@ class ConcreteFunction:
         self.structure = structure      # how to pack the outputs back
         self.optimize = optimize
         self.report = None              # on an optimised copy: the node counts per pass
-        self._gradient = None
+        self.gradient = None            # the traced gradient, made on first use (autodiff)
         self._optimized = None
 
     @property
@@ -93,12 +94,6 @@ class ConcreteFunction:
         fetch_ids = [t._id for t in self.outputs]
         values = plan_for(self.graph, fetch_ids, set(feeds)).run(feeds)
         return tuple(values[i] for i in fetch_ids)
-
-    def gradient_function(self):
-        """The traced function ``(*inputs, *captures, *cotangents) -> input cotangents``."""
-        if self._gradient is None:
-            self._gradient = _trace_gradient(self)
-        return self._gradient
 
 
 def _optimized_copy(function, passes):
@@ -124,57 +119,10 @@ def _call_shape(*inputs, function):
     return [(t.shape, t.dtype) for t in function.outputs]
 
 
-def _call_op_vjp(gs, ans, *inputs, function):
-    grad_fn = function.gradient_function()
-    floats = [g for g, out in zip(gs, function.outputs) if out.dtype.kind == "f"]
-    computed = iter(bind(call_p, *inputs, *floats, function=grad_fn) if grad_fn.outputs else ())
-    # The gradient function returns nothing for an input the body's outputs do not
-    # depend on: that input's cotangent is None (unconnected), as TensorFlow's.
-    float_grads = iter([None if g is None else next(computed) for g in grad_fn.structure])
-    return [next(float_grads) if x.dtype.kind == "f" else None for x in inputs]
-
-# call(*inputs, function): run a traced function. Its gradient is the gradient of the body.
+# call(*inputs, function): run a traced function. Its gradient is the gradient of the body,
+# traced as a function of its own: teachgrad.autodiff.function_gradient gives it its rule.
 call_p = primitive("call", _call_kernel, multiple_results=True)
 call_p.shape_rule = _call_shape
-defvjp_all(call_p, _call_op_vjp)
-
-
-def _trace_gradient(function):
-    """Trace the gradient of ``function``'s body as a function of its own:
-    ``(*inputs, *captured variables, *output cotangents) -> input cotangents``,
-    one per floating-point input; None (and no output) for an unconnected input."""
-    from ..autodiff.gradients import gradients
-    n_args = len(function.inputs)
-    variables = list(function.captured_variables)
-    float_outputs = [i for i, t in enumerate(function.outputs) if t.dtype.kind == "f"]
-
-    def gradient_body(*args):
-        graph = state.graph
-        inputs = list(args[:n_args + len(variables)])
-        cotangents = list(args[n_args + len(variables):])
-        if isinstance(graph, FuncGraph):
-            graph.bind_variables(variables, inputs[n_args:])
-        outputs = [o for o in nest.flatten(function.python_function(*inputs[:n_args]))
-                   if o is not None]
-        ys = [graph._as_graph_tensor(outputs[i], None) for i in float_outputs]
-        xs = [x for x in inputs if x.dtype.kind == "f"]
-        if not ys:
-            return [None] * len(xs)
-        return gradients(ys, xs, grad_ys=cotangents)
-
-    graph = FuncGraph(f"{function.graph.name}_grad")
-    # The trace runs inside the VJP rule of some call node, which marks the nodes it
-    # makes as that node's gradient. This graph is a graph of its own, cached for every
-    # call: its nodes belong to no outer rule, so the mark is cleared while it is traced.
-    with override(gradient_of=None), graph.as_default():
-        specs = function.inputs + function.graph.captures + [function.outputs[i]
-                                                             for i in float_outputs]
-        placeholders = [placeholder(t.dtype, t.shape, name=f"x{i}")
-                        for i, t in enumerate(specs)]
-        grads = list(gradient_body(*placeholders))
-    return ConcreteFunction(gradient_body, graph, placeholders,
-                            [g for g in grads if g is not None], grads,
-                            optimize=function.optimize)
 
 
 class Function:

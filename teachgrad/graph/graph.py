@@ -9,12 +9,10 @@ Node names are unique and readable (``mul``, ``mul_1``, ``layer1/add``), since
 the visualizers and the lessons show them.
 """
 import contextlib
-import warnings
-
-import numpy as np
 
 from .. import backend
-from ..ops.core import Node, not_differentiable, note_variable_read, primitive
+from ..ops.core import Node, defeffect, not_differentiable, note_variable_read, primitive
+from ..ops.shape_inference import infer_outputs
 from ..state import override, state
 from ..dtypes import as_dtype
 from ..tensor import SymbolicTensor, Tensor, Variable, _scalar_dtype, _to_array
@@ -33,6 +31,7 @@ placeholder_p = not_differentiable(primitive("placeholder", _placeholder_kernel)
 placeholder_p.shape_rule = _placeholder_shape
 
 const_p = not_differentiable(primitive("const", lambda value: value))
+defeffect(const_p, "view")
 const_p.shape_rule = lambda value: [(tuple(value.shape), value.dtype)]
 
 read_variable_p = not_differentiable(primitive("read_variable", lambda variable: variable._value))
@@ -98,11 +97,35 @@ class Graph:
         """The node that made a tensor of this graph (the engine's protocol)."""
         return self._producers.get(tensor_id)
 
+    def find_variable_read(self, variable):
+        """The tensor that reads ``variable`` in this graph, or None if the graph never
+        reads it. Unlike ``read_variable``, it adds nothing."""
+        return self._variable_reads.get(variable._id)
+
+    @contextlib.contextmanager
+    def scratch(self):
+        """Let the block add nodes to the graph, then take them away again.
+
+        Afterwards the graph is as it was: its nodes, their names, its Variable
+        reads and the Session's cached plans. ``tg.explain_gradient`` builds a
+        gradient here to see what each VJP rule returns, and leaves no trace.
+        """
+        containers = (self._producers, self._name_counts, self._names_used,
+                      self._variable_reads, self._plans)
+        count, saved = len(self._nodes), [container.copy() for container in containers]
+        try:
+            yield self
+        finally:
+            del self._nodes[count:]
+            for container, before in zip(containers, saved):
+                container.clear()
+                container.update(before)
+
     def add_node(self, op, args, params, name=None):
         """Add a node applying ``op`` to ``args``; return its symbolic output(s)."""
         like = next((a for a in args if isinstance(a, Tensor)), None)
         inputs = tuple(self._as_graph_tensor(a, like) for a in args)
-        specs = _infer_outputs(op, inputs, params)
+        specs = infer_outputs(op, inputs, params)
         node = Node(op, inputs, (), params)
         base = name or op.name
         grad_of = state.gradient_of
@@ -159,76 +182,6 @@ def _no_gradient_scope():
     """Constants and reads are not part of any gradient rule's group of nodes."""
     with override(gradient_of=None):
         yield
-
-
-def _stand_in(tensor, fill):
-    """A zero array of ``tensor``'s shape (unknown dimensions set to ``fill``), no memory."""
-    shape = () if tensor.shape is None else tuple(fill if d is None else d for d in tensor.shape)
-    return np.broadcast_to(np.zeros((), dtype=tensor.dtype), shape)
-
-
-#: The sizes tried for unknown dimensions: a result dimension that comes out the
-#: same in every run that works is known; one that varies is unknown (None).
-STAND_IN_SIZES = (1, 2, 3, 5, 0)
-
-
-def _infer_outputs(op, inputs, params):
-    """The (shape, dtype) of each output: by the op's rule, or by running its kernel
-    on zero-size-in-memory stand-in arrays of the input shapes."""
-    if op.shape_rule is not None:
-        try:
-            return op.shape_rule(*inputs, **params)
-        except ValueError as error:
-            message = str(error)
-            raise ValueError(message if message.startswith(f"{op.name}:")
-                             else f"{op.name}: {message}") from None
-    return infer_by_stand_ins(op, inputs, params)
-
-
-def infer_by_stand_ins(op, inputs, params, sizes=STAND_IN_SIZES):
-    """Run the kernel with each size in ``sizes`` for the unknown dimensions."""
-    unknown_rank = any(t.shape is None for t in inputs)
-    if not unknown_rank and not any(None in t.shape for t in inputs):
-        # Every shape is known: the stand-ins give the exact result, and an error
-        # now is an error for sure.
-        outs = _run_on_stand_ins(op, inputs, params, 1)
-        return [(tuple(np.shape(a)), np.asarray(a).dtype) for a in outs]
-    runs = {size: _try_stand_ins(op, inputs, params, size) for size in sizes}
-    runs = {size: outs for size, outs in runs.items() if outs is not None}
-    if not runs:   # fails whatever the unknown sizes are
-        _run_on_stand_ins(op, inputs, params, sizes[0])   # raises the error
-    specs = []
-    for i in range(len(next(iter(runs.values())))):
-        shapes = [np.shape(outs[i]) for outs in runs.values()]
-        dtype = np.asarray(next(iter(runs.values()))[i]).dtype
-        if unknown_rank or len({len(s) for s in shapes}) > 1:
-            shape = None   # even the rank depends on the unknown sizes (squeeze, say)
-        elif len(shapes) > 1:
-            shape = tuple(dims[0] if len(set(dims)) == 1 else None for dims in zip(*shapes))
-        else:  # one run only: a dimension equal to its size may have come from None
-            (size,) = runs
-            shape = tuple(None if d == size else d for d in shapes[0])
-        specs.append((shape, dtype))
-    return specs
-
-
-def _try_stand_ins(op, inputs, params, fill):
-    try:
-        return _run_on_stand_ins(op, inputs, params, fill)
-    except ValueError:
-        return None
-
-
-def _run_on_stand_ins(op, inputs, params, fill):
-    arrays = [_stand_in(t, fill) for t in inputs]
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # e.g. the mean of a stand-in of size 0
-        try:
-            out = op.forward(*arrays, **params)
-        except (ValueError, TypeError, IndexError) as error:
-            shapes = ", ".join(str(t.shape) for t in inputs)
-            raise ValueError(f"{op.name}: {error} (input shapes: {shapes})") from None
-    return list(out) if op.multiple_results else [out]
 
 
 def placeholder(dtype, shape=None, name=None):

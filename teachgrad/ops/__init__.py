@@ -9,13 +9,13 @@ from .misc import (cast, identity, identity_n, ones, ones_like, stop_gradient, z
                    zeros_like)
 from .math import (abs, cos, exp, log, log1p, negative, round, sigmoid, sigmoid_grad, sign, sin,
                    sqrt, square, tanh, tanh_grad)
-from .shape import (broadcast_like, broadcast_to, concat, expand_dims, gather, getitem,
-                    index_add, reshape, reshape_like, scatter_add, split, squeeze, stack,
-                    sum_like, transpose)
+from .shape import (broadcast_like, broadcast_to, concat, expand_dims, reshape, reshape_like,
+                    split, squeeze, stack, sum_like, transpose)
+from .indexing import IndexedSlices, gather, getitem, index_add, scatter_add
 from .reduction import logsumexp, max, mean, min, sum
 from .arithmetic import (add, add_n, divide, equal, greater, greater_equal, less, less_equal,
                          maximum, minimum, multiply, not_equal, power, subtract, where)
 from .linalg import matmul
 from .nn import (log_softmax, relu, relu_grad, softmax,
                  sparse_softmax_cross_entropy_with_logits)
-from .sparse import IndexedSlices
+from . import operators  # noqa: F401  (gives Tensor its operators and methods)

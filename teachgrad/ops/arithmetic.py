@@ -11,9 +11,10 @@ but on the numpy scalars that 0-d results are, the operator takes a fast path
 
 from .. import backend
 from ..tensor import Tensor, convert_to_tensor
-from .core import bind, defjvp, defvjp, defvjp_all, not_differentiable, primitive
-from .grad_util import broadcast_as, known, unbroadcast
+from .core import bind, defeffect, defjvp, defvjp, defvjp_all, not_differentiable, primitive
+from .grad_util import known
 from .math import log
+from .shape import broadcast_as, unbroadcast
 
 
 def _binary(x, y):
@@ -30,6 +31,7 @@ def _binary(x, y):
 
 # x + y.  d/dx = d/dy = 1
 add_p = primitive("add", lambda x, y: x + y)
+defeffect(add_p, "fresh", elementwise="add")
 def add(x, y): return bind(add_p, x, y)
 defvjp(add_p,
        lambda g, ans, x, y: unbroadcast(g, x),
@@ -40,6 +42,7 @@ defjvp(add_p,
 
 # x - y.  d/dx = 1, d/dy = -1
 subtract_p = primitive("subtract", lambda x, y: x - y)
+defeffect(subtract_p, "fresh", elementwise="subtract")
 def subtract(x, y): return bind(subtract_p, x, y)
 defvjp(subtract_p,
        lambda g, ans, x, y: unbroadcast(g, x),
@@ -50,6 +53,7 @@ defjvp(subtract_p,
 
 # x * y.  d/dx = y, d/dy = x
 multiply_p = primitive("multiply", lambda x, y: x * y)
+defeffect(multiply_p, "fresh", elementwise="multiply")
 def multiply(x, y): return bind(multiply_p, x, y)
 defvjp(multiply_p,
        lambda g, ans, x, y: unbroadcast(g * y, x),
@@ -60,6 +64,7 @@ defjvp(multiply_p,
 
 # x / y.  d/dx = 1/y, d/dy = -x/y^2 = -ans/y
 divide_p = primitive("divide", lambda x, y: x / y)
+defeffect(divide_p, "fresh", elementwise="true_divide")
 def divide(x, y): return bind(divide_p, x, y)
 defvjp(divide_p,
        lambda g, ans, x, y: unbroadcast(g / y, x),
@@ -74,6 +79,7 @@ def _power_kernel(x, y):
 
 # x^y.  d/dx = y x^(y-1);  d/dy = ln(x) x^y, taken as 0 where x <= 0 (as TensorFlow does)
 power_p = primitive("power", _power_kernel)
+defeffect(power_p, "fresh", elementwise="power")
 def power(x, y): return bind(power_p, x, y)
 defvjp(power_p,
        lambda g, ans, x, y: unbroadcast(g * y * power(x, y - 1), x),
@@ -81,6 +87,7 @@ defvjp(power_p,
 
 # max(x, y) elementwise: the gradient goes to x where x >= y, else to y.
 maximum_p = primitive("maximum", lambda x, y: backend.xp.maximum(x, y))
+defeffect(maximum_p, "fresh", elementwise="maximum")
 def maximum(x, y): return bind(maximum_p, x, y)
 defvjp(maximum_p,
        lambda g, ans, x, y: unbroadcast(where(x >= y, g, 0), x),
@@ -88,6 +95,7 @@ defvjp(maximum_p,
 
 # min(x, y) elementwise: the gradient goes to x where x <= y, else to y.
 minimum_p = primitive("minimum", lambda x, y: backend.xp.minimum(x, y))
+defeffect(minimum_p, "fresh", elementwise="minimum")
 def minimum(x, y): return bind(minimum_p, x, y)
 defvjp(minimum_p,
        lambda g, ans, x, y: unbroadcast(where(x <= y, g, 0), x),
@@ -96,6 +104,7 @@ defvjp(minimum_p,
 
 # where(c, x, y): x where c is true, else y. The condition gets no gradient.
 where_p = primitive("where", lambda c, x, y: backend.xp.where(c, x, y))
+defeffect(where_p, "fresh", elementwise="where")
 def where(condition, x, y):
     x, y = _binary(x, y)
     return bind(where_p, condition, x, y)
@@ -111,8 +120,16 @@ def _add_n_kernel(*xs):
         total += x  # `total` is a fresh array, so adding in place is safe
     return total
 
+
+def _add_n_steps(emit, *xs):   # fused in graphs as a chain of adds
+    total = emit("add", xs[0], xs[1])
+    for x in xs[2:]:
+        total = emit("add", total, x)
+    return total
+
 # x_1 + x_2 + ... + x_n in one op (TensorFlow's AddN): each input gets g.
 add_n_p = primitive("add_n", _add_n_kernel)
+defeffect(add_n_p, "fresh", elementwise=_add_n_steps)
 def add_n(inputs):
     """Sum a list of tensors of the same shape and dtype in one op.
 
@@ -139,6 +156,7 @@ defvjp_all(add_n_p, lambda g, ans, *xs: [g] * len(xs))
 
 def _comparison(name, kernel):
     op = not_differentiable(primitive(name, kernel))
+    defeffect(op, "fresh", elementwise=name)   # numpy's ufunc of the same name
     def compare(x, y):
         return bind(op, x, y)
     compare.__name__ = name

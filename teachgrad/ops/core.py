@@ -27,7 +27,8 @@ class Op:
     """A differentiable primitive: a forward kernel and its derivative rules."""
 
     __slots__ = ("name", "forward", "multiple_results", "vjp_rules", "vjp_all",
-                 "jvp", "differentiable", "accepts_sparse", "accepts_missing", "shape_rule")
+                 "jvp", "differentiable", "accepts_sparse", "accepts_missing", "shape_rule",
+                 "effect", "elementwise", "shape_only_inputs")
 
     def __init__(self, name, forward, multiple_results=False):
         self.name = name
@@ -46,6 +47,10 @@ class Op:
         # -> [(shape, dtype), ...]. Cheaper for matmul, and needed for ops whose
         # forward cannot run on stand-ins (placeholders, function calls).
         self.shape_rule = None
+        # What the graph optimiser may assume (see ``defeffect``): nothing, by default.
+        self.effect = None
+        self.elementwise = None
+        self.shape_only_inputs = ()
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -145,6 +150,29 @@ def defjvp(op, *rules):
             total = total + part
         return [total]
     op.jvp = jvp
+    return op
+
+
+def defeffect(op, effect, elementwise=None, shape_only_inputs=()):
+    """Tell the graph optimiser (``teachgrad.graph.optimize``) what it may assume about
+    ``op``. Without this it assumes nothing, and leaves the op alone.
+
+    Args:
+      effect: ``"fresh"``: pure (outputs depend on inputs and params alone), and each
+        output is a new array nobody else holds, so it may be overwritten after its
+        last reader; ``"view"``: pure, but an output may be (a view of) an input, and
+        the op may keep one; ``"reduction"``: pure, keeps no alias of its inputs, but
+        its output may be shared (a full reduction gives a numpy scalar).
+      elementwise: for an op whose every output entry depends only on the entries at
+        the same position of its inputs, how to write it as steps of a fused
+        elementwise program: numpy's ufunc name (``"add"``), or a function
+        ``steps(emit, *inputs)`` calling ``emit(ufunc_name, *args)`` for each step.
+      shape_only_inputs: the inputs of which only the shape is read, never the values
+        (``zeros_like``'s): with the shape known, constant folding treats them as constant.
+    """
+    op.effect = effect
+    op.elementwise = elementwise
+    op.shape_only_inputs = tuple(shape_only_inputs)
     return op
 
 

@@ -4,9 +4,8 @@ multiply by a transpose without a separate transpose op)."""
 import numpy as np
 
 from .. import backend
-from .core import bind, defjvp, defvjp, primitive
-from .grad_util import broadcast_as, unbroadcast
-from .shape import expand_dims, squeeze, swap_last_two
+from .core import bind, defeffect, defjvp, defvjp, primitive
+from .shape import broadcast_as, expand_dims, squeeze, swap_last_two, unbroadcast
 
 
 def _mT(a):
@@ -61,6 +60,7 @@ def _matmul_vjp_y(g, ans, x, y, transpose_a, transpose_b):
     return unbroadcast(gy, y)
 
 matmul_p = primitive("matmul", _matmul_kernel)
+defeffect(matmul_p, "fresh")
 def matmul(x, y, transpose_a=False, transpose_b=False):
     """Matrix product ``x @ y`` (batched over leading axes, as numpy does).
 

@@ -5,65 +5,77 @@ the VJP rule, written with teachgrad ops so that it can be differentiated again.
 ``g`` is the cotangent of the output, ``ans`` the output itself.
 """
 from .. import backend
-from .core import bind, defjvp, defvjp, not_differentiable, primitive
+from .core import bind, defeffect, defjvp, defvjp, not_differentiable, primitive
+from .grad_util import require_same_shape
 
 # -x.  d/dx (-x) = -1
 negative_p = primitive("negative", lambda x: -x)   # an operator: see arithmetic.py
+defeffect(negative_p, "fresh", elementwise="negative")
 def negative(x): return bind(negative_p, x)
 defvjp(negative_p, lambda g, ans, x: -g)
 defjvp(negative_p, lambda x_dot, ans, x: -x_dot)
 
 # e^x.  d/dx e^x = e^x, which is the output itself.
 exp_p = primitive("exp", lambda x: backend.xp.exp(x))
+defeffect(exp_p, "fresh", elementwise="exp")
 def exp(x): return bind(exp_p, x)
 defvjp(exp_p, lambda g, ans, x: g * ans)
 defjvp(exp_p, lambda x_dot, ans, x: x_dot * ans)
 
 # ln x.  d/dx ln x = 1/x
 log_p = primitive("log", lambda x: backend.xp.log(x))
+defeffect(log_p, "fresh", elementwise="log")
 def log(x): return bind(log_p, x)
 defvjp(log_p, lambda g, ans, x: g / x)
 defjvp(log_p, lambda x_dot, ans, x: x_dot / x)
 
 # ln(1 + x), accurate for tiny x.  d/dx = 1/(1 + x)
 log1p_p = primitive("log1p", lambda x: backend.xp.log1p(x))
+defeffect(log1p_p, "fresh", elementwise="log1p")
 def log1p(x): return bind(log1p_p, x)
 defvjp(log1p_p, lambda g, ans, x: g / (1 + x))
 defjvp(log1p_p, lambda x_dot, ans, x: x_dot / (1 + x))
 
 # sqrt(x).  d/dx sqrt(x) = 1 / (2 sqrt(x))
 sqrt_p = primitive("sqrt", lambda x: backend.xp.sqrt(x))
+defeffect(sqrt_p, "fresh", elementwise="sqrt")
 def sqrt(x): return bind(sqrt_p, x)
 defvjp(sqrt_p, lambda g, ans, x: g / (2 * ans))
 defjvp(sqrt_p, lambda x_dot, ans, x: x_dot / (2 * ans))
 
 # x^2.  d/dx x^2 = 2x
 square_p = primitive("square", lambda x: backend.xp.square(x))
+defeffect(square_p, "fresh", elementwise="square")
 def square(x): return bind(square_p, x)
 defvjp(square_p, lambda g, ans, x: g * (2 * x))
 defjvp(square_p, lambda x_dot, ans, x: x_dot * (2 * x))
 
 # sign(x) is piecewise constant: zero derivative.
 sign_p = not_differentiable(primitive("sign", lambda x: backend.xp.sign(x)))
+defeffect(sign_p, "fresh", elementwise="sign")
 def sign(x): return bind(sign_p, x)
 
 # round(x) is piecewise constant: zero derivative (a straight-through estimator
 # wraps it in tg.grad_pass_through to pass gradients through anyway).
 round_p = not_differentiable(primitive("round", lambda x: backend.xp.round(x)))
+defeffect(round_p, "fresh")
 def round(x): return bind(round_p, x)
 
 # |x|.  d/dx |x| = sign(x)  (0 at x = 0, as TensorFlow and numpy choose)
 abs_p = primitive("abs", lambda x: backend.xp.abs(x))
+defeffect(abs_p, "fresh", elementwise="abs")
 def abs(x): return bind(abs_p, x)
 defvjp(abs_p, lambda g, ans, x: g * sign(x))
 defjvp(abs_p, lambda x_dot, ans, x: x_dot * sign(x))
 
 # sin x.  d/dx sin x = cos x
 sin_p = primitive("sin", lambda x: backend.xp.sin(x))
+defeffect(sin_p, "fresh", elementwise="sin")
 def sin(x): return bind(sin_p, x)
 
 # cos x.  d/dx cos x = -sin x
 cos_p = primitive("cos", lambda x: backend.xp.cos(x))
+defeffect(cos_p, "fresh", elementwise="cos")
 def cos(x): return bind(cos_p, x)
 
 defvjp(sin_p, lambda g, ans, x: g * cos(x))
@@ -73,6 +85,7 @@ defjvp(cos_p, lambda x_dot, ans, x: -(x_dot * sin(x)))
 
 # tanh x.  d/dx tanh x = 1 - tanh^2 x, applied by the fused op tanh_grad below.
 tanh_p = primitive("tanh", lambda x: backend.xp.tanh(x))
+defeffect(tanh_p, "fresh", elementwise="tanh")
 def tanh(x): return bind(tanh_p, x)
 defvjp(tanh_p, lambda g, ans, x: tanh_grad(ans, g))
 defjvp(tanh_p, lambda x_dot, ans, x: tanh_grad(ans, x_dot))
@@ -86,10 +99,14 @@ def _tanh_grad_kernel(y, g):
     backend.xp.multiply(out, g, out=out)
     return out
 
+def _tanh_grad_steps(emit, y, g):   # fused in graphs as (1 - y * y) * g
+    return emit("multiply", emit("subtract", 1, emit("multiply", y, y)), g)
+
 # tanh_grad(y, g) = g (1 - y^2): the cotangent of tanh given its output y
 # (TensorFlow's TanhGrad). One op instead of three keeps the backward pass lean;
 # its own rules make tanh differentiable to any order.
 tanh_grad_p = primitive("tanh_grad", _tanh_grad_kernel)
+defeffect(tanh_grad_p, "fresh", elementwise=_tanh_grad_steps)
 def tanh_grad(y, g):
     require_same_shape("tanh_grad", y, g, ("y", "g"))
     return bind(tanh_grad_p, y, g)
@@ -106,8 +123,12 @@ def _sigmoid_kernel(x):
     xp = backend.xp
     return xp.exp(-xp.logaddexp(0, -x))
 
+def _sigmoid_steps(emit, x):   # fused in graphs as its kernel: exp(-logaddexp(0, -x))
+    return emit("exp", emit("negative", emit("logaddexp", 0, emit("negative", x))))
+
 # sigmoid(x) = 1 / (1 + e^-x).  d/dx = sigmoid(x) (1 - sigmoid(x)), applied by sigmoid_grad.
 sigmoid_p = primitive("sigmoid", _sigmoid_kernel)
+defeffect(sigmoid_p, "fresh", elementwise=_sigmoid_steps)
 def sigmoid(x): return bind(sigmoid_p, x)
 defvjp(sigmoid_p, lambda g, ans, x: sigmoid_grad(ans, g))
 defjvp(sigmoid_p, lambda x_dot, ans, x: sigmoid_grad(ans, x_dot))
@@ -121,9 +142,13 @@ def _sigmoid_grad_kernel(y, g):
     backend.xp.multiply(g, out, out=out)
     return out
 
+def _sigmoid_grad_steps(emit, y, g):   # fused in graphs as g * (y * (1 - y))
+    return emit("multiply", g, emit("multiply", y, emit("subtract", 1, y)))
+
 # sigmoid_grad(y, g) = g y (1 - y): the cotangent of sigmoid given its output y
 # (TensorFlow's SigmoidGrad), one op instead of three, like tanh_grad.
 sigmoid_grad_p = primitive("sigmoid_grad", _sigmoid_grad_kernel)
+defeffect(sigmoid_grad_p, "fresh", elementwise=_sigmoid_grad_steps)
 def sigmoid_grad(y, g):
     require_same_shape("sigmoid_grad", y, g, ("y", "g"))
     return bind(sigmoid_grad_p, y, g)
@@ -134,5 +159,3 @@ defjvp(sigmoid_grad_p,
        lambda y_dot, ans, y, g: y_dot * g * (1 - 2 * y),
        lambda g_dot, ans, y, g: sigmoid_grad(y, g_dot))
 
-
-from .grad_util import require_same_shape  # noqa: E402  (imported last: grad_util uses ops above)

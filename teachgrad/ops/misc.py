@@ -1,10 +1,11 @@
 """Identity-like ops, dtype casts, stop_gradient, and tensors of zeros and ones."""
 from .. import backend, dtypes
 from ..tensor import constant
-from .core import bind, defjvp, defvjp, defvjp_all, not_differentiable, primitive
+from .core import bind, defeffect, defjvp, defvjp, defvjp_all, not_differentiable, primitive
 
 # cast(x, dtype): same values, another dtype. The gradient is cast back.
 cast_p = primitive("cast", lambda x, dtype: x.astype(dtype, copy=False))
+defeffect(cast_p, "view")
 def cast(x, dtype):
     """``x`` converted to ``dtype`` (``tg.float32``, ``"int64"``, ...)."""
     return bind(cast_p, x, dtype=dtypes.as_dtype(dtype))
@@ -13,6 +14,7 @@ defjvp(cast_p, lambda x_dot, ans, x, dtype: cast(x_dot, dtype) if dtypes.is_floa
 
 # identity(x) = x.  Its gradient passes straight through.
 identity_p = primitive("identity", lambda x: x)
+defeffect(identity_p, "view")
 def identity(x): return bind(identity_p, x)
 defvjp(identity_p, lambda g, ans, x: g)
 defjvp(identity_p, lambda x_dot, ans, x: x_dot)
@@ -20,6 +22,7 @@ identity_p.accepts_sparse = True
 
 # identity_n(x1, ..., xn): several tensors through one op; each cotangent passes through.
 identity_n_p = primitive("identity_n", lambda *xs: xs, multiple_results=True)
+defeffect(identity_n_p, "view")
 def identity_n(*tensors):
     """Return the tensors unchanged, as one op (used to group outputs)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -30,6 +33,7 @@ identity_n_p.accepts_sparse = True
 
 # stop_gradient(x) = x, but autodiff treats the result as a constant.
 stop_gradient_p = not_differentiable(primitive("stop_gradient", lambda x: x))
+defeffect(stop_gradient_p, "view")
 def stop_gradient(x):
     """``x`` itself, seen by autodiff as a constant: no gradient flows through it."""
     return bind(stop_gradient_p, x)
@@ -37,10 +41,12 @@ def stop_gradient(x):
 # zeros_like / ones_like depend only on x's shape: zero derivative.
 zeros_like_p = not_differentiable(primitive(
     "zeros_like", lambda x, dtype: backend.xp.zeros_like(x, dtype=dtype)))
+defeffect(zeros_like_p, "fresh", shape_only_inputs=(0,))
 def zeros_like(x, dtype=None): return bind(zeros_like_p, x, dtype=dtypes.as_dtype(dtype))
 
 ones_like_p = not_differentiable(primitive(
     "ones_like", lambda x, dtype: backend.xp.ones_like(x, dtype=dtype)))
+defeffect(ones_like_p, "fresh", shape_only_inputs=(0,))
 def ones_like(x, dtype=None): return bind(ones_like_p, x, dtype=dtypes.as_dtype(dtype))
 
 

@@ -2,7 +2,7 @@
 (sigmoid is in math.py)."""
 from .. import backend
 from ..tensor import convert_to_tensor
-from .core import bind, defjvp, defvjp, defvjp_all, primitive
+from .core import bind, defeffect, defjvp, defvjp, defvjp_all, primitive
 from .grad_util import compatible, require_same_shape
 from .math import exp
 from .reduction import sum
@@ -14,7 +14,11 @@ def _relu_kernel(x):
         return x if not x <= 0 else x.dtype.type(0)    # (NaN stays NaN, as in maximum)
     return backend.xp.maximum(x, 0)
 
+def _relu_steps(emit, x):   # fused in graphs as maximum(x, 0)
+    return emit("maximum", x, 0)
+
 relu_p = primitive("relu", _relu_kernel)
+defeffect(relu_p, "fresh", elementwise=_relu_steps)
 def relu(x): return bind(relu_p, x)
 defvjp(relu_p, lambda g, ans, x: relu_grad(g, x))
 defjvp(relu_p, lambda x_dot, ans, x: relu_grad(x_dot, x))
@@ -26,11 +30,15 @@ def _relu_grad_kernel(g, x):
         return g if x > 0 else g.dtype.type(0)
     return backend.xp.where(x > 0, g, g.dtype.type(0))
 
+def _relu_grad_steps(emit, g, x):   # fused in graphs as where(x > 0, g, 0)
+    return emit("where", emit("greater", x, 0, dtype=bool), g, 0)
+
 # relu_grad(g, x) = g where x > 0, else 0: the cotangent of relu at x (TensorFlow's
 # ReluGrad). Written as where(x > 0, g, 0) it would be two ops and a constant; as one op
 # a relu costs one step of the backward pass. It is linear in g, so its VJP and JVP in g
 # are relu_grad again; in x it is flat (piecewise constant), so x gets no gradient.
 relu_grad_p = primitive("relu_grad", _relu_grad_kernel)
+defeffect(relu_grad_p, "fresh", elementwise=_relu_grad_steps)
 def relu_grad(g, x):
     require_same_shape("relu_grad", g, x, ("g", "x"))
     return bind(relu_grad_p, g, x)
@@ -47,6 +55,7 @@ def _softmax_kernel(x, axis):
 
 # softmax(x)_i = e^{x_i} / sum_j e^{x_j}.  VJP: s * (g - sum(g * s)), with s = softmax(x)
 softmax_p = primitive("softmax", _softmax_kernel)
+defeffect(softmax_p, "fresh")
 def softmax(x, axis=-1): return bind(softmax_p, x, axis=axis)
 defvjp(softmax_p, lambda g, ans, x, axis: ans * (g - sum(g * ans, axis=axis, keepdims=True)))
 defjvp(softmax_p, lambda x_dot, ans, x, axis:
@@ -62,6 +71,7 @@ def _log_softmax_kernel(x, axis):
 
 # log_softmax(x) = x - logsumexp(x).  VJP: g - softmax(x) * sum(g)
 log_softmax_p = primitive("log_softmax", _log_softmax_kernel)
+defeffect(log_softmax_p, "fresh")
 def log_softmax(x, axis=-1): return bind(log_softmax_p, x, axis=axis)
 defvjp(log_softmax_p, lambda g, ans, x, axis: g - exp(ans) * sum(g, axis=axis, keepdims=True))
 defjvp(log_softmax_p, lambda x_dot, ans, x, axis:

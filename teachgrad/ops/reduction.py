@@ -9,8 +9,11 @@ import math
 import numpy as np
 
 from .. import backend
-from .core import bind, defjvp, defvjp, not_differentiable, primitive
-from .shape import expand_dims
+from .arithmetic import equal
+from .core import bind, defeffect, defjvp, defvjp, not_differentiable, primitive
+from .math import exp
+from .misc import cast
+from .shape import broadcast_as, expand_dims
 
 
 def _axes(axis, ndim):
@@ -40,6 +43,7 @@ def _keep(g, x, axes, keepdims):
 
 # sum over axes.  Each summed entry has derivative 1: the cotangent is broadcast back.
 sum_p = primitive("sum", lambda x, axes, keepdims: x.sum(axis=axes, keepdims=keepdims))
+defeffect(sum_p, "reduction")
 def sum(x, axis=None, keepdims=False):
     return bind(sum_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
 defvjp(sum_p, lambda g, ans, x, axes, keepdims: broadcast_as(_keep(g, x, axes, keepdims), x))
@@ -56,9 +60,11 @@ def _count(x, axes, dtype):
 count_p = not_differentiable(primitive(
     "count", lambda x, axes, dtype: backend.xp.asarray(
         builtins.max(int(np.prod([x.shape[a] for a in axes])), 1), dtype=dtype)))
+defeffect(count_p, "reduction", shape_only_inputs=(0,))
 
 # mean over axes = sum / n.  Each entry has derivative 1/n.
 mean_p = primitive("mean", lambda x, axes, keepdims: x.mean(axis=axes, keepdims=keepdims))
+defeffect(mean_p, "reduction")
 def mean(x, axis=None, keepdims=False):
     return bind(mean_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
 defvjp(mean_p, lambda g, ans, x, axes, keepdims:
@@ -74,12 +80,14 @@ def _extremum_vjp(g, ans, x, axes, keepdims):
 
 # max over axes.  d max / d x_i = 1 for the largest entry (1/k for a k-way tie), else 0.
 max_p = primitive("max", lambda x, axes, keepdims: x.max(axis=axes, keepdims=keepdims))
+defeffect(max_p, "reduction")
 def max(x, axis=None, keepdims=False):
     return bind(max_p, x, axes=_nonempty(_axes(axis, x.ndim), x, "max"), keepdims=keepdims)
 defvjp(max_p, _extremum_vjp)
 
 # min over axes: like max, for the smallest entry.
 min_p = primitive("min", lambda x, axes, keepdims: x.min(axis=axes, keepdims=keepdims))
+defeffect(min_p, "reduction")
 def min(x, axis=None, keepdims=False):
     return bind(min_p, x, axes=_nonempty(_axes(axis, x.ndim), x, "min"), keepdims=keepdims)
 defvjp(min_p, _extremum_vjp)
@@ -101,6 +109,7 @@ def _logsumexp_kernel(x, axes, keepdims):
 
 # logsumexp(x) = log sum_i e^{x_i}.  d/dx_i = e^{x_i - logsumexp(x)} = softmax(x)_i
 logsumexp_p = primitive("logsumexp", _logsumexp_kernel)
+defeffect(logsumexp_p, "reduction")
 def logsumexp(x, axis=None, keepdims=False):
     """``log(sum(exp(x)))`` over ``axis``, computed without overflow."""
     return bind(logsumexp_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
@@ -109,9 +118,3 @@ defvjp(logsumexp_p, lambda g, ans, x, axes, keepdims:
 defjvp(logsumexp_p, lambda x_dot, ans, x, axes, keepdims:
        sum(x_dot * exp(x - _keep(ans, x, axes, keepdims)), axis=axes, keepdims=keepdims))
 
-
-# Imported last: these modules use the ops above.
-from .arithmetic import equal  # noqa: E402
-from .math import exp  # noqa: E402
-from .grad_util import broadcast_as  # noqa: E402
-from .misc import cast  # noqa: E402

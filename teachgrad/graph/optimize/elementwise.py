@@ -3,9 +3,10 @@
 An op is *elementwise* when each output entry depends only on the entries at
 the same position of its inputs (after broadcasting): ``add``, ``tanh``,
 ``where``, the comparisons... Such ops can be chained into one program (see
-``program.py``). Each recipe below writes one op as steps; most are a single
-ufunc, a few are the same sequence of ufuncs as the op's own kernel, so a
-program computes exactly what the ops computed one by one::
+``program.py``). Each op's recipe is declared in its own block (``defeffect``'s
+``elementwise``); most are a single ufunc, a few are the same sequence of
+ufuncs as the op's own kernel, so a program computes exactly what the ops
+computed one by one::
 
     tanh_grad(y, g) = (1 - y * y) * g
     sigmoid(x)      = exp(-logaddexp(0, -x))
@@ -15,74 +16,35 @@ program computes exactly what the ops computed one by one::
 """
 import functools
 
-from ...ops import arithmetic, math, nn
-from . import effects
+from ...ops import arithmetic
 from .program import ElementwiseProgram, Step, run_program
 
 
-def _ufunc(name):
-    return lambda emit, *xs: emit(name, *xs)
-
-
-def _add_n(emit, *xs):
-    total = emit("add", xs[0], xs[1])
-    for x in xs[2:]:
-        total = emit("add", total, x)
-    return total
-
-
-RECIPES = {
-    arithmetic.add_p: _ufunc("add"),
-    arithmetic.subtract_p: _ufunc("subtract"),
-    arithmetic.multiply_p: _ufunc("multiply"),
-    arithmetic.divide_p: _ufunc("true_divide"),
-    arithmetic.power_p: _ufunc("power"),
-    arithmetic.maximum_p: _ufunc("maximum"),
-    arithmetic.minimum_p: _ufunc("minimum"),
-    arithmetic.where_p: _ufunc("where"),
-    arithmetic.add_n_p: _add_n,
-    math.negative_p: _ufunc("negative"),
-    math.exp_p: _ufunc("exp"),
-    math.log_p: _ufunc("log"),
-    math.log1p_p: _ufunc("log1p"),
-    math.sqrt_p: _ufunc("sqrt"),
-    math.square_p: _ufunc("square"),
-    math.abs_p: _ufunc("abs"),
-    math.sign_p: _ufunc("sign"),
-    math.sin_p: _ufunc("sin"),
-    math.cos_p: _ufunc("cos"),
-    math.tanh_p: _ufunc("tanh"),
-    math.tanh_grad_p: lambda emit, y, g: emit(
-        "multiply", emit("subtract", 1, emit("multiply", y, y)), g),
-    math.sigmoid_p: lambda emit, x: emit(
-        "exp", emit("negative", emit("logaddexp", 0, emit("negative", x)))),
-    math.sigmoid_grad_p: lambda emit, y, g: emit(
-        "multiply", g, emit("multiply", y, emit("subtract", 1, y))),
-    nn.relu_p: lambda emit, x: emit("maximum", x, 0),
-    nn.relu_grad_p: lambda emit, g, x: emit("where", emit("greater", x, 0, dtype=bool), g, 0),
-}
-RECIPES.update({op: _ufunc(op.name) for op in effects.COMPARISONS})   # less, equal, ...
-
-
-#: Recipes of several steps. Their intermediate results are taken to have the
-#: output's dtype (and shape), which holds when every input has it, unless the
-#: recipe names another (relu_grad's comparison is bool).
-_SEVERAL_STEPS = {math.tanh_grad_p, math.sigmoid_p, math.sigmoid_grad_p, arithmetic.add_n_p,
-                  nn.relu_grad_p}
+def recipe(op):
+    """How ``op`` is written as program steps (from its ``defeffect``), or None: a
+    function ``steps(emit, *inputs)``."""
+    spec = op.elementwise
+    if spec is None or callable(spec):
+        return spec
+    return lambda emit, *xs: emit(spec, *xs)   # one ufunc, named by the op
 
 
 def is_elementwise(node):
     """Can ``node`` be written as program steps (and so join a fused program)?"""
     if node.op.forward is run_program:
         return True
-    if node.op not in RECIPES or len(node.outputs) != 1:
+    if node.op.elementwise is None or len(node.outputs) != 1:
         return False
     out = node.outputs[0]
     if out.dtype.kind not in "biuf":
         return False
-    if node.op in _SEVERAL_STEPS:
+    if callable(node.op.elementwise):
+        # Recipes of several steps: their intermediate results are taken to have the
+        # output's dtype (and shape), which holds when every input has it, unless the
+        # recipe names another (relu_grad's comparison is bool). Not so for, e.g., a
+        # sigmoid of an int, whose first step would stay int.
         if not all(x.shape == out.shape and x.dtype == out.dtype for x in node.inputs):
-            return False   # e.g. sigmoid of an int: its first step would stay int
+            return False
         return node.op is not arithmetic.add_n_p or len(node.inputs) >= 2
     return True
 
@@ -110,7 +72,7 @@ def build_program(nodes):
             refs[out._id] = _inline(node.params["program"], args, steps)
             continue
         emit = functools.partial(_emit, steps, out.shape, out.dtype)
-        refs[out._id] = RECIPES[node.op](emit, *args)
+        refs[out._id] = recipe(node.op)(emit, *args)
     specs = [(x.shape, x.dtype) for x in inputs]
     return ElementwiseProgram(steps, specs), inputs
 

@@ -12,7 +12,7 @@ it by the count and broadcasts it back, all before touching a single input::
 
 ``ones_like`` reads only its input's shape: when that shape is fully known,
 the input counts as constant here (so do the other shape-only inputs listed in
-``effects.SHAPE_ONLY_INPUTS``).
+``shape_only_inputs`` in the op's ``defeffect``).
 
 What is never folded: impure ops (placeholders, Variable reads, calls, loops,
 see ``effects.py``), and results larger than ``MAX_FOLDED_BYTES``, which would
@@ -56,7 +56,7 @@ def _try_fold(node, values, limit):
     """The output arrays of ``node`` computed now, or None if it must not be folded."""
     if not effects.is_pure(node.op) or not node.outputs:
         return None
-    shape_only = effects.SHAPE_ONLY_INPUTS.get(node.op, ())
+    shape_only = node.op.shape_only_inputs
     args = []
     for k, x in enumerate(node.inputs):
         if x._id in values:

@@ -35,8 +35,7 @@ import itertools
 import numpy as np
 
 from ... import backend
-from ...ops.core import primitive
-from . import effects
+from ...ops.core import defeffect, primitive
 from .formula import formula_of
 
 
@@ -227,11 +226,9 @@ def run_program(*arrays, program):
     return program(*arrays)
 
 
-effects.register_fresh_kernel(run_program)
-
 
 def program_op(program, fused):
     """The op of a node running ``program``: named after what it does, for drawings
     (``fused: tanh(x0 + x1)``, ``in place: x0 := x0 * x1``)."""
     prefix = "fused" if fused else "in place"
-    return primitive(f"{prefix}: {program.describe()}", run_program)
+    return defeffect(primitive(f"{prefix}: {program.describe()}", run_program), "fresh")

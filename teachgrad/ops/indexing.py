@@ -1,0 +1,173 @@
+"""Indexing, and the sparse gradients it gives.
+
+``x[key]`` and ``gather(params, indices)`` pick entries; their VJPs scatter the
+cotangent back (``index_add``, ``scatter_add``: the transposes of picking).
+
+The gradient of ``gather(params, indices)`` with respect to a big embedding
+table is zero except in the gathered rows. ``IndexedSlices`` stores just those
+rows (``values``) and where they go (``indices``), like TensorFlow's class of
+the same name. It becomes a dense tensor only when it has to be added to a
+dense gradient, or when you ask (``to_dense()``, ``numpy()``).
+"""
+import numpy as np
+
+from .. import backend
+from ..tensor import Tensor
+from .core import bind, defeffect, defjvp, defvjp, primitive
+from .grad_util import known
+from .misc import zeros, zeros_like
+from .shape import _axis, reshape
+from .shape_inference import STAND_IN_SIZES, infer_by_stand_ins
+
+
+class IndexedSlices:
+    """``dense[indices[i]] += values[i]`` for each i, on zeros of ``dense_shape``."""
+
+    __slots__ = ("values", "indices", "dense_shape")
+
+    def __init__(self, values, indices, dense_shape):
+        self.values = values            # Tensor: (len(indices),) + dense_shape[1:]
+        self.indices = indices          # backend int array, 1-D
+        self.dense_shape = tuple(dense_shape)
+
+    @property
+    def shape(self):
+        return self.dense_shape
+
+    @property
+    def dtype(self):
+        return self.values.dtype
+
+    def to_dense(self):
+        """The dense Tensor (repeated indices add up); differentiable in ``values``."""
+        return index_add(zeros(self.dense_shape, self.values.dtype), self.values, self.indices)
+
+    def numpy(self):
+        return self.to_dense().numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    def __repr__(self):
+        return (f"tg.IndexedSlices(indices={backend.to_numpy(self.indices).tolist()}, "
+                f"values shape={self.values.shape}, dense_shape={self.dense_shape})")
+
+
+def _index_array(key):
+    """Turn Tensors inside an index into backend arrays."""
+    if isinstance(key, tuple):
+        return tuple(_index_array(k) for k in key)
+    if isinstance(key, Tensor):
+        return key._value
+    if isinstance(key, list):
+        array = backend.xp.asarray(key)
+        return array.astype(np.intp) if array.size == 0 else array  # x[[]] picks nothing
+    return key
+
+
+def _index_add_kernel(x, values, key):
+    out = backend.xp.array(x, copy=True)
+    backend.xp.add.at(out, key, values)
+    return out
+
+# index_add(x, values, key): x with `values` added at x[key] (repeated indices add up).
+# It is the transpose of indexing, so it is what indexing's VJP uses.
+index_add_p = primitive("index_add", _index_add_kernel)
+defeffect(index_add_p, "fresh")
+def index_add(x, values, key):
+    return bind(index_add_p, x, values, key=_index_array(key))
+defvjp(index_add_p,
+       lambda g, ans, x, values, key: g,
+       lambda g, ans, x, values, key: getitem(g, key))
+defjvp(index_add_p,
+       lambda x_dot, ans, x, values, key: x_dot,
+       lambda v_dot, ans, x, values, key: index_add(zeros_like(ans), v_dot, key))
+index_add_p.shape_rule = lambda x, values, key: [(x.shape, x.dtype)]
+
+
+def _is_row_index(key):
+    """Does ``x[key]`` pick whole rows (an int or 1-D int array on axis 0)?"""
+    if isinstance(key, (int, np.integer)):
+        return True
+    return getattr(key, "dtype", None) is not None and key.dtype.kind in "iu" and key.ndim <= 1
+
+
+# x[key]: numpy indexing. Picking rows gives a sparse gradient (IndexedSlices);
+# any other index scatters the cotangent back into zeros.
+getitem_p = primitive("getitem", lambda x, key: x[key])
+defeffect(getitem_p, "view")
+def getitem(x, key):
+    return bind(getitem_p, x, key=_index_array(key))
+
+def _getitem_vjp(g, ans, x, key):
+    if not known(x.shape):
+        return index_add(zeros_like(x, dtype=g.dtype), g, key)
+    if _is_row_index(key):
+        rows = backend.xp.reshape(backend.xp.asarray(key), (-1,))
+        return IndexedSlices(reshape(g, (rows.shape[0],) + x.shape[1:]), rows, x.shape)
+    return index_add(zeros(x.shape, g.dtype), g, key)
+defvjp(getitem_p, _getitem_vjp)
+defjvp(getitem_p, lambda x_dot, ans, x, key: getitem(x_dot, key))
+
+
+def _getitem_shape(x, key):
+    # Unknown sizes must be large enough for the integer indices in the key.
+    parts = key if isinstance(key, tuple) else (key,)
+    largest = max([int(np.max(np.abs(k))) for k in parts
+                   if getattr(k, "dtype", None) is not None and k.dtype.kind in "iu" and k.size]
+                  + [abs(k) for k in parts if isinstance(k, (int, np.integer))] + [0])
+    sizes = tuple(largest + s for s in STAND_IN_SIZES)
+    try:
+        return infer_by_stand_ins(getitem_p, (x,), {"key": key}, sizes)
+    except ValueError:
+        if x.shape is not None and None not in x.shape:
+            raise   # every size is known: the index really does not fit
+        # e.g. a boolean mask over several unknown sizes: the shape is known only at run time
+        return [(None, x.dtype)]
+getitem_p.shape_rule = _getitem_shape
+
+
+# gather(params, indices, axis): the entries of `params` at `indices` along `axis`.
+# Along axis 0 its gradient is sparse: only the gathered rows get cotangents.
+gather_p = primitive("gather", lambda p, i, axis: backend.xp.take(p, i, axis=axis))
+defeffect(gather_p, "fresh")
+def gather(params, indices, axis=0):
+    axis = _axis(axis, params.ndim)
+    if not isinstance(indices, Tensor):
+        indices = Tensor(backend.xp.asarray(indices))
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"gather: indices must be integers, got {indices.dtype}.")
+    n = params.shape[axis]
+    idx = indices._value
+    if idx is not None and n is not None and idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError(f"gather: indices must lie in [-{n}, {n}) for axis {axis} of "
+                         f"size {n}, got values from {idx.min()} to {idx.max()}.")
+    return bind(gather_p, params, indices, axis=axis)
+
+def _gather_vjp(g, ans, params, indices, axis):
+    if axis == 0 and indices._value is not None and known(params.shape):
+        rows = backend.xp.reshape(indices._value, (-1,))
+        return IndexedSlices(reshape(g, (rows.shape[0],) + params.shape[1:]), rows, params.shape)
+    return scatter_add(zeros_like(params, dtype=g.dtype), indices, g, axis=axis)
+defvjp(gather_p, _gather_vjp, None)
+
+
+def _scatter_add_kernel(x, indices, values, axis):
+    out = backend.xp.array(x, copy=True)
+    if values.size == 0:
+        return out
+    backend.xp.add.at(out, (slice(None),) * axis + (indices,), values)
+    return out
+
+# scatter_add(x, indices, values, axis): x with `values` added at `indices` along `axis`,
+# the transpose of gather (its indices are a tensor, so it also works in graphs).
+scatter_add_p = primitive("scatter_add", _scatter_add_kernel)
+defeffect(scatter_add_p, "fresh")
+def scatter_add(x, indices, values, axis=0):
+    axis = _axis(axis, x.ndim)
+    return bind(scatter_add_p, x, indices, values, axis=axis)
+defvjp(scatter_add_p,
+       lambda g, ans, x, indices, values, axis: g,
+       None,
+       lambda g, ans, x, indices, values, axis: gather(g, indices, axis=axis))
