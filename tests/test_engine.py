@@ -4,7 +4,7 @@ import pytest
 
 import teachgrad as tg
 from teachgrad.autodiff import events
-from teachgrad.autodiff.engine import backward, pending_counts
+from teachgrad.autodiff.engine import backward, pending_counts, upstream_nodes
 
 
 def _record(fn, *values):
@@ -12,7 +12,7 @@ def _record(fn, *values):
     with tg.GradientTape(persistent=True) as tape:
         tape.watch(xs)
         y = fn(*xs)
-    return tape, xs, y, tape._producers.get
+    return tape, xs, y, tape.producer
 
 
 def test_seed_partial_vs_total_derivative():
@@ -184,3 +184,25 @@ def test_an_integer_watched_tensor_turns_the_shortcut_off():
         y = x * tg.cast(n, tg.float64)
     assert not tape._starts_from([n, x])
     assert tape.gradient(y, [n, x])[1].numpy() == 3.0
+
+
+def test_upstream_nodes_walks_back_breadth_first_through_floats_unless_told():
+    g = tg.Graph()
+    with g.as_default():
+        x = tg.placeholder(tg.float64, shape=(3,), name="x")
+        i = tg.placeholder(tg.int64, shape=(), name="i")
+        y = tg.sin(x) * tg.cast(i, tg.float64)
+    walk = upstream_nodes([y], g.producer)
+    assert [node.label for node in walk] == ["multiply", "sin", "cast", "x"]
+    assert walk[y.node] == [g.producer(y.node.inputs[0]._id), g.producer(y.node.inputs[1]._id)]
+    assert walk[g.producer(y.node.inputs[1]._id)] == [None]    # the cast's integer input
+    every = upstream_nodes([y], g.producer, every_dtype=True)
+    assert [node.label for node in every] == ["multiply", "sin", "cast", "x", "i"]
+
+
+def test_a_trace_gives_its_start_event():
+    tape, xs, y, _ = _record(lambda a: a * a, 2.0)
+    with events.record() as rec:
+        tape.gradient(y, xs)
+    assert rec.traces[0].start is rec.traces[0].events[0]
+    assert events.Trace().start is None

@@ -364,3 +364,30 @@ def test_variable_gradient_with_respect_to_itself():
     with tg.GradientTape() as tape:
         y = v * 1.0
     np.testing.assert_allclose(tape.gradient(y, v).numpy(), [1.0, 1.0])
+
+
+def test_the_record_reads_through_public_methods():
+    # What tg.viz and tg.debug read from a tape, without reaching into its fields.
+    x = tg.constant([1.0, 2.0], name="x")
+    v = tg.Variable(3.0)
+    with tg.GradientTape() as tape:
+        tape.watch(x)
+        y = tg.sin(x) * v
+        n = tg.cast(y, tg.int32)
+        with tape.stop_recording():
+            late = x * 2
+        z = y * y
+    sin, mul, square = tape.recorded_nodes()               # oldest first
+    assert [node.op.name for node in (sin, mul, square)] == ["sin", "multiply", "multiply"]
+    assert tape.producer(y._id) is mul and tape.producer(x._id) is None
+    assert tape.producer(n._id) is None                    # an integer: kept aside
+    assert tape.producer(n._id, every_dtype=True) is tape.dropped_nodes()[0]
+    assert tape.is_watched(x) and tape.is_watched(z) and not tape.is_watched(late)
+    assert len(tape.snapshots(v)) == 1 and tape.watches_accessed_variables
+    assert [tape.when_made(t) for t in (x, y, late)] == ["before", "recording", "stopped"]
+    assert len(tape.recording_spans()) == 2                # stop_recording() split it
+    assert not tape.released
+    tape.gradient(z, x)
+    assert tape.released and tape.when_made(tg.constant(1.0)) == "after"
+    with pytest.raises(RuntimeError, match="persistent=True"):
+        tape.recorded_nodes()

@@ -239,9 +239,9 @@ def pending_counts(targets, sources, producer, every_dtype=False, all_reached=Fa
     respect to everything watched.
     """
     if all_reached:
-        return _counts(_upstream(targets, producer, every_dtype, None), None)
+        return _counts(upstream_nodes(targets, producer, every_dtype), None)
     consumers = collections.defaultdict(list)   # tensor id -> nodes that read it
-    upstream = _upstream(targets, producer, every_dtype, consumers)
+    upstream = upstream_nodes(targets, producer, every_dtype, consumers)
 
     reached, walk = set(), collections.deque()
     for s in sources:
@@ -258,10 +258,18 @@ def pending_counts(targets, sources, producer, every_dtype=False, all_reached=Fa
     return _counts(upstream, reached)
 
 
-def _upstream(targets, producer, every_dtype, consumers):
-    """Step 1: every node the targets depend on -> the producer of each of its inputs
-    (None for an input from outside), in the walk's order. Notes each tensor's
-    consumers in ``consumers``, unless it is None."""
+def upstream_nodes(targets, producer, every_dtype=False, consumers=None):
+    """Every node the targets depend on: the walk back from them, breadth first.
+
+    Returns a dict, in the order the walk met the nodes (the targets' producers
+    first): node -> the producer of each of its inputs (None for an input that no
+    node made, or that the walk does not follow). It follows floating-point inputs
+    only, as gradients do, unless ``every_dtype=True``. If ``consumers`` (a ``defaultdict(list)``) is given, each
+    tensor id is noted there with the nodes that read it.
+
+    Step 1 of ``pending_counts``; ``tg.explain_gradient`` and ``tg.viz.draw`` walk
+    back through the same function.
+    """
     upstream = {}                               # node -> producer of each input (or None)
     walk = collections.deque()
     for y in targets:

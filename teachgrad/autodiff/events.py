@@ -116,6 +116,12 @@ class Trace:
     def __call__(self, event):
         self.events.append(event)
 
+    @property
+    def start(self) -> Optional[Start]:
+        """The ``Start`` event of a backward pass: what it differentiates, the pending
+        counts, the first queue. None for a trace of forward mode (JVP events only)."""
+        return next((e for e in self.events if isinstance(e, Start)), None)
+
 
 class Recorder:
     """Collects one ``Trace`` per backward pass run while it is active."""

@@ -32,6 +32,11 @@ from .engine import backward
 from ..ops.grad_util import compatible
 
 
+_RELEASED = ("A non-persistent GradientTape can only be used to compute one set of "
+             "gradients (or jacobians). Create it with tg.GradientTape(persistent=True) "
+             "to call gradient() more than once.")
+
+
 class GradientTape:
     """Records operations for reverse-mode differentiation.
 
@@ -164,6 +169,71 @@ class GradientTape:
             self._watched.add(snapshot._id)
             self._snapshots.setdefault(variable._id, []).append(snapshot)
 
+    # -- reading the record (what tg.viz and tg.debug show) ----------------------
+    @property
+    def released(self):
+        """Has the tape let go of its record? A non-persistent tape does so once its
+        ``gradient`` (or ``jacobian``) has run: there is nothing left to read."""
+        return self._producers is None
+
+    def producer(self, tensor_id, every_dtype=False):
+        """The recorded Node that made the tensor with this id, or None (the engine's
+        protocol, as ``Graph.producer``).
+
+        A tape records the ops that make floating-point tensors from watched ones.
+        An op that made an integer or bool tensor from one is kept aside: gradients
+        stop there. ``every_dtype=True`` finds those too (``tg.explain_gradient``
+        looks for them, to show where a path is cut)."""
+        if self._producers is None:
+            raise RuntimeError(_RELEASED)
+        node = self._producers.get(tensor_id)
+        if node is None and every_dtype:
+            node = self._dropped.get(tensor_id)
+        return node
+
+    def recorded_nodes(self):
+        """The Nodes the tape recorded, oldest first (each after the nodes it reads)."""
+        if self._producers is None:
+            raise RuntimeError(_RELEASED)
+        return sorted(dict.fromkeys(self._producers.values()), key=_node_id)
+
+    def dropped_nodes(self):
+        """The ops that read a watched tensor but made only integer or bool tensors, oldest
+        first. They carry no gradient, so the tape does not follow their outputs."""
+        return sorted(dict.fromkeys(self._dropped.values()), key=_node_id)
+
+    def is_watched(self, tensor):
+        """Does the tape follow ``tensor``: was it watched, or computed by a recorded op?"""
+        return tensor._id in self._watched
+
+    def snapshots(self, variable):
+        """The values of ``variable`` that recorded ops read (one per value it held while
+        the tape recorded). The Variable's gradient is the sum of theirs."""
+        return tuple(self._snapshots.get(variable._id, ()))
+
+    @property
+    def watches_accessed_variables(self):
+        """Does the tape watch trainable Variables as soon as an op reads them?"""
+        return self._watch_accessed_variables
+
+    def recording_spans(self):
+        """The stretches during which the tape recorded, as ``(first, end)`` tensor ids:
+        tensors numbered ``first <= id < end`` were made while it recorded (``end`` is
+        None while it still does). More than one span: ``stop_recording`` was used."""
+        return tuple((first, end) for first, end in self._spans)
+
+    def when_made(self, tensor):
+        """Was ``tensor`` made ``"before"`` the tape started, while it was ``"recording"``,
+        while it had ``"stopped"`` (``stop_recording``), or ``"after"`` it stopped for good?
+        Tensor ids count up as tensors are made, so the spans tell."""
+        tensor_id, spans = tensor._id, self._spans
+        if not spans or tensor_id < spans[0][0]:
+            return "before"
+        for first, end in spans:
+            if first <= tensor_id and (end is None or tensor_id < end):
+                return "recording"
+        return "after" if spans[-1][1] is not None and tensor_id >= spans[-1][1] else "stopped"
+
     # -- differentiating -------------------------------------------------------
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE):
@@ -230,10 +300,7 @@ class GradientTape:
     def _differentiate(self, target, sources, output_gradients, unconnected_gradients,
                        free=False):
         if self._producers is None:
-            raise RuntimeError(
-                "A non-persistent GradientTape can only be used to compute one set of "
-                "gradients (or jacobians). Create it with tg.GradientTape(persistent=True) "
-                "to call gradient() more than once.")
+            raise RuntimeError(_RELEASED)
         try:
             unconnected = UnconnectedGradients(unconnected_gradients)
         except ValueError:
@@ -296,6 +363,10 @@ class GradientTape:
             self._dropped = {}
             self._watched = set()
             self._snapshots = {}
+
+
+def _node_id(node):
+    return node.id
 
 
 def _forgetter(producers):

@@ -10,7 +10,8 @@ these values (a dead ReLU), or, on a tape, a source it was not watching or a
 target computed while it was not recording.
 
 It finds the paths with the backward engine's own walk (``pending_counts``,
-once as the engine runs it and once through integer tensors as well), and it
+once as the engine runs it and once through integer tensors as well; its
+first step, ``upstream_nodes``, for what the target depends on), and it
 learns what each VJP rule returns by running the engine itself with an
 observer, on a copy of nothing: the tape's record is read, not changed, and
 nodes added to a graph are taken away again.
@@ -19,7 +20,7 @@ import collections
 
 import numpy as np
 
-from ..autodiff.engine import pending_counts
+from ..autodiff.engine import pending_counts, upstream_nodes
 from ..tensor import SymbolicTensor
 from . import views
 from .engine_run import EngineRun
@@ -143,23 +144,11 @@ def _judge_path(steps, run):
 
 
 # -- when no path exists ------------------------------------------------------------
-def _upstream(target, producer):
-    """Every recorded node the target depends on (for context only, not for paths)."""
-    seen, walk = {}, collections.deque([producer(target._id)])
-    while walk:
-        node = walk.popleft()
-        if node is None or node in seen:
-            continue
-        seen[node] = None
-        walk.extend(producer(x._id) for x in node.inputs)
-    return list(seen)
-
-
 def _no_path_causes(view, target, source, names):
     source_name, target_name = names
     causes, integers = [], []
     if view.mode == "tape" and view.producer(target._id) is None:
-        moment = views.when_made(view.tape, target._id)
+        moment = view.tape.when_made(target)
         if moment != "recording":
             text, fix = views.WHEN_MADE[moment]
             return [Cause("not_recording", f"{target_name} {text}", fix)]
@@ -181,7 +170,7 @@ def _no_path_causes(view, target, source, names):
         causes += others
     elif view.mode == "tape":   # recorded, from other tensors: the source's trail may end early
         integers, _ = _tape_hints(view, target, source_name)
-    for node in _upstream(target, view.producer_all):
+    for node in upstream_nodes([target], view.producer_all, every_dtype=True):
         branch = node.context
         if getattr(branch, "taken", None) is not None:
             causes.append(Cause("cond_branch_not_taken", f"{target_name} was computed through "
@@ -202,7 +191,7 @@ def _tape_hints(view, target, source_name):
     """Where the tape may have lost the source's trail, as (integer casts, other hints).
 
     A tape follows float tensors only: an op that makes an integer or bool tensor
-    from one is kept aside (``tape._dropped``), and what is computed from its
+    from one is kept aside (``tape.dropped_nodes()``), and what is computed from its
     result is not recorded at all. Such an op, fed by the source (or by floats
     computed from it) before the target was made, is the likely cut; the nearest
     the target comes first.
@@ -212,11 +201,11 @@ def _tape_hints(view, target, source_name):
     # after the nodes it reads, so one pass in the order they were made will do).
     walk_ids = {s._id for s in view.walk_sources}
     reached = set(walk_ids)
-    for node in sorted(dict.fromkeys(tape._producers.values()), key=lambda n: n.id):
+    for node in tape.recorded_nodes():
         if any(x._id in reached for x in node.inputs):
             reached.update(out._id for out in node.outputs)
     integers = []
-    for node in sorted(dict.fromkeys(tape._dropped.values()), key=lambda n: -n.id):
+    for node in reversed(tape.dropped_nodes()):
         if (any(x._id in reached for x in node.inputs)
                 and min(out._id for out in node.outputs) < target._id):
             dtype = next(out.dtype for out in node.outputs if out.dtype.kind != "f")
@@ -230,7 +219,7 @@ def _tape_hints(view, target, source_name):
                                   "passes a gradient through a rounding or casting step on "
                                   "purpose.", node, certain=False))
     others = []
-    if len(tape._spans) > 1:
+    if len(tape.recording_spans()) > 1:
         others.append(Cause("not_recording", "the tape stopped recording for a while "
                             "(stop_recording()); values computed then have no record, so a "
                             "target computed from one of them is cut off",

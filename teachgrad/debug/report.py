@@ -1,4 +1,9 @@
-"""Small text and HTML helpers for the tg.debug reports (and their notebook views)."""
+"""Small text and HTML helpers for the tg.debug reports (and their notebook views).
+
+``escape`` is the package's one HTML escape: the reports, the steppers
+(``viz/render.py``), the drawings' labels (``viz/escape.py``) and the exercises'
+feedback all write model text into HTML through it.
+"""
 import html
 
 
@@ -9,7 +14,8 @@ def a_or_an(word):
 
 
 def escape(value):
-    """``value`` as text that is safe inside HTML."""
+    """``value`` as text that is safe inside HTML: ``& < > " '`` become character
+    references, so a name like ``<script>`` is shown, never run."""
     return html.escape(str(value), quote=True)
 
 

@@ -25,6 +25,7 @@ What a browser test can rely on, inside the widget (class ``tg-stepper-widget``)
   frame's style fills the node being processed with ``render.PROCESSING_FILL``.
 """
 from ..autodiff import events
+from ..debug.report import escape
 from . import render
 from .frames import DONE, PROCESSING, QUEUED, SKIPPED, WAITING, backprop_frames
 from .values import format_value, join_words, loop_label
@@ -113,9 +114,9 @@ class BackpropStepper(Stepper):
         parts = [render.state_style(f"#{scope}", self._drawn(frame)),
                  f'<div class="tg-step">Step {index} of {len(self.frames) - 1}: '
                  f"{frame.kind}</div>",
-                 f'<p class="tg-sentence">{render.escape(frame.sentence)}</p>']
+                 f'<p class="tg-sentence">{escape(frame.sentence)}</p>']
         if frame.loop is not None:
-            parts.append(f'<div class="tg-loop">{render.escape(_loop_words(frame.loop, labels))}'
+            parts.append(f'<div class="tg-loop">{escape(_loop_words(frame.loop, labels))}'
                          f"</div>")
         node = frame.processing
         if not self.frames.has_pass:   # a forward loop's trace: iterations only
@@ -134,10 +135,10 @@ class BackpropStepper(Stepper):
                 + "".join(parts) + "</div>")
 
     def header_html(self):
-        title = f"<b>{render.escape(self._title())}</b>: {len(self.frames)} steps, one per event."
+        title = f"<b>{escape(self._title())}</b>: {len(self.frames)} steps, one per event."
         self.graph_html("@SCOPE@")   # renders the drawing once, or finds why it cannot
         notes = [n for n in (self.window_note(), self._drawing_note) if n]
-        note = "".join(f'<div class="tg-note">{render.escape(n)}</div>' for n in notes)
+        note = "".join(f'<div class="tg-note">{escape(n)}</div>' for n in notes)
         return f'{render.STYLE}<div class="tg-stepper">{title}{render.legend()}{note}</div>'
 
     def text(self):
@@ -190,7 +191,7 @@ def gradient_table(frames, frame):
             how = ("one contribution, nothing to add" if grad.method == "nop"
                    else f"summed by {grad.method}")
             summed = f"{render.value(format_value(grad.total))} ({how})"
-        rows.append((render.escape(grad.label),
+        rows.append((escape(grad.label),
                      " + ".join(render.value(format_value(c)) for c in grad.contributions),
                      summed))
     if not rows:
@@ -202,7 +203,7 @@ def gradient_table(frames, frame):
 
 def _backward_trace(trace):
     if isinstance(trace, events.Recorder):
-        passes = [t for t in trace.traces if any(isinstance(e, events.Start) for e in t.events)]
+        passes = [t for t in trace.traces if t.start is not None]
         if not passes:
             raise ValueError("This recorder holds no backward pass: call tape.gradient(...) "
                              "or tg.gradients(...) inside `with tg.viz.record() as rec:`.")

@@ -6,18 +6,18 @@ becomes the same ``Scene``: the Nodes to draw, in creation order, and the
 tensors to mark as targets (what is computed) and sources (what it is
 differentiated with respect to).
 
-* an eager tensor: walk back from the Node that made it, through
-  ``tape._producers`` (tensor id -> Node), to the tensors nothing recorded made;
+* an eager tensor: walk back from the Node that made it, through the Nodes its
+  tape recorded (``tape.producer(tensor_id)``), to the tensors nothing recorded made;
 * a graph tensor, a ``Graph``, a ``tg.function`` or one of its traces: the
   graph's nodes (all of them, or those ``fetches`` need);
 * a ``Trace`` of a backward pass: the nodes its ``Start`` event counted
   (``pending``), plus the producers of its targets and sources.
 """
-import collections
 from dataclasses import dataclass
 from typing import Optional
 
-from ..autodiff.events import Recorder, Start, Trace
+from ..autodiff.engine import upstream_nodes
+from ..autodiff.events import Recorder, Trace
 from ..graph.function import ConcreteFunction, Function
 from ..graph.graph import Graph
 from ..state import state
@@ -89,24 +89,23 @@ def from_tensors(tensors, tape=None):
             raise ValueError("These graph tensors belong to different graphs; draw each "
                              "graph on its own.")
         return from_graph(symbolic[0].graph, tensors)
-    producers = _producers_for(tensors, tape)
-    start = [producers[t._id] for t in tensors]
-    return Scene(_walk_back(start, lambda x: producers.get(x._id)), targets=tuple(tensors))
+    tape = _tape_for(tensors, tape)
+    return Scene(_walk_back(tensors, tape.producer), targets=tuple(tensors))
 
 
-def _producers_for(tensors, tape):
-    """The ``tape._producers`` map that has every tensor in it, with clear errors if none."""
+def _tape_for(tensors, tape):
+    """The tape that recorded how every one of ``tensors`` was made, with clear errors
+    if none did."""
     candidates = [tape] if tape is not None else list(reversed(state.tapes()))
     for candidate in candidates:
-        producers = candidate._producers
-        if producers is None:
+        if candidate.released:
             raise RuntimeError(
                 "This GradientTape has already been used by gradient() and, not being "
                 "persistent, has let go of what it recorded. Draw before calling gradient(), "
                 "or record with tg.GradientTape(persistent=True).")
-        missing = [t for t in tensors if t._id not in producers]
+        missing = [t for t in tensors if candidate.producer(t._id) is None]
         if not missing:
-            return producers
+            return candidate
         if tape is not None:
             name = _describe(missing[0])
             raise ValueError(
@@ -124,20 +123,15 @@ def _describe(tensor):
     return f"The tensor {tensor.name!r}" if tensor.name else "The tensor"
 
 
-def _walk_back(start, producer):
-    """``start`` and every Node they depend on through ``producer``, oldest first."""
-    seen = {}
-    walk = collections.deque(node for node in start if node is not None)
-    while walk:
-        node = walk.popleft()
-        if id(node) in seen:
-            continue
-        seen[id(node)] = node
-        for x in node.inputs:
-            parent = producer(x)
-            if parent is not None and id(parent) not in seen:
-                walk.append(parent)
-    return sorted(seen.values(), key=lambda node: node.id)
+def _walk_back(tensors, producer, nodes=()):
+    """The Nodes that made ``tensors``, the ``nodes`` given, and every Node they depend on
+    (``producer`` is the engine's ``producer(tensor_id)``), oldest first. It is the
+    engine's own walk back, through tensors of every dtype: a drawing shows integer
+    steps too."""
+    start = list(tensors) + [x for node in nodes for x in node.inputs]
+    found = upstream_nodes(start, producer, every_dtype=True)
+    found.update(dict.fromkeys(nodes))
+    return sorted(found, key=lambda node: node.id)
 
 
 # -- graphs ----------------------------------------------------------------------
@@ -146,28 +140,24 @@ def from_graph(graph, fetches=None):
     if fetches is None:
         return Scene(graph.get_operations())
     fetches = list(fetches) if isinstance(fetches, (list, tuple)) else [fetches]
-    members = {id(node) for node in graph._nodes}
-    start, targets = [], []
+    members = {id(node) for node in graph.get_operations()}
+    targets, nodes = [], []
     for f in fetches:
         if isinstance(f, SymbolicTensor) and f.graph is graph:
-            start.append(f.node)
             targets.append(f)
         elif isinstance(f, Node) and id(f) in members:
-            start.append(f)
+            nodes.append(f)
             targets.extend(f.outputs)
         else:
             raise ValueError(f"fetches must be tensors or nodes of the graph being drawn; "
                              f"got {f!r}, which is not part of it.")
-
-    def producer(x):
-        return x.node if isinstance(x, SymbolicTensor) and x.graph is graph else None
-    return Scene(_walk_back(start, producer), targets=tuple(targets))
+    return Scene(_walk_back(targets, graph.producer, nodes), targets=tuple(targets))
 
 
 # -- a recorded backward pass ----------------------------------------------------
 def from_trace(trace):
     """The nodes a backward pass walked (its ``Start.pending``), its targets and sources."""
-    start = next((e for e in trace.events if isinstance(e, Start)), None)
+    start = trace.start
     if start is None:
         raise ValueError("This trace has no Start event, so there is no backward pass to draw. "
                          "Record one with `with tg.viz.record() as rec: tape.gradient(...)`.")

@@ -7,13 +7,16 @@ into a drawing through one of three doors, each escaping for what is behind it:
 
 * ``html(text)``: text inside a Graphviz HTML-like label (``label=<...>``).
   Graphviz parses those labels as XML, then writes the text into the SVG
-  escaped again; the browser shows it as text.
+  escaped again; the browser shows it as text. It builds on the one HTML
+  escape of the package, ``debug.report.escape``, which the steppers' and
+  the reports' HTML use directly.
 * ``quoted(value)``: any other DOT attribute value, as a double-quoted string.
 * ``js_string(text)``: a string literal inside an inline ``<script>``.
 """
-import html as _html
 import json
 import re
+
+from ..debug.report import escape
 
 # Control characters cannot appear in XML (Graphviz would reject the label):
 # they are shown as Python would show them, e.g. \x07.
@@ -32,7 +35,7 @@ def html(text):
     '&lt;script&gt;alert(1)&lt;/script&gt;'
     """
     text = str(text).replace("\r\n", "\n").replace("\t", " ")
-    text = _html.escape(text, quote=True)
+    text = escape(text)
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
     return text.replace("\n", "<br/>")
 

@@ -95,8 +95,8 @@ def jvp_frames(trace, transpose_traces=()):
     labels = {node: node_label(node, names[node]) for node in nodes}
     by_aid = {}
     for other in transpose_traces:
-        start = other.events[0] if other is not trace and other.events else None
-        if isinstance(start, events.Start) and start.sources:
+        start = other.start if other is not trace else None
+        if start is not None and start.sources:
             by_aid[id(start.sources[0])] = other
 
     frames, transposes, op_index = [], {}, 0

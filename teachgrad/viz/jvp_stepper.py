@@ -20,6 +20,7 @@ marked ``recorded`` or ``computed``), and inside the transpose phase the
 backward pass's ``.tg-queue``.
 """
 from ..autodiff import events
+from ..debug.report import escape
 from . import render
 from .backprop_stepper import gradient_table
 from .frames import PROCESSING, QUEUED
@@ -95,7 +96,7 @@ class JVPStepper(Stepper):
         for k, (_, svg) in self._drawn_ops().items():
             label = self.frames.labels[self.frames.events[k].node]
             parts.append(f'<div class="tg-op-graph tg-op-{k}"><div><b>Transpose tape of '
-                         f"{render.escape(label)}</b>: the graph of g(u), differentiated "
+                         f"{escape(label)}</b>: the graph of g(u), differentiated "
                          f"with respect to u</div>"
                          f'{svg.replace("@SCOPE@", f"{scope}-op{k}")}</div>')
         if not parts:
@@ -129,8 +130,8 @@ class JVPStepper(Stepper):
                  if frame.op_index >= 0 else "a loop")
         parts = [self._style(frame, scope),
                  f'<div class="tg-step">Step {index} of {len(self.frames) - 1}: '
-                 f"{render.escape(where)}: {_PHASES[frame.phase]}</div>",
-                 f'<p class="tg-sentence">{render.escape(frame.sentence)}</p>']
+                 f"{escape(where)}: {_PHASES[frame.phase]}</div>",
+                 f'<p class="tg-sentence">{escape(frame.sentence)}</p>']
         if frame.op_index >= 0:
             parts.append(self._tangent_table(frame))
         if frame.inner is not None:
@@ -165,7 +166,7 @@ class JVPStepper(Stepper):
                 verdict = "agrees" if frame.agree else "DISAGREES"
                 rows.append((f"output tangent {other} ({verdict})", _values(frame.compared),
                              "computed now for comparison"))
-        cells = [(render.escape(name), render.value(text),
+        cells = [(escape(name), render.value(text),
                   f'<span class="tg-{"recorded" if how == "recorded" else "computed"}">'
                   f"{how}</span>") for name, text, how in rows]
         return render.table("tg-jvp", ["", "value", "where it comes from"], cells)
@@ -180,7 +181,7 @@ class JVPStepper(Stepper):
             self._notes.append("The transpose tapes are not shown: pass the recorder, "
                                "tg.viz.JVPStepper(rec), to step through them too.")
         notes = [n for n in [self.window_note()] + self._notes if n]
-        note = "".join(f'<div class="tg-note">{render.escape(n)}</div>' for n in notes)
+        note = "".join(f'<div class="tg-note">{escape(n)}</div>' for n in notes)
         legend = render.legend() if self.frames.transposes else ""
         return f'{render.STYLE}<div class="tg-stepper">{title}{legend}{note}</div>'
 

@@ -7,12 +7,11 @@ title, smaller detail lines) is the only HTML this module writes.
 import re
 from dataclasses import dataclass
 
-import numpy as np
-
 from .. import backend
 from ..graph.graph import const_p
 from ..tensor import SymbolicTensor
 from .escape import Html, html
+from .values import format_array
 
 _NUMBERED = re.compile(r"_\d+$")
 MAX_OUTPUT_LINES = 4     # a node with more outputs (a split, say) lists the first few
@@ -35,25 +34,14 @@ def format_shape(shape):
     return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
 
 
-def format_value(array, max_size):
-    """The array on one line with 4 significant digits (``[1, 2.5]``), or None if it is
-    bigger than ``max_size`` entries."""
-    array = np.asarray(array)
-    if array.size > max_size:
-        return None
-    with np.printoptions(precision=4, suppress=True, floatmode="maxprec",
-                         threshold=max_size + 1):
-        text = np.array2string(array, separator=", ")
-    return " ".join(text.split())   # rows of a matrix on the same line
-
-
 def tensor_value(tensor, max_size):
-    """The value of a concrete tensor, formatted, if it is small; None for a graph tensor."""
+    """The value of a concrete tensor, as the steppers write it (``[1, 2.5]``), if it has
+    at most ``max_size`` entries; None for a graph tensor."""
     if isinstance(tensor, SymbolicTensor) or tensor.shape is None:
         return None
     if tensor.size is None or tensor.size > max_size:
         return None
-    return format_value(tensor.numpy(), max_size)
+    return format_array(tensor.numpy())
 
 
 def node_title(node, scoped):
@@ -129,5 +117,5 @@ def _output_value(node, index, options):
         value = node.params["value"]
         if value.size > options.max_value_size:
             return None
-        return format_value(backend.to_numpy(value), options.max_value_size)
+        return format_array(backend.to_numpy(value))
     return tensor_value(node.outputs[index], options.max_value_size)

@@ -72,7 +72,7 @@ def _node_of(op_or_node, inputs, params, feed_dict):
     with hooks.unobserved(), GradientTape(persistent=True) as tape:
         tape.watch([t for t in tensors if t.dtype.kind == "f"])
         out = op_or_node(*tensors, **params)
-    nodes = list(dict.fromkeys(tape._producers.values()))
+    nodes = tape.recorded_nodes()
     if len(nodes) != 1 or not isinstance(out, (Tensor, list, tuple)):
         names = ", ".join(n.op.name for n in nodes) or "none"
         raise ValueError(f"local_jacobian shows one op, but the function ran {len(nodes)} "
@@ -86,13 +86,13 @@ def _run(op, tensors, params):
     with hooks.unobserved(), GradientTape() as tape:
         tape.watch([t for t in tensors if t.dtype.kind == "f"])
         bind(op, *tensors, **params)
-    return next(iter(tape._producers.values()))
+    return tape.recorded_nodes()[0]
 
 
 def _numpy(value):
     if isinstance(value, IndexedSlices):
         value = value.to_dense()
-    return np.asarray(backend.to_numpy(value._value), dtype=np.float64) + 0.0   # no -0
+    return np.asarray(value.numpy(), dtype=np.float64) + 0.0   # no -0
 
 
 @dataclass

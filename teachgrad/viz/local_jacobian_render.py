@@ -8,6 +8,7 @@ VJP's unbroadcast sum adds up for each of its entries.
 import numpy as np
 
 from ..debug.report import escape
+from .values import format_number
 
 
 def _entry_names(name, shape):
@@ -36,12 +37,12 @@ def text(lj):
         lines.append(" " * 12 + "".join(f"{n:>{width}}" for n in ins[i])
                      + f"{'u':>{width}}{'J t':>{width}}")
         for r, name in enumerate(outs[k]):
-            cells = "".join(f"{v:>{width}.4g}" for v in block.matrix[r])
             u = lj.cotangent[lj.outputs.index(k)][r]
-            lines.append(f"{name:>12}{cells}{u:>{width}.4g}{lj.jvp[(k, i)][r]:>{width}.4g}")
+            cells = list(block.matrix[r]) + [u, lj.jvp[(k, i)][r]]
+            lines.append(f"{name:>12}" + "".join(format_number(v).rjust(width) for v in cells))
         t = lj.tangent[lj.inputs.index(i)]
-        lines.append(f"{'t':>12}" + "".join(f"{v:>{width}.4g}" for v in t))
-        lines.append(f"{'u^T J':>12}" + "".join(f"{v:>{width}.4g}" for v in lj.vjp[i]))
+        lines.append(f"{'t':>12}" + "".join(format_number(v).rjust(width) for v in t))
+        lines.append(f"{'u^T J':>12}" + "".join(format_number(v).rjust(width) for v in lj.vjp[i]))
     for i, sources in lj.broadcast.items():
         lines.append(f"x{i} was broadcast: its VJP sums the cotangents of its copies:")
         k = lj.outputs[0]
@@ -65,13 +66,13 @@ def html(lj):
         for r, name in enumerate(outs[k]):
             cells = "".join(heat_cell(v, top) for v in block.matrix[r])
             rows.append(f"<tr><th>{escape(name)}</th>{cells}<td style='border-left:2px "
-                        f"solid #888'>{lj.cotangent[lj.outputs.index(k)][r]:.4g}</td>"
-                        f"<td>{lj.jvp[(k, i)][r]:.4g}</td></tr>")
+                        f"solid #888'>{format_number(lj.cotangent[lj.outputs.index(k)][r])}</td>"
+                        f"<td>{format_number(lj.jvp[(k, i)][r])}</td></tr>")
         t = lj.tangent[lj.inputs.index(i)]
         rows.append("<tr style='border-top:2px solid #888'><th>t</th>"
-                    + "".join(f"<td>{v:.4g}</td>" for v in t) + "</tr>")
+                    + "".join(f"<td>{format_number(v)}</td>" for v in t) + "</tr>")
         rows.append("<tr><th>u<sup>T</sup>J</th>"
-                    + "".join(f"<td>{v:.4g}</td>" for v in lj.vjp[i]) + "</tr>")
+                    + "".join(f"<td>{format_number(v)}</td>" for v in lj.vjp[i]) + "</tr>")
         parts.append(f"<p>d {escape(outs[k][0].split('[')[0])} / d x{i}</p>"
                      f"<table>{''.join(rows)}</table>")
     for i, sources in lj.broadcast.items():
@@ -90,4 +91,4 @@ def heat_cell(value, top):
     shade = int(255 - 155 * strength)
     color = f"rgb(255,{shade},{shade})" if value > 0 else f"rgb({shade},{shade},255)" \
         if value < 0 else "white"
-    return f"<td style='background:{color};text-align:right'>{value:.4g}</td>"
+    return f"<td style='background:{color};text-align:right'>{format_number(value)}</td>"

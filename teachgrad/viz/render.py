@@ -11,11 +11,11 @@ frame on show is in the page (see ``widget.py``), so only its style applies.
 All text that comes from a model (op names, tensor names) is HTML-escaped here.
 """
 import collections
-import html
 import re
 
 import graphviz
 
+from ..debug.report import escape
 from . import wasm
 from .frames import DONE, NOT_REACHED, PROCESSING, QUEUED, SKIPPED, STATES, WAITING
 
@@ -58,11 +58,6 @@ STYLE = """<style>
 """ + "".join(
     f".tg-stepper .tg-chip.tg-state-{state} {{background: {fill}; border-color: {line};}}\n"
     for state, (fill, line, _, _) in COLOURS.items()) + "</style>"
-
-
-def escape(text):
-    """Model text as HTML text."""
-    return html.escape(str(text), quote=True)
 
 
 def chip(text, state, node_name=None):

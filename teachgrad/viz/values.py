@@ -1,10 +1,12 @@
-"""Words and numbers for the steppers' frames: short, rounded, deterministic.
+"""Words and numbers for the steppers and drawings: short, rounded, deterministic.
 
-A frame shows the tensors the engine handed around. Small ones are written
-out, rounded to 4 significant digits (``[0.9845, 1.969]``); large ones by dtype
-and shape (``float64[64, 10]``); a symbolic tensor of a graph, which has no
-value until a Session runs it, by its name. The same inputs always give the
-same text, so a notebook's saved output compares equal under nbval.
+This is the one place numbers become text: the steppers' frames, the drawings'
+node labels and the local Jacobian's tables all write them here, so a value
+reads the same in a drawing and in the sentence beside it. Small tensors are
+written out, rounded to 4 significant digits (``[0.9845, 1.969]``); large ones
+by dtype and shape (``float64[64, 10]``); a symbolic tensor of a graph, which
+has no value until a Session runs it, by its name. The same inputs always give
+the same text, so a notebook's saved output compares equal under nbval.
 """
 from .. import backend
 from ..ops import IndexedSlices
@@ -33,15 +35,22 @@ def format_value(value, digits=4):
         size *= d
     if size > SMALL:
         return f"{value.dtype}{list(shape)}"
-    array = value.numpy()
+    return format_array(value.numpy(), digits)
+
+
+def format_array(array, digits=4):
+    """A numpy array as nested lists on one line: floats rounded (``[[1, 2.5]]``),
+    integers and bools as they are (``[True, False]``)."""
     if array.dtype.kind == "f":
-        if not shape:
-            return _number(array.item(), digits)
+        if not array.shape:
+            return format_number(array.item(), digits)
         return _nested(array.tolist(), digits)
     return str(array.tolist())
 
 
-def _number(x, digits):
+def format_number(x, digits=4):
+    """One number rounded to ``digits`` significant digits: ``1.969``, ``2.5e-07``;
+    never ``-0``."""
     text = f"{x:.{digits}g}"
     return "0" if text == "-0" else text
 
@@ -49,7 +58,7 @@ def _number(x, digits):
 def _nested(items, digits):
     if isinstance(items, list):
         return "[" + ", ".join(_nested(i, digits) for i in items) + "]"
-    return _number(items, digits)
+    return format_number(items, digits)
 
 
 def node_label(node, drawing_name=None):

@@ -22,6 +22,7 @@ sheet: both are always on the page. A frame restyles the drawing through the
 import hashlib
 import uuid
 
+from ..debug.report import escape
 from . import render
 
 #: Milliseconds per step when playing.
@@ -82,7 +83,7 @@ class Stepper:
                    + f'<div id="{scope}" class="tg-stepper tg-graph">{graph}</div>'
                    if graph else "")
         return (f'{render.STYLE}<div class="tg-stepper">{drawing}'
-                f'<pre class="tg-steps">{render.escape(text)}</pre></div>')
+                f'<pre class="tg-steps">{escape(text)}</pre></div>')
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = self.widget._repr_mimebundle_()
