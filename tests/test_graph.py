@@ -670,3 +670,22 @@ def test_function_reads_variables_at_call_time():
     v.assign([10.0, 20.0])
     assert f(x).numpy() == 110.0
     assert f.trace_count == 1
+
+
+def test_scratch_takes_away_what_the_block_added():
+    g = tg.Graph()
+    v = tg.Variable(1.0, name="v")
+    with g.as_default():
+        x = tg.placeholder(tg.float64, shape=(), name="x")
+        y = x * 2.0
+    before = g.get_operations()
+    assert g.find_variable_read(v) is None
+    with g.scratch(), g.as_default():
+        z = y * v
+        assert g.find_variable_read(v) is not None
+    assert g.get_operations() == before and g.producer(z._id) is None
+    assert g.find_variable_read(v) is None
+    with g.as_default():
+        w = y * 3.0
+    assert w.node.label == z.node.label           # the name is free again
+    assert tg.Session(g).run(w, {x: 2.0}) == 12.0

@@ -8,7 +8,7 @@ a rule), then from what the run showed (a rule or grad_fn that returned None,
 a rule that returned zeros).
 
 On a tape the run only reads the record. In a graph it adds gradient nodes,
-which ``views.scratch`` takes away again; a While or If node's gradient would
+which ``graph.scratch()`` takes away again; a While or If node's gradient would
 also change the forward node (it gains outputs), so a graph with control
 flow on the path is explained from its structure alone.
 """
@@ -21,7 +21,7 @@ from ..graph.session import Session
 from ..ops import IndexedSlices, core, ones_like
 from ..ops.misc import stop_gradient_p
 from ..tensor import Tensor
-from . import hooks, views
+from . import hooks
 from .explanation import Cause
 from .report import a_or_an
 
@@ -90,7 +90,7 @@ class EngineRun:
     def _run_in_graph(self):
         graph = self.view.graph
         stops = self.view.stop_tensors + [t for n in self.no_rule for t in n.outputs]
-        with hooks.unobserved(), views.scratch(graph), graph.as_default():
+        with hooks.unobserved(), graph.scratch(), graph.as_default():
             grads = self._run_engine([ones_like(self.target)], self.view.sources, stops)
             grad = grads[0] if grads else None
             if isinstance(grad, IndexedSlices):
@@ -104,8 +104,8 @@ class EngineRun:
         if self.feed_dict is None:
             return
         graph = self.view.graph
-        with hooks.unobserved(), views.scratch(graph):
-            for node in graph._nodes:
+        with hooks.unobserved(), graph.scratch():
+            for node in graph.get_operations():
                 if node.op.name == "If":
                     self.branch[node] = bool(Session(graph).run(node.inputs[0], self.feed_dict))
 

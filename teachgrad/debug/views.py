@@ -4,8 +4,6 @@ A *view* gives the engine's protocol (``producer(tensor_id)``), the tensors the
 engine would differentiate with respect to, and a few facts that only a tape
 or only a graph knows. The analysis in ``explain.py`` works on any view.
 """
-import contextlib
-
 from ..autodiff.tape import GradientTape
 from ..graph.graph import Graph
 from ..state import state
@@ -73,18 +71,7 @@ def resolve(target, source, tape_or_graph, stop_gradients):
 
 
 # -- tapes ---------------------------------------------------------------------------
-def when_made(tape, tensor_id):
-    """Was the tensor made "before" the tape started, while it was "recording",
-    while it had "stopped" (stop_recording), or "after" it stopped for good?"""
-    spans = tape._spans
-    if not spans or tensor_id < spans[0][0]:
-        return "before"
-    for start, end in spans:
-        if start <= tensor_id and (end is None or tensor_id < end):
-            return "recording"
-    return "after" if spans[-1][1] is not None and tensor_id >= spans[-1][1] else "stopped"
-
-
+#: What each answer of ``tape.when_made(tensor)`` means for a gradient, and the fix.
 WHEN_MADE = {
     "before": ("was computed before the tape started recording (before its `with` block)",
                "Compute it inside `with tg.GradientTape() as tape:`."),
@@ -98,24 +85,23 @@ WHEN_MADE = {
 
 
 def tape_view(tape, target, source):
-    if tape._producers is None:
+    if tape.released:
         raise RuntimeError(
             "This tape has already computed its gradient and let go of its record (a "
             "non-persistent tape keeps it for one gradient() call only). Create it with "
             "tg.GradientTape(persistent=True), or call explain_gradient before gradient().")
-    producers, dropped = tape._producers, tape._dropped
 
     def producer_all(tensor_id):
-        return producers.get(tensor_id) or dropped.get(tensor_id)
+        return tape.producer(tensor_id, every_dtype=True)
 
     if isinstance(source, Variable):
-        snapshots = list(tape._snapshots.get(source._id, ()))
-        walk = snapshots or [source._snapshot]
-        sources = snapshots if source._id in tape._watched else []
+        snapshots = list(tape.snapshots(source))
+        walk = snapshots or [source.read_value()]
+        sources = snapshots if tape.is_watched(source) else []
     else:
         walk = [source]
-        sources = [source] if source._id in tape._watched else []
-    view = View("tape", producers.get, producer_all, sources, walk)
+        sources = [source] if tape.is_watched(source) else []
+    view = View("tape", tape.producer, producer_all, sources, walk)
     view.tape = tape
     problem = _watch_problem(tape, source)
     if problem is not None:
@@ -127,8 +113,8 @@ def _watch_problem(tape, source):
     """Why the tape does not differentiate with respect to ``source`` (None if it does)."""
     name = source.name or "the source"
     if isinstance(source, Variable):
-        if source._id in tape._watched:
-            if tape._snapshots.get(source._id):
+        if tape.is_watched(source):
+            if tape.snapshots(source):
                 return None
             return (f"the tape watches Variable {name}, but no op read it while the tape was "
                     f"recording (it was read before the `with` block, inside "
@@ -137,18 +123,18 @@ def _watch_problem(tape, source):
         if not source.trainable:
             return (f"{name} is a Variable with trainable=False: tapes do not watch it when "
                     f"ops read it", "Call tape.watch(v) first, or make it trainable.")
-        if not tape._watch_accessed_variables:
+        if not tape.watches_accessed_variables:
             return (f"the tape was created with watch_accessed_variables=False, so it only "
                     f"watches what tape.watch() was given, and {name} was not",
                     "Call tape.watch(v) inside the `with` block.")
         return (f"no op read Variable {name} while the tape was recording",
                 "Use the Variable inside the tape's `with` block.")
-    if source._id in tape._watched:
+    if tape.is_watched(source):
         return None
-    if source._id in tape._dropped:
+    if tape.producer(source._id, every_dtype=True) is not None:   # an integer or bool tensor
         return (f"{name} is {a_or_an(source.dtype)} tensor: integers and bools are constants, "
                 f"the tape does not watch them", "Differentiate with respect to a float tensor.")
-    moment = when_made(tape, source._id)
+    moment = tape.when_made(source)
     if moment in ("stopped",):
         return (f"{name} {WHEN_MADE[moment][0]}, so the tape does not watch it",
                 WHEN_MADE[moment][1])
@@ -170,7 +156,7 @@ def graph_view(graph, target, source, stop_gradients):
     view = View("graph", graph.producer, graph.producer, [], [], stops)
     view.graph = graph
     if isinstance(source, Variable):
-        read = graph._variable_reads.get(source._id)
+        read = graph.find_variable_read(source)
         if read is None:
             view.problems.append(("no_path", f"the graph never reads Variable "
                                   f"{source.name or ''}".rstrip(),
@@ -183,24 +169,3 @@ def graph_view(graph, target, source, stop_gradients):
                          f"{source!r}.")
     view.sources = view.walk_sources = [source]
     return view
-
-
-@contextlib.contextmanager
-def scratch(graph):
-    """Let the block add nodes to ``graph``, then take them away again.
-
-    explain_gradient runs the backward pass in the graph to see what each VJP
-    rule returns; the user's graph must not keep those nodes.
-    """
-    saved = (len(graph._nodes), dict(graph._producers), dict(graph._name_counts),
-             set(graph._names_used), dict(graph._variable_reads), dict(graph._plans))
-    try:
-        yield graph
-    finally:
-        count, producers, name_counts, names_used, reads, plans = saved
-        del graph._nodes[count:]
-        for container, before in ((graph._producers, producers), (graph._name_counts, name_counts),
-                                  (graph._names_used, names_used),
-                                  (graph._variable_reads, reads), (graph._plans, plans)):
-            container.clear()
-            container.update(before)

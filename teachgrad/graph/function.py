@@ -149,6 +149,11 @@ class Function:
         return self._last.graph if self._last else None
 
     @property
+    def last_concrete_function(self):
+        """The most recent trace: its graph, inputs and outputs (None before the first call)."""
+        return self._last
+
+    @property
     def trace_count(self):
         return len(self._traces)
 

@@ -54,10 +54,10 @@ def scene_of(obj, tape=None, fetches=None):
     if isinstance(obj, Trace):
         return from_trace(obj)
     if isinstance(obj, Function):
-        if obj._last is None:
+        if obj.last_concrete_function is None:
             raise ValueError(f"The tg.function {obj.__name__!r} has not been traced yet: call it "
                              f"once (or call get_concrete_function(...)) and draw it then.")
-        obj = obj._last
+        obj = obj.last_concrete_function
     if isinstance(obj, ConcreteFunction):
         scene = from_graph(obj.graph, fetches if fetches is not None else None)
         scene.targets = tuple(obj.outputs) if fetches is None else scene.targets
