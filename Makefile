@@ -2,12 +2,13 @@
 #   make lab   set up .venv and open the course in JupyterLab
 #   make test  set up .venv and run every test (unit, property, notebooks)
 #   make docs  set up .venv and build the docs site into docs/_build/html
+#   make student  the student edition of the course, built by nbgrader, in build/student/
 VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
 EXTRAS  ?= lab,test,docs
 
-.PHONY: lab test docs setup graphviz chromium bench bench-teachgrad test-gpu clean
+.PHONY: lab test docs student setup graphviz chromium bench bench-teachgrad test-gpu clean
 
 setup: $(STAMP) graphviz
 
@@ -33,6 +34,12 @@ lab: setup
 
 test: setup chromium
 	TEACHGRAD_REQUIRE_BROWSER=1 $(PYTHON) -m pytest
+
+# The student edition: every lesson with its solutions replaced by stubs and its outputs
+# cleared, made by nbgrader's generate_assignment (scripts/student_edition.py), in
+# build/student/ (git-ignored). The lessons in notebooks/ stay the solved edition.
+student: setup
+	$(PYTHON) scripts/student_edition.py build/student
 
 # The docs site (Sphinx + MyST-NB): executes every lesson afresh, so their outputs and
 # widget states are today's; any warning is an error. Then docs/check_site.py opens

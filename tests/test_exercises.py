@@ -205,3 +205,12 @@ def test_check_prediction_points_at_the_wrong_part_without_the_answer():
         ex.check_prediction(7, 5, about="the number of adds")
     with pytest.raises(ex.NotYet, match="give a tuple of 2 values"):
         ex.check_prediction(5, (5, 1), about="the passes")
+
+
+def test_check_value_shows_the_right_value_and_the_hint():
+    assert ex.check_value(2.0, 2.0, about="replay(...)")
+    with pytest.raises(ex.NotYet, match=r"replay\(\.\.\.\) came out as 2, but should be 3\. "
+                                        r"Hint: add every contribution"):
+        ex.check_value(2.0, 3.0, about="replay(...)", hint="add every contribution")
+    with pytest.raises(ex.NotYet, match=r"has shape \(2,\), but should have shape \(3,\)"):
+        ex.check_value([1.0, 2.0], [1.0, 2.0, 3.0], about="the gradient")

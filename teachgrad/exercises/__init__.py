@@ -15,10 +15,10 @@ The lessons' check cells use ``answer(name)`` to fetch what the student wrote
 and ``check_prediction`` to compare a prediction with what the engine did; both
 raise ``NotYet`` with a message that teaches.
 """
-from .answers import NotYet, answer, check_prediction
+from .answers import NotWritten, answer, check_prediction, check_value
 from .catalogue import Exercise, get, names
 from .check import check_jvp, check_vjp
-from .feedback import VERDICTS, Feedback
+from .feedback import VERDICTS, Feedback, NotYet
 
-__all__ = ["Exercise", "Feedback", "NotYet", "VERDICTS", "answer", "check_jvp",
-           "check_prediction", "check_vjp", "get", "names"]
+__all__ = ["Exercise", "Feedback", "NotWritten", "NotYet", "VERDICTS", "answer", "check_jvp",
+           "check_prediction", "check_value", "check_vjp", "get", "names"]

@@ -17,6 +17,8 @@ import functools
 import inspect
 import numbers
 
+import numpy as np
+
 from .feedback import Feedback, NotYet
 
 
@@ -48,6 +50,11 @@ def answer(name):
     return value
 
 
+class NotWritten(NotYet, NotImplementedError):
+    """A student's function that is still the stub: a NotYet that checkers which catch
+    NotImplementedError (``check_vjp``) recognise too."""
+
+
 def _guarded(name, fn):
     @functools.wraps(fn)
     def call(*args, **kwargs):
@@ -56,7 +63,7 @@ def _guarded(name, fn):
         except NotYet:
             raise
         except NotImplementedError:
-            raise NotYet(f"Not yet: `{name}` is not written yet: it still raises "
+            raise NotWritten(f"Not yet: `{name}` is not written yet: it still raises "
                          f"NotImplementedError. Replace that line with your code, run its "
                          f"cell, then run this one again.") from None
         except Exception as error:
@@ -88,6 +95,32 @@ def check_prediction(predicted, actual, about, hint=None, hints=None, rtol=1e-6)
     if hint:
         message += f" Hint: {hint}"
     raise NotYet("Not yet: " + message)
+
+
+def check_value(got, expected, about, hint=None, rtol=1e-6, atol=1e-9):
+    """Compare a number (or array) the student computed with the right one.
+
+    Unlike a prediction, a computed value may be shown beside the right one: the
+    code that computes it is the exercise. Returns ``Feedback("right", ...)``
+    or raises ``NotYet``.
+    """
+    got_array = np.asarray(got, dtype=np.float64)
+    expected_array = np.asarray(expected, dtype=np.float64)
+    if got_array.shape != expected_array.shape:
+        message = (f"{about} has shape {got_array.shape}, but should have shape "
+                   f"{expected_array.shape}.")
+    elif np.allclose(got_array, expected_array, rtol=rtol, atol=atol):
+        return Feedback("right", f"{about} is right.")
+    else:
+        message = (f"{about} came out as {_show(got_array)}, but should be "
+                   f"{_show(expected_array)}.")
+    if hint:
+        message += f" Hint: {hint}"
+    raise NotYet("Not yet: " + message)
+
+
+def _show(array):
+    return f"{float(array):.6g}" if array.ndim == 0 else np.array2string(array, precision=6)
 
 
 def _same(a, b, rtol):

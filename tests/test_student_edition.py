@@ -1,0 +1,179 @@
+"""The student edition (make student), built and graded by nbgrader itself.
+
+The lessons in notebooks/ are the solved edition (nbval tests them as they are).
+Here: every exercise is marked for nbgrader and followed by a check cell; the
+student edition that nbgrader builds has stubs in place of the solutions, and
+running it, every check cell fails with a message that teaches, never with a
+NameError and never quoting the solution; and nbgrader's autograder gives a
+notebook filled with the solutions full marks and one left as stubs none.
+"""
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "student_edition.py"
+LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+TEACHING_ERRORS = {"NotYet", "NotWritten"}     # tg.exercises' verdicts
+
+
+def nbgrader_meta(cell):
+    return cell.metadata.get("nbgrader", {})
+
+
+def is_check(cell):
+    return cell.cell_type == "code" and nbgrader_meta(cell).get("grade") \
+        and not nbgrader_meta(cell).get("solution")
+
+
+def is_solution(cell):
+    return bool(nbgrader_meta(cell).get("solution"))
+
+
+def solution_lines(cell):
+    """The lines between the markers (the whole cell when it has none), stripped."""
+    lines = cell.source.splitlines()
+    if "### BEGIN SOLUTION" in cell.source:
+        inside, keep = False, []
+        for line in lines:
+            if "### BEGIN SOLUTION" in line:
+                inside = True
+            elif "### END SOLUTION" in line:
+                inside = False
+            elif inside:
+                keep.append(line)
+        lines = keep
+    return [line.strip() for line in lines if len(line.strip()) > 12
+            and not line.strip().startswith("#")]
+
+
+def test_every_exercise_is_marked_and_followed_by_a_check():
+    exercises = 0
+    for path in LESSONS:
+        cells = nbformat.read(path, as_version=4).cells
+        code = [c for c in cells if c.cell_type == "code"]
+        for i, cell in enumerate(code):
+            if "BEGIN SOLUTION" in cell.source:
+                assert is_solution(cell), f"{path.name}: markers outside a solution cell"
+            if is_solution(cell):
+                exercises += 1
+                assert cell.source.count("### BEGIN SOLUTION") == \
+                    cell.source.count("### END SOLUTION") > 0, (path.name, cell.id)
+                following = code[i + 1] if i + 1 < len(code) else None
+                assert following is not None and is_check(following), \
+                    f"{path.name}: the exercise {nbgrader_meta(cell)['grade_id']} has no check " \
+                    f"cell after it"
+                assert "tg.exercises" in following.source, following.source
+    assert exercises >= 25
+
+
+@pytest.fixture(scope="module")
+def student_edition(tmp_path_factory):
+    out = tmp_path_factory.mktemp("student")
+    subprocess.run([sys.executable, str(SCRIPT), str(out)], check=True, capture_output=True,
+                   timeout=300)
+    return out
+
+
+def test_student_edition_has_stubs_not_solutions(student_edition):
+    built = sorted(p.name for p in student_edition.glob("*.ipynb"))
+    assert built == [p.name for p in LESSONS]
+    for path in LESSONS:
+        student = nbformat.read(student_edition / path.name, as_version=4)
+        solved = {nbgrader_meta(c)["grade_id"]: c
+                  for c in nbformat.read(path, as_version=4).cells if is_solution(c)}
+        text = json.dumps([c.source for c in student.cells])
+        assert "BEGIN SOLUTION" not in text
+        for cell in student.cells:
+            assert not cell.get("outputs"), f"{path.name}: outputs were not cleared"
+            if is_solution(cell):
+                stub = "raise NotImplementedError()" if cell.cell_type == "code" \
+                    else "YOUR ANSWER HERE"
+                assert stub in cell.source, (path.name, cell.source)
+                for line in solution_lines(solved[nbgrader_meta(cell)["grade_id"]]):
+                    assert line not in cell.source, (path.name, line)
+
+
+def run(notebook, cwd):
+    NotebookClient(notebook, timeout=300, allow_errors=True, kernel_name="python3",
+                   resources={"metadata": {"path": str(cwd)}}).execute()
+    return notebook
+
+
+def test_every_check_fails_with_a_message_that_teaches(student_edition):
+    """Run as a student would, top to bottom, having written nothing yet."""
+    for path in LESSONS:
+        solved = [c for c in nbformat.read(path, as_version=4).cells if is_solution(c)]
+        answers = [line for cell in solved for line in solution_lines(cell)]
+        notebook = run(nbformat.read(student_edition / path.name, as_version=4),
+                       student_edition)
+        checks = [c for c in notebook.cells if is_check(c)]
+        assert checks
+        for cell in checks:
+            errors = [o for o in cell.outputs if o.output_type == "error"]
+            where = f"{path.name}, {nbgrader_meta(cell)['grade_id']}"
+            assert errors, f"{where}: the check passed with nothing written"
+            error = errors[0]
+            assert error.ename in TEACHING_ERRORS, f"{where}: {error.ename}: {error.evalue}"
+            assert error.evalue.startswith("Not yet: ") and len(error.evalue) > 60, where
+            assert not any(line in error.evalue for line in answers), \
+                f"{where}: the message quotes the solution: {error.evalue}"
+
+
+# -- grading with nbgrader's autograder --------------------------------------------------
+
+GRADED = [p for p in LESSONS if p.name.startswith(("01_", "06_"))]
+
+
+def nbgrader(root, *args, timeout=600):
+    # nbgrader runs `alembic` to set up its gradebook: put this environment's scripts first
+    env = dict(os.environ, PATH=os.pathsep.join([str(pathlib.Path(sys.executable).parent),
+                                                 os.environ.get("PATH", "")]))
+    result = subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={root}"],
+        cwd=root, capture_output=True, text=True, timeout=timeout, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def test_autograder_gives_solutions_full_marks_and_stubs_none(tmp_path):
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        from student_edition import ASSIGNMENT, make_course
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    make_course(tmp_path, GRADED)
+    nbgrader(tmp_path, "generate_assignment", ASSIGNMENT, "--force")
+    for student in ("solver", "stubs"):
+        submitted = tmp_path / "submitted" / student / ASSIGNMENT
+        submitted.mkdir(parents=True)
+        for path in GRADED:
+            notebook = nbformat.read(tmp_path / "release" / ASSIGNMENT / path.name,
+                                     as_version=4)
+            if student == "solver":     # the student's answers: the solutions themselves
+                solved = {nbgrader_meta(c)["grade_id"]: c.source
+                          for c in nbformat.read(path, as_version=4).cells if is_solution(c)}
+                for cell in notebook.cells:
+                    if is_solution(cell):
+                        cell.source = re.sub(r"\s*### (BEGIN|END) SOLUTION", "",
+                                             solved[nbgrader_meta(cell)["grade_id"]])
+            nbformat.write(notebook, submitted / path.name)
+    nbgrader(tmp_path, "autograde", ASSIGNMENT, "--create", "--force",
+             "--ExecutePreprocessor.timeout=120")
+
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gradebook:
+        solver = gradebook.find_submission(ASSIGNMENT, "solver")
+        stubs = gradebook.find_submission(ASSIGNMENT, "stubs")
+        checks = sum(1 for path in GRADED for c in nbformat.read(path, as_version=4).cells
+                     if is_check(c))
+        assert solver.max_score >= checks > 0
+        assert solver.score == solver.max_score
+        assert stubs.score == 0
