@@ -134,12 +134,50 @@ RIGHT_VJPS = {
 }
 
 
+RIGHT_JVPS = {
+    "sin_jvp": [lambda t, ans, x: t * tg.cos(x)],
+    "multiply_jvp": [lambda t, ans, x, y: tg.broadcast_to(t, ans.shape) * y,
+                     lambda t, ans, x, y: x * tg.broadcast_to(t, ans.shape)],
+}
+
+
 @pytest.mark.parametrize("name", ex.names())
 def test_every_catalogue_exercise_can_be_solved(name):
     exercise = ex.get(name)
-    assert exercise.check_vjp(*RIGHT_VJPS[name]).ok
-    wrong = [lambda *args, rule=rule: 1.5 * rule(*args) for rule in RIGHT_VJPS[name]]
-    assert exercise.check_vjp(*wrong).verdict == "wrong_value"
+    right = {**RIGHT_VJPS, **RIGHT_JVPS}[name]
+    assert exercise.check(*right).ok
+    wrong = [lambda *args, rule=rule: 1.5 * rule(*args) for rule in right]
+    feedback = exercise.check(*wrong)
+    assert feedback.verdict == "wrong_value" and feedback.message.endswith(exercise.hint)
+
+
+def test_task_texts_do_not_give_the_answer():
+    for exercise in ex.list():
+        assert exercise.task.startswith("Write") and "=" not in exercise.task.split(" of ")[0]
+        assert not any(word in exercise.task for word in ("cos", "1/x", "ans", "transpose"))
+        assert repr(exercise).startswith(f"<exercise {exercise.name}: Write")
+
+
+def test_a_course_registers_its_own_exercise():
+    cube_p = tg.ops.primitive("course_cube", lambda x: x ** 3)
+
+    def cube(x):
+        return tg.ops.bind(cube_p, x)
+
+    exercise = ex.register(name="course_cube", f=cube, inputs=([1.0, -2.0],),
+                           task="Write the VJP rule of cube.", hint="the power rule.")
+    try:
+        assert ex.get("course_cube") is exercise and exercise in ex.list()
+        assert exercise.check(lambda g, ans, x: g * 3 * x ** 2).ok
+        assert "Hint: the power rule." in exercise.check(lambda g, ans, x: g * x ** 2).message
+        with pytest.raises(ValueError, match="already an exercise called 'course_cube'"):
+            ex.register(exercise)
+        ex.register(exercise, replace_existing=True)
+        with pytest.raises(ValueError, match="kind is one of"):
+            ex.register(name="bad", f=cube, inputs=([1.0],), task="Write it.", kind="hvp")
+    finally:
+        ex.unregister("course_cube")
+    assert "course_cube" not in ex.names()
 
 
 def test_unknown_exercise():
@@ -214,3 +252,39 @@ def test_check_value_shows_the_right_value_and_the_hint():
         ex.check_value(2.0, 3.0, about="replay(...)", hint="add every contribution")
     with pytest.raises(ex.NotYet, match=r"has shape \(2,\), but should have shape \(3,\)"):
         ex.check_value([1.0, 2.0], [1.0, 2.0, 3.0], about="the gradient")
+
+
+# -- hints for the usual slips -------------------------------------------------------------
+
+def test_a_kink_accepts_any_subgradient_and_is_not_blamed_on_numpy():
+    at_zero = [-1.0, 0.0, 2.0]
+    assert ex.check_vjp(tg.abs, lambda g, ans, x: g * tg.sign(x), at_zero).ok
+    for step in (lambda x: x > 0, lambda x: x >= 0):      # relu'(0) may be 0 or 1
+        rule = lambda g, ans, x, step=step: g * tg.cast(step(x), x.dtype)  # noqa: E731
+        assert ex.check_vjp(tg.relu, rule, at_zero).ok
+    outside = ex.check_vjp(tg.relu, lambda g, ans, x: 2 * g * tg.cast(x >= 0, x.dtype), at_zero)
+    assert outside.verdict == "wrong_value" and outside.entry == (1,)
+    assert "kink" in outside.message and "subgradient" in outside.message
+
+
+def test_hints_for_sin_where_cos_belongs_and_for_a_forgotten_ans():
+    itself = ex.check_vjp(tg.sin, lambda g, ans, x: g * tg.sin(x), POINT)
+    assert "sin where cos belongs" in itself.message
+    forgot = ex.check_vjp(tg.sin, lambda g, x: g * tg.cos(x), POINT)
+    assert forgot.verdict == "raised" and "Did you leave it out?" in forgot.message
+    assert "rule(g, ans, *inputs)" in forgot.message
+
+
+def test_hints_for_a_reduction_and_a_product():
+    sum_rows = ex.get("sum_rows")
+    for rule in (lambda g, ans, x: g, lambda g, ans, x: g * tg.ones_like(x)):
+        feedback = sum_rows.check_vjp(rule)
+        assert "tg.expand_dims(g, 1)" in feedback.message, feedback.message
+    kept = sum_rows.check_vjp(lambda g, ans, x: tg.expand_dims(g, 1))
+    assert kept.verdict == "wrong_shape" and "tg.broadcast_to" in kept.message
+    matmul = ex.get("matmul")
+    no_transpose = matmul.check_vjp(lambda g, ans, a, b: g @ b, lambda g, ans, a, b: g)
+    assert no_transpose.verdict == "raised" and "tg.transpose" in no_transpose.message
+    swapped = matmul.check_vjp(lambda g, ans, a, b: g @ tg.transpose(b),
+                               lambda g, ans, a, b: tg.transpose(g) @ a)
+    assert swapped.verdict == "wrong_shape" and "B^T A^T" in swapped.message

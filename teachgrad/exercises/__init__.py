@@ -1,4 +1,5 @@
-"""Exercises: write a derivative rule, get told whether it is right and, if not, why.
+"""Exercises: write a derivative rule (or predict what the engine does), get told whether
+it is right and, if not, what is off, with a hint that does not give the answer away.
 
     import teachgrad as tg
 
@@ -6,19 +7,24 @@
         return g * tg.cos(x)
 
     tg.exercises.check_vjp(tg.sin, sin_vjp, [0.3, 1.2, -2.0])
-    tg.exercises.get("multiply").check_vjp(my_x_rule, my_y_rule)
+    tg.exercises.get("multiply").check(my_x_rule, my_y_rule)
 
-``check_vjp`` / ``check_jvp`` take any function of tensors; ``get(name)`` gives
-one of the lessons' ready-made exercises (``names()`` lists them).
+``check_vjp`` / ``check_jvp`` take any function of tensors. The registry holds
+ready-made exercises: ``list()`` shows them with their tasks, ``get(name)`` gives
+one, and ``register(...)`` adds a course's own.
 
-The lessons' check cells use ``answer(name)`` to fetch what the student wrote
-and ``check_prediction`` to compare a prediction with what the engine did; both
-raise ``NotYet`` with a message that teaches.
+The lessons' check cells use ``answer(name)`` to fetch what the student wrote,
+``check_prediction`` to compare a prediction with what the engine did and
+``check_value`` for a computed number; they raise ``NotYet`` with a message that
+teaches.
 """
 from .answers import NotWritten, answer, check_prediction, check_value
-from .catalogue import Exercise, get, names
+from .catalogue import Exercise, exercises, get, names, register, unregister
 from .check import check_jvp, check_vjp
 from .feedback import VERDICTS, Feedback, NotYet
 
+list = exercises   # tg.exercises.list(): the registered exercises, each showing its task
+
 __all__ = ["Exercise", "Feedback", "NotWritten", "NotYet", "VERDICTS", "answer", "check_jvp",
-           "check_prediction", "check_value", "check_vjp", "get", "names"]
+           "check_prediction", "check_value", "check_vjp", "get", "list", "names", "register",
+           "unregister"]

@@ -1,64 +1,162 @@
-"""The lessons' ready-made exercises: a function, a point, and what it teaches.
+"""A registry of exercises: a function, a point, a task, and a hint for a wrong answer.
 
-The points avoid kinks and the edges of each function's domain, and the
-binary ops broadcast, so that forgetting to sum a broadcast cotangent shows.
+    ex = tg.exercises.get("sin")
+    ex                                  # <exercise sin: Write the VJP rule of tg.sin ...>
+    ex.check(lambda g, ans, x: g * tg.cos(x))
+
+The task says what to write, never the answer; the hint is added to the message
+of a wrong answer. An instructor adds exercises from their own package with
+``register`` (``list()`` shows them all). The ready-made points avoid kinks and
+the edges of each function's domain, and the binary ops broadcast, so that
+forgetting to sum a broadcast cotangent shows.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from .. import ops
 from .check import check_jvp, check_vjp
 
+KINDS = ("vjp", "jvp")
+
 
 @dataclass(frozen=True)
 class Exercise:
-    """Write the VJP (or JVP) rule of ``f``; ``check_vjp(*rules)`` says if it is right."""
+    """Write the VJP (or JVP) rules of ``f``; ``check(*rules)`` says whether they are right.
+
+    Attributes:
+      name: how ``get`` finds it.
+      f: the function whose rules are written (a tensor function, one tensor out).
+      inputs: the point to check at, one array-like per input of ``f``.
+      task: what to write, in words (not the answer).
+      hint: added to the feedback when the rules are not right yet.
+      kind: ``"vjp"`` (rules ``rule(g, ans, *inputs)``) or ``"jvp"``
+        (rules ``rule(x_dot, ans, *inputs)``).
+    """
     name: str
     f: Callable
     inputs: tuple
     task: str
+    hint: str = ""
+    kind: str = "vjp"
+
+    def check(self, *rules, seed=0):
+        """One rule per input of ``f``, of this exercise's kind."""
+        return self.check_vjp(*rules, seed=seed) if self.kind == "vjp" \
+            else self.check_jvp(*rules, seed=seed)
 
     def check_vjp(self, *rules, seed=0):
         """One VJP rule ``rule(g, ans, *inputs)`` per input of ``f``."""
-        return check_vjp(self.f, list(rules), list(self.inputs), seed=seed)
+        return self._with_hint(check_vjp(self.f, list(rules), list(self.inputs), seed=seed))
 
     def check_jvp(self, *rules, seed=0):
         """One JVP rule ``rule(x_dot, ans, *inputs)`` per input of ``f``."""
-        return check_jvp(self.f, list(rules), list(self.inputs), seed=seed)
+        return self._with_hint(check_jvp(self.f, list(rules), list(self.inputs), seed=seed))
+
+    def _with_hint(self, feedback):
+        if feedback or not self.hint:
+            return feedback
+        return replace(feedback, message=f"{feedback.message} Hint: {self.hint}")
 
     def __repr__(self):
         return f"<exercise {self.name}: {self.task}>"
 
 
-_EXERCISES = [
-    Exercise("sin", ops.sin, ([0.3, 1.2, -2.0],), "d/dx sin x = cos x"),
-    Exercise("exp", ops.exp, ([0.5, -1.0, 2.0],), "d/dx e^x = e^x (the output itself: use ans)"),
-    Exercise("log", ops.log, ([0.5, 1.5, 4.0],), "d/dx ln x = 1/x"),
-    Exercise("tanh", ops.tanh, ([0.3, -0.8, 1.5],), "d/dx tanh x = 1 - tanh^2 x (use ans)"),
-    Exercise("sigmoid", ops.sigmoid, ([0.3, -2.0, 1.0],), "d/dx s(x) = s(x) (1 - s(x))"),
+def _vjp_task(what, rules="the VJP rule"):
+    return f"Write {rules} of {what}."
+
+
+_READY_MADE = [
+    Exercise("sin", ops.sin, ([0.3, 1.2, -2.0],), _vjp_task("tg.sin"),
+             "which function is the derivative of sin? And the chain rule multiplies by g."),
+    Exercise("exp", ops.exp, ([0.5, -1.0, 2.0],), _vjp_task("tg.exp"),
+             "the derivative of e^x is a value the rule is already given."),
+    Exercise("log", ops.log, ([0.5, 1.5, 4.0],), _vjp_task("tg.log (the natural logarithm)"),
+             "the derivative of ln x is a power of x."),
+    Exercise("tanh", ops.tanh, ([0.3, -0.8, 1.5],), _vjp_task("tg.tanh"),
+             "the derivative of tanh can be written with tanh itself, which the rule gets as "
+             "ans."),
+    Exercise("sigmoid", ops.sigmoid, ([0.3, -2.0, 1.0],), _vjp_task("tg.sigmoid"),
+             "like tanh's, the sigmoid's derivative can be written with its own value, ans."),
     Exercise("multiply", ops.multiply, ([[1.0], [2.0], [-1.5]], [0.5, -1.0, 3.0, 2.0]),
-             "z = x * y with x of shape (3, 1) and y of shape (4,): both broadcast to (3, 4)"),
+             _vjp_task("z = x * y, for x of shape (3, 1) and y of shape (4,), which both "
+                       "broadcast to (3, 4)", "the two VJP rules"),
+             "each input's cotangent has that input's shape: add up the cotangents of the "
+             "copies broadcasting made."),
     Exercise("divide", ops.divide, ([[1.0, -2.0], [3.0, 0.5]], [2.0, -4.0]),
-             "z = x / y, with y broadcast along the rows"),
+             _vjp_task("z = x / y, with y of shape (2,) broadcast along the rows",
+                       "the two VJP rules"),
+             "x / y is x * y^-1; and y was broadcast along the rows."),
     Exercise("matmul", ops.matmul, ([[1.0, 2.0, 0.5], [-1.0, 0.0, 3.0]],
                                     [[0.5, 1.0], [2.0, -1.0], [1.5, 0.25]]),
-             "C = A B: dA = dC B^T, dB = A^T dC"),
+             _vjp_task("C = A @ B, for A of shape (2, 3) and B of shape (3, 2)",
+                       "the two VJP rules"),
+             "each cotangent has its input's shape, and g has C's: the shapes say which "
+             "factor goes on which side, and which to transpose."),
     Exercise("sum_rows", lambda x: ops.sum(x, axis=1), ([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],),
-             "y = x summed over axis 1: every entry of a row gets that row's cotangent"),
+             _vjp_task("y = tg.sum(x, axis=1) for x of shape (2, 3)"),
+             "every entry of a row added once to its row's sum."),
+    Exercise("sin_jvp", ops.sin, ([0.3, 1.2, -2.0],), _vjp_task("tg.sin", "the JVP rule"),
+             "a JVP rule maps the input's tangent x_dot to the output's: the local derivative "
+             "times x_dot.", kind="jvp"),
+    Exercise("multiply_jvp", ops.multiply, ([[1.0], [2.0], [-1.5]], [0.5, -1.0, 3.0, 2.0]),
+             _vjp_task("z = x * y, for x of shape (3, 1) and y of shape (4,)",
+                       "the two JVP rules (each input's contribution to z's tangent)"),
+             "each contribution has the output's shape (3, 4): the product rule, one term per "
+             "input.", kind="jvp"),
 ]
 
-EXERCISES = {e.name: e for e in _EXERCISES}
+_REGISTRY = {}
+
+
+def register(exercise=None, *, name=None, f=None, inputs=None, task=None, hint="",
+             kind="vjp", replace_existing=False):
+    """Add an exercise to the registry (from a course's own package, say).
+
+    Pass an ``Exercise``, or its fields: ``register(name="cube", f=cube, inputs=([1.0, 2.0],),
+    task="Write the VJP rule of cube.", hint="3 x^2 is only half of it.")``.
+    Returns the exercise. A name already taken is an error unless
+    ``replace_existing=True``.
+    """
+    if exercise is None:
+        if name is None or f is None or inputs is None or task is None:
+            raise ValueError("register needs an Exercise, or name=, f=, inputs= and task=.")
+        exercise = Exercise(name, f, tuple(inputs), task, hint, kind)
+    if not isinstance(exercise, Exercise):
+        raise TypeError(f"register takes a tg.exercises.Exercise, not "
+                        f"{type(exercise).__name__}.")
+    if exercise.kind not in KINDS:
+        raise ValueError(f"An exercise's kind is one of {KINDS}, not {exercise.kind!r}.")
+    if exercise.name in _REGISTRY and not replace_existing:
+        raise ValueError(f"There is already an exercise called {exercise.name!r}; pass "
+                         f"replace_existing=True to replace it.")
+    _REGISTRY[exercise.name] = exercise
+    return exercise
+
+
+def unregister(name):
+    """Remove the exercise called ``name`` from the registry."""
+    get(name)
+    del _REGISTRY[name]
 
 
 def names():
-    """The names of the ready-made exercises."""
-    return list(EXERCISES)
+    """The names of the registered exercises, in the order they were registered."""
+    return list(_REGISTRY)
+
+
+def exercises():
+    """The registered exercises (``tg.exercises.list()``): each shows its task."""
+    return list(_REGISTRY.values())
 
 
 def get(name):
-    """The ready-made exercise called ``name``."""
+    """The registered exercise called ``name``."""
     try:
-        return EXERCISES[name]
+        return _REGISTRY[name]
     except KeyError:
         raise ValueError(f"No exercise called {name!r}; there are: "
-                         f"{', '.join(EXERCISES)}.") from None
+                         f"{', '.join(_REGISTRY)}.") from None
+
+
+for _exercise in _READY_MADE:
+    register(_exercise)

@@ -30,7 +30,7 @@ from ..debug import rulecheck
 from ..ops import IndexedSlices
 from ..ops import sum as tg_sum
 from ..tensor import Tensor, constant
-from .explain_shapes import jvp_shape_story, vjp_shape_story
+from .explain_shapes import jvp_shape_story, reduction_story, vjp_shape_story
 from .feedback import Feedback
 
 ATOL, RTOL = 1e-6, 1e-5          # for first derivatives
@@ -149,8 +149,29 @@ class _Check:
                                   f"still raises NotImplementedError. Replace that line with "
                                   f"your rule.", i)
         except Exception as error:
+            text = str(error).rstrip()
+            text += "" if text.endswith((".", "!", "?")) else "."
             return None, Feedback("raised", f"the rule for input {i} raised "
-                                  f"{type(error).__name__}: {error}", i)
+                                  f"{type(error).__name__}: {text}"
+                                  f"{self._raised_hint(rule, i, error)}", i)
+
+    def _raised_hint(self, rule, i, error):
+        """What a rule that raised most likely got wrong."""
+        first = "g" if self.mode == "vjp" else "x_dot"
+        if isinstance(error, TypeError) and "positional argument" in str(error) and \
+                _arity(rule, None) == len(self.arrays) + 1:
+            return (f" A rule is called as rule({first}, ans, *inputs): ans, the output of f, "
+                    f"comes second even where the rule does not use it. Did you leave it out?")
+        if not isinstance(error, ValueError) or "shape" not in str(error):
+            return ""
+        shapes = ", ".join(f"input {k} {tuple(a.shape)}" for k, a in enumerate(self.arrays))
+        hint = (f" Line the shapes up: {first} has the output's shape {self.out_shape}; "
+                f"{shapes}; the rule's result must have the shape of "
+                f"{'input ' + str(i) if self.mode == 'vjp' else 'the output'}.")
+        story = reduction_story(tuple(self.arrays[i].shape), self.out_shape)
+        if self.mode == "vjp" and story:
+            return hint + " " + story
+        return hint + " In a product, one factor may need tg.transpose."
 
     # -- VJP ----------------------------------------------------------------------------
     def _check_vjp(self, i, rule):
@@ -176,7 +197,33 @@ class _Check:
             self.evaluate, self.arrays, i, [backend.xp.ones(self.out_shape)], scale, self.h,
             self.arrays[i].size)).reshape(self.arrays[i].shape)
         return _compare(got_array, expected, i, "input", "J^T g", without_g,
-                        "the derivative without the cotangent: multiply by g (the chain rule)")
+                        "the derivative without the cotangent: multiply by g (the chain rule)",
+                        kink=lambda entry: self._kink(i, entry),
+                        itself=np.asarray(backend.to_numpy(self.g)) * np.asarray(
+                            backend.to_numpy(self.ans)) if self.out_shape == tuple(
+                            self.arrays[i].shape) else None)
+
+    def _kink(self, i, entry):
+        """``(low, high)``, the one-sided slopes of <g, f> along entry ``entry`` of input
+        ``i`` where f has a kink there (abs or relu at 0), else None. A kink's gap between
+        the slopes stays as the step shrinks; a smooth function's shrinks with it."""
+        cache = self.__dict__.setdefault("_kinks", {})
+        if (i, entry) not in cache:
+            scale = float(np.ravel(backend.to_numpy(rulecheck.scale_of(self.arrays[i])))[
+                int(np.ravel_multi_index(entry, self.arrays[i].shape)) if entry else 0])
+            t = np.zeros(self.arrays[i].shape)
+            t[entry] = scale
+            eps = float(np.finfo(np.float64).eps)
+            u = [backend.xp.asarray(self.g)]
+            small, smaller = (rulecheck.difference(self.evaluate, self.arrays, i,
+                                                   backend.xp.asarray(t), u, self.h / k,
+                                                   [self.ans], eps) for k in (100, 400))
+            gap, gap_smaller = small.forward - small.backward, smaller.forward - smaller.backward
+            kink = abs(gap) > 1e-6 * (1 + abs(small.central)) + small.noise and \
+                abs(gap_smaller) >= 0.5 * abs(gap)
+            cache[(i, entry)] = tuple(sorted((smaller.forward / scale,
+                                              smaller.backward / scale))) if kink else None
+        return cache[(i, entry)]
 
     # -- JVP ----------------------------------------------------------------------------
     def _check_jvp(self, i, rule):
@@ -248,8 +295,14 @@ class _Check:
                 a.size)).reshape(a.shape)
             by_tape = np.asarray(backend.to_numpy(_dense(tape_grads[k])._value),
                                  dtype=np.float64)
-            if not np.allclose(by_tape, numeric, atol=ATOL2 * (1 + np.abs(numeric).max(
-                    initial=0)), rtol=RTOL2):
+            off = ~np.isclose(by_tape, numeric, atol=ATOL2 * (1 + np.abs(numeric).max(
+                initial=0)), rtol=RTOL2)
+            if k < len(self.arrays) and self.mode == "vjp":
+                for flat in np.flatnonzero(off):   # a kink of f: its rule jumps there
+                    at = tuple(int(j) for j in np.unravel_index(int(flat), off.shape))
+                    if self._kink(k, at) is not None:
+                        off[at] = False
+            if off.any():
                 what = f"input {k}" if k < len(self.arrays) else \
                     ("g" if self.mode == "vjp" else "x_dot")
                 return self._not_again(i, f"its result changes with {what} in a way the "
@@ -281,8 +334,9 @@ class _Check:
 
     def _not_again(self, i, why):
         return Feedback("not_differentiable_again", f"the rule for input {i} gives the right "
-                        f"values, but cannot be differentiated again: {why}. Part of it was computed outside teachgrad (with "
-                        f"numpy, or via .numpy()), so autodiff cannot differentiate it again. "
+                        f"values, but cannot be differentiated again: {why}. Part of it was "
+                        f"computed outside teachgrad (with numpy, or via .numpy()), so autodiff "
+                        f"cannot differentiate it again. "
                         f"Second derivatives, and forward mode by transposing the rule, would "
                         f"be wrong. Write it with teachgrad ops (tg.cos, not np.cos).", i)
 
@@ -292,15 +346,42 @@ def _first(array):
     return f"{flat[0]:.6g}" if flat.size == 1 else np.array2string(flat[:4], precision=4)
 
 
-def _compare(got, expected, i, where, what, alternative, alternative_hint):
-    """A wrong_value Feedback at the first entry that differs (None when all agree)."""
+def _compare(got, expected, i, where, what, alternative, alternative_hint, kink=None,
+             itself=None):
+    """A wrong_value Feedback at the first entry that differs (None when all agree).
+
+    ``kink(entry)`` gives the one-sided slopes where f has no derivative (abs at 0):
+    there any value between them is right (a subgradient), and a value outside them
+    gets a message about the kink. ``itself`` is g times f's own value (a hint).
+    """
     tol = ATOL * (1 + float(np.abs(expected).max(initial=0))) + RTOL * np.abs(expected)
     bad = np.abs(got - expected) > tol
+    kinks = {}
+    if kink is not None:
+        for flat in np.flatnonzero(bad):
+            entry = tuple(int(k) for k in np.unravel_index(int(flat), got.shape))
+            sides = kink(entry)
+            if sides is not None:
+                kinks[entry] = sides
+                low, high = sides
+                slack = ATOL * (1 + abs(low) + abs(high))
+                if low - slack <= got[entry] <= high + slack:
+                    bad[entry] = False
     if not bad.any():
         return None
     entry = tuple(int(k) for k in np.unravel_index(int(np.argmax(bad)), got.shape)) \
         if got.ndim else ()
+    if entry in kinks:
+        low, high = kinks[entry]
+        return Feedback("wrong_value", f"the rule for input {i} is wrong at {where} entry "
+                        f"{entry}, where f has a kink (no derivative): the slopes on its two "
+                        f"sides are {low:.6g} and {high:.6g}, so any value between them (a "
+                        f"subgradient) is right there, but yours is {float(got[entry]):.6g}.",
+                        i, entry, float(got[entry]), float(expected[entry]))
     hint = _hint(got, expected, alternative, alternative_hint)
+    if not hint and itself is not None and np.allclose(got, itself, rtol=1e-4, atol=1e-8):
+        hint = (" It looks like g times the function's own value (ans): the function where "
+                "its derivative belongs (sin where cos belongs, say).")
     return Feedback("wrong_value", f"the rule for input {i} is wrong at {where} entry {entry}: "
                     f"it gives {float(got[entry]):.6g}, the right value ({what}, by "
                     f"finite differences) is {float(expected[entry]):.6g}; {int(bad.sum())} of "

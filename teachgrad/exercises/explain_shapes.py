@@ -42,7 +42,31 @@ def vjp_shape_story(index, got, in_shape, out_shape):
                  f"over axis {summed if len(summed) > 1 else summed[0]}"
                  f"{' with keepdims=True for the stretched axes' if stretched else ''} "
                  f"(tg.ops.grad_util.unbroadcast(g, x) does exactly this).")
+    elif reduction_story(in_shape, got):
+        text += " " + reduction_story(in_shape, got)
+    elif len(got) >= 2 and got == tuple(in_shape[:-2]) + (in_shape[-1], in_shape[-2]):
+        text += (" Its shape is the input's with the last two axes swapped: the product is "
+                 "transposed. Swap the factors and transpose them (the transpose of A B is "
+                 "B^T A^T).")
     return text
+
+
+def reduction_story(in_shape, out_shape):
+    """How a cotangent of a reduction (``sum`` over an axis) gets back to its input's
+    shape, when ``out_shape`` is ``in_shape`` with axes removed or kept as 1."""
+    in_shape, out_shape = tuple(in_shape), tuple(out_shape)
+    if len(out_shape) < len(in_shape):
+        for axis in range(len(in_shape)):
+            if in_shape[:axis] + in_shape[axis + 1:] == out_shape:
+                return (f"f removed axis {axis} of the input, so g has one entry for each "
+                        f"slice along it, shared by all the entries of that slice: put the "
+                        f"axis back (tg.expand_dims(g, {axis}), or keepdims=True) and "
+                        f"broadcast to the input's shape (tg.broadcast_to(..., x.shape)).")
+    axes = broadcast_axes(out_shape, in_shape)
+    if axes is not None and any(axes) and len(out_shape) == len(in_shape):
+        return ("g has the shape of the reduced output (the axis kept with size 1): "
+                "broadcast it to the input's shape (tg.broadcast_to(..., x.shape)).")
+    return ""
 
 
 def jvp_shape_story(index, got, in_shape, out_shape):
