@@ -177,3 +177,19 @@ def test_autograder_gives_solutions_full_marks_and_stubs_none(tmp_path):
         assert solver.max_score >= checks > 0
         assert solver.score == solver.max_score
         assert stubs.score == 0
+
+
+def test_the_authoring_guides_examples_run():
+    """docs/authoring.md's Python examples: a course registers and checks its own exercise."""
+    import teachgrad as tg
+    page = (ROOT / "docs" / "authoring.md").read_text()
+    namespace = {}
+    try:
+        for block in re.findall(r"```python\n(.*?)```", page, flags=re.S):
+            exec(compile(block, "docs/authoring.md", "exec"), namespace)
+        exercise = tg.exercises.get("softsign")
+        assert exercise.check(lambda g, ans, x: g / (1 + tg.abs(x)) ** 2).ok
+        assert not exercise.check(lambda g, ans, x: g / (1 + tg.abs(x)))
+    finally:
+        if "softsign" in tg.exercises.names():
+            tg.exercises.unregister("softsign")
