@@ -206,3 +206,17 @@ def test_a_trace_gives_its_start_event():
         tape.gradient(y, xs)
     assert rec.traces[0].start is rec.traces[0].events[0]
     assert events.Trace().start is None
+
+
+def test_each_release_is_followed_by_its_enqueue():
+    # y = a * b with a = sin(x), b = cos(x): popping the multiply releases both producers,
+    # and each one that becomes ready is enqueued before the next is released (lesson 2's log).
+    x = tg.constant(0.3)
+    with tg.GradientTape() as tape:
+        tape.watch(x)
+        y = tg.sin(x) * tg.cos(x)
+    with tg.viz.record() as rec:
+        tape.gradient(y, x)
+    kinds = [type(e).__name__ for e in rec.traces[0].events]
+    after_multiply = kinds[kinds.index("CallVJP") + 1:kinds.index("Pop", kinds.index("CallVJP"))]
+    assert after_multiply == ["Release", "Enqueue", "Release", "Enqueue"]

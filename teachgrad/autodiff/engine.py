@@ -103,16 +103,15 @@ def _rule_runs(node, out_grads, stop_nodes):
 
 def _release(node_parents, pending, report):
     """``node`` has reported to the producers of its inputs: lower their pending
-    counts, and return those whose count reaches zero (they are ready)."""
-    ready = []
+    counts, and yield each one whose count reaches zero (it is ready: the caller
+    enqueues it before the next is released, the order the events report)."""
     for parent in node_parents:
         if parent is not None:
             count = pending[parent] - 1
             pending[parent] = count
             report.release(parent, count)
             if count == 0:
-                ready.append(parent)
-    return ready
+                yield parent
 
 
 class Contributions:
