@@ -288,3 +288,98 @@ def test_hints_for_a_reduction_and_a_product():
     swapped = matmul.check_vjp(lambda g, ans, a, b: g @ tg.transpose(b),
                                lambda g, ans, a, b: tg.transpose(g) @ a)
     assert swapped.verdict == "wrong_shape" and "B^T A^T" in swapped.message
+
+
+# -- check_backward: the student's own engine ----------------------------------------------
+
+def _queue_backward(target, sources, producer, count=None):
+    """A right engine: pending counts, then a FIFO queue (``count`` may replace the walk)."""
+    import collections
+    pending = count(target, producer) if count else None
+    if pending is None:
+        pending, seen, stack = collections.Counter(), set(), [producer(target)]
+        while stack:
+            node = stack.pop()
+            if node is None or node in seen:
+                continue
+            seen.add(node)
+            pending.setdefault(node, 0)
+            for x in node.inputs:
+                if producer(x) is not None:
+                    pending[producer(x)] += 1
+                    stack.append(producer(x))
+    grads = {target._id: [tg.ones_like(target)]}
+    queue = collections.deque([producer(target)])
+    while queue:
+        node = queue.popleft()
+        outs = [sum(grads.pop(t._id)) if t._id in grads else None for t in node.outputs]
+        for x, g in zip(node.inputs, ex.call_rule(node, outs)):
+            if g is not None:
+                grads.setdefault(x._id, []).append(g)
+            if producer(x) is not None:
+                pending[producer(x)] -= 1
+                if pending[producer(x)] == 0:
+                    queue.append(producer(x))
+    return [sum(grads[s._id]) if s._id in grads else None for s in sources]
+
+
+def _recursive_counts(target, producer):
+    import collections
+    pending = collections.Counter()
+
+    def visit(node):
+        if node in pending:
+            return
+        pending[node] = 0
+        for x in node.inputs:
+            if producer(x) is not None:
+                visit(producer(x))
+                pending[producer(x)] += 1
+    visit(producer(target))
+    return pending
+
+
+def test_check_backward_accepts_a_queue_and_says_what_is_wrong_otherwise():
+    right = ex.check_backward(_queue_backward)
+    assert right.ok and "10,000-deep chain" in right.message
+
+    def eager(target, sources, producer):     # runs a rule at every contribution
+        grads, queue = {}, [(target, tg.ones_like(target))]
+        while queue:
+            t, g = queue.pop()
+            if any(t is s for s in sources):
+                grads[t._id] = grads.get(t._id, 0) + g
+            if producer(t) is not None:
+                queue += [(x, gx) for x, gx in zip(producer(t).inputs,
+                                                   ex.call_rule(producer(t), [g]))
+                          if gx is not None]
+        return [grads.get(s._id) for s in sources]
+    twice = ex.check_backward(eager)
+    assert not twice and "ran the rule of multiply (n0) twice" in twice.message
+    assert "n0 = multiply(x0, x1)" in twice.message and twice.recorded is not None
+
+    deep = ex.check_backward(lambda t, s, p: _queue_backward(t, s, p, _recursive_counts))
+    assert "RecursionError" in deep.message and "10,000 sin" in deep.message
+
+    zeros = ex.check_backward(lambda t, s, p: [g if g is not None else tg.zeros_like(x)
+                                               for g, x in zip(_queue_backward(t, s, p), s)])
+    assert "should be None, not zeros" in zeros.message
+    assert "not written yet" in ex.check_backward(_stub_backward).message
+    assert "one gradient per source" in ex.check_backward(lambda t, s, p: None).message
+
+
+def _stub_backward(target, sources, producer):
+    raise NotImplementedError()
+
+
+def test_record_and_call_rule_are_the_engines_protocol():
+    run = ex.record(lambda x, y: tg.sin(x * y), 0.5, 2.0)
+    assert [run.label(n) for n in run.nodes()] == ["multiply (n0)", "sin (n1)"]
+    node = run.producer(run.target)
+    (g_xy,) = ex.call_rule(node, [tg.constant(1.0)])
+    assert np.isclose(float(g_xy), np.cos(1.0))
+    with ex.watching_rules() as calls:
+        ex.call_rule(node, [tg.constant(1.0)])
+    assert calls[0][0] is node
+    with pytest.raises(ValueError, match="one cotangent for each"):
+        ex.call_rule(node, [])

@@ -9,7 +9,9 @@ it is right and, if not, what is off, with a hint that does not give the answer 
     tg.exercises.check_vjp(tg.sin, sin_vjp, [0.3, 1.2, -2.0])
     tg.exercises.get("multiply").check(my_x_rule, my_y_rule)
 
-``check_vjp`` / ``check_jvp`` take any function of tensors. The registry holds
+``check_vjp`` / ``check_jvp`` take any function of tensors; ``check_backward``
+takes a whole backward pass the student wrote over the engine's protocol
+(``record``, ``call_rule``). The registry holds
 ready-made exercises: ``list()`` shows them with their tasks, ``get(name)`` gives
 one, and ``register(...)`` adds a course's own.
 
@@ -19,12 +21,14 @@ The lessons' check cells use ``answer(name)`` to fetch what the student wrote,
 teaches.
 """
 from .answers import NotWritten, answer, check_prediction, check_value
+from .backward import BackwardFeedback, Recorded, call_rule, check_backward, record, watching_rules
 from .catalogue import Exercise, exercises, get, names, register, unregister
 from .check import check_jvp, check_vjp
 from .feedback import VERDICTS, Feedback, NotYet
 
 list = exercises   # tg.exercises.list(): the registered exercises, each showing its task
 
-__all__ = ["Exercise", "Feedback", "NotWritten", "NotYet", "VERDICTS", "answer", "check_jvp",
-           "check_prediction", "check_value", "check_vjp", "get", "list", "names", "register",
-           "unregister"]
+__all__ = ["BackwardFeedback", "Exercise", "Feedback", "NotWritten", "NotYet", "Recorded",
+           "VERDICTS", "answer", "call_rule", "check_backward", "check_jvp", "check_prediction",
+           "check_value", "check_vjp", "get", "list", "names", "record", "register",
+           "unregister", "watching_rules"]
