@@ -383,3 +383,13 @@ def test_record_and_call_rule_are_the_engines_protocol():
     assert calls[0][0] is node
     with pytest.raises(ValueError, match="one cotangent for each"):
         ex.call_rule(node, [])
+
+
+def test_check_loss_reads_the_curve():
+    assert ex.check_loss([2.3, 0.8, 0.05], below=0.1)
+    with pytest.raises(ex.NotYet, match="blew up.*smaller learning rate"):
+        ex.check_loss([2.3, 40.0, float("nan")], below=0.1)
+    with pytest.raises(ex.NotYet, match="rose from 2.3 to 3.*go against the gradient"):
+        ex.check_loss([2.3, 2.9, 3.0], below=0.1)
+    with pytest.raises(ex.NotYet, match="not below 0.1.*a larger learning rate, or more epochs"):
+        ex.check_loss([2.3, 1.9, 1.7], below=0.1)

@@ -16,11 +16,11 @@ ready-made exercises: ``list()`` shows them with their tasks, ``get(name)`` give
 one, and ``register(...)`` adds a course's own.
 
 The lessons' check cells use ``answer(name)`` to fetch what the student wrote,
-``check_prediction`` to compare a prediction with what the engine did and
-``check_value`` for a computed number; they raise ``NotYet`` with a message that
-teaches.
+``check_prediction`` to compare a prediction with what the engine did,
+``check_value`` for a computed number and ``check_loss`` for a training run; they
+raise ``NotYet`` with a message that teaches.
 """
-from .answers import NotWritten, answer, check_prediction, check_value
+from .answers import NotWritten, answer, check_loss, check_prediction, check_value
 from .backward import BackwardFeedback, Recorded, call_rule, check_backward, record, watching_rules
 from .catalogue import Exercise, exercises, get, names, register, unregister
 from .check import check_jvp, check_vjp
@@ -29,6 +29,6 @@ from .feedback import VERDICTS, Feedback, NotYet
 list = exercises   # tg.exercises.list(): the registered exercises, each showing its task
 
 __all__ = ["BackwardFeedback", "Exercise", "Feedback", "NotWritten", "NotYet", "Recorded",
-           "VERDICTS", "answer", "call_rule", "check_backward", "check_jvp", "check_prediction",
-           "check_value", "check_vjp", "get", "list", "names", "record", "register",
-           "unregister", "watching_rules"]
+           "VERDICTS", "answer", "call_rule", "check_backward", "check_jvp", "check_loss",
+           "check_prediction", "check_value", "check_vjp", "get", "list", "names", "record",
+           "register", "unregister", "watching_rules"]

@@ -119,6 +119,34 @@ def check_value(got, expected, about, hint=None, rtol=1e-6, atol=1e-9):
     raise NotYet("Not yet: " + message)
 
 
+def check_loss(losses, below, about="the training loss"):
+    """Did a training run bring its loss below ``below``?
+
+    ``losses`` is the loss after each step or epoch, in order. When it did not,
+    raises ``NotYet`` saying what the curve shows: not finite (the steps blew up),
+    rising (the steps go uphill, or overshoot), or falling too slowly; with a hint
+    about the learning rate and the number of steps, never the value to use.
+    """
+    values = np.asarray([float(v) for v in losses], dtype=np.float64)
+    if values.size == 0:
+        raise NotYet(f"Not yet: there are no values of {about}: record one per epoch.")
+    if not np.isfinite(values).all():
+        first = int(np.flatnonzero(~np.isfinite(values))[0])
+        raise NotYet(f"Not yet: {about} became {values[first]} at epoch {first}: the steps "
+                     f"blew up. Hint: a smaller learning rate keeps each step where the "
+                     f"gradient still describes the loss.")
+    if values[-1] < below:
+        return Feedback("right", f"{about} fell from {values[0]:.4g} to {values[-1]:.4g}, "
+                                 f"below {below:g}.")
+    if values[-1] > values[0]:
+        raise NotYet(f"Not yet: {about} rose from {values[0]:.4g} to {values[-1]:.4g}. Hint: "
+                     f"each step must go against the gradient (subtract it), and not so far "
+                     f"that it overshoots the valley: try a smaller learning rate.")
+    raise NotYet(f"Not yet: {about} fell from {values[0]:.4g} to {values[-1]:.4g}, but not "
+                 f"below {below:g}. Hint: it is still falling too slowly: a larger learning "
+                 f"rate, or more epochs.")
+
+
 def _show(array):
     return f"{float(array):.6g}" if array.ndim == 0 else np.array2string(array, precision=6)
 
