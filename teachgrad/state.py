@@ -18,6 +18,7 @@ A recorder has a small interface::
     recorder.record(node)                # an op ran (eager) or was added to a graph
     recorder.read_variable(var, tensor)  # an op read Variable ``var`` through ``tensor``
     recorder.capture(outer, inner)       # a loop body or branch captured ``outer`` as ``inner``
+    recorder.output_added(node, tensor)  # a While or If node gained an output
 
 A tape or accumulator sees the ops of the context it was entered in: one
 entered in eager code sees eager ops (and a call of a ``tg.function`` as one

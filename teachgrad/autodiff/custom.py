@@ -81,6 +81,9 @@ class VariableWatcher:
     def capture(self, outer, inner):
         """Captures carry no Variable."""
 
+    def output_added(self, node, tensor):
+        """Nor do outputs added later."""
+
     def read_variable(self, variable, tensor):
         if all(v is not variable for v in self.variables):
             self.variables.append(variable)

@@ -47,6 +47,7 @@ class ForwardAccumulator:
 
     def __init__(self, primals, tangents):
         self._tangents = {}     # tensor id -> (tangent, weak reference to the tensor)
+        self._grown = set()     # nodes given tangents that gained outputs since
         self._recording = False
         self.entry = -1         # its place on the recorder stack
         self.graph = state.graph   # the graph whose nodes it gives tangents (None: eager)
@@ -104,6 +105,23 @@ class ForwardAccumulator:
         entry = self._tangents.get(tensor._id)
         return None if entry is None else entry[0]
 
+    def output_added(self, node, tensor):
+        """A While or If node gained an output (a value its gradient saves) while its
+        gradient was built. If the node has inputs with tangents, the new output
+        gets one too, when something reads it (``_tangent_of``): the node's gradient
+        is being built right now, so it is not asked for another one in the middle."""
+        if any(self._lookup(x) is not None for x in node.inputs):
+            self._grown.add(node)
+
+    def _tangent_of(self, tensor):
+        """``tensor``'s tangent; a grown node's new outputs get theirs first."""
+        if self._grown:
+            node = getattr(tensor, "node", None)
+            if node in self._grown and self._lookup(tensor) is None:
+                self._grown.discard(node)
+                self._give_tangents(node, [self._lookup(x) for x in node.inputs])
+        return self._lookup(tensor)
+
     def capture(self, outer, inner):
         """A loop body or branch captured ``outer`` as ``inner``: same tangent."""
         tangent = self._lookup(outer)
@@ -117,16 +135,23 @@ class ForwardAccumulator:
             self._store(snapshot, tangent)
 
     def record(self, node):
-        """An op ran: give its outputs tangents, if any input has one. Only the
-        recorders entered before this one see the tangents being computed."""
-        tangents = [self._lookup(x) for x in node.inputs]
-        if all(t is None for t in tangents):
-            return
+        """An op ran: give its outputs tangents, if any input has one."""
+        tangents = [self._tangent_of(x) for x in node.inputs]
+        if any(t is not None for t in tangents):
+            self._give_tangents(node, tangents)
+
+    def _give_tangents(self, node, tangents):
+        """Compute ``node``'s output tangents from its input ``tangents`` (only the
+        recorders entered before this one see that computation), and keep those of
+        outputs that have none yet."""
+        outputs = node.outputs
         with override(recorders=state.recorders_below(self)):
             out_tangents = jvp_of(node, tangents, self._observer)
-        for out, t in zip(node.outputs, out_tangents):
-            if t is not None and trainable(out):
+        for out, t in zip(outputs, out_tangents):
+            if t is not None and trainable(out) and self._lookup(out) is None:
                 self._store(out, t.to_dense() if isinstance(t, IndexedSlices) else t)
+        if len(node.outputs) > len(outputs):   # transposing a While's VJP saved values
+            self._grown.add(node)
 
     def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
         """The JVPs computed for ``primals`` (a tensor or a structure of them).
@@ -138,7 +163,7 @@ class ForwardAccumulator:
         unconnected = UnconnectedGradients(unconnected_gradients)
 
         def fetch(tensor):
-            tangent = self._lookup(tensor)
+            tangent = self._tangent_of(tensor)
             if tangent is None and unconnected is UnconnectedGradients.ZERO:
                 return zeros_like(tensor)
             return tangent

@@ -183,5 +183,7 @@ def hvp(f, primals, tangents):
             tape.watch(primals)
             value = f(*primals)
         grads = tape.gradient(value, primals, unconnected_gradients="zero")
-    return tuple(acc.jvp(_dense(g, p), unconnected_gradients="zero")
-                 for g, p in zip(grads, primals))
+        # Densified while the accumulator is on: a sparse gradient's to_dense() gets
+        # its tangent too (after the block it would be a constant, tangent zero).
+        grads = [_dense(g, p) for g, p in zip(grads, primals)]
+    return tuple(acc.jvp(g, unconnected_gradients="zero") for g in grads)

@@ -142,6 +142,15 @@ class GradientTape:
             else:
                 self._dropped[out._id] = node
 
+    def output_added(self, node, tensor):
+        """A While or If node this tape recorded gained an output (a value its gradient
+        saves): it was made by the node too."""
+        if self._producers is not None and any(
+                self._producers.get(t._id) is node for t in node.outputs):
+            if dtypes.is_floating(tensor.dtype):
+                self._watched.add(tensor._id)
+                self._producers[tensor._id] = node
+
     def capture(self, outer, inner):
         """The loop body or branch this tape records in captured ``outer`` as ``inner``."""
         if outer._id in self._watched:

@@ -6,6 +6,7 @@ one output per such intermediate (a stack of per-iteration values for a loop,
 the value itself for a cond), as TensorFlow's while_v2 and cond_v2 do, so
 nothing is kept that no gradient reads.
 """
+from ..ops.core import note_new_output
 from ..tensor import SymbolicTensor
 
 
@@ -17,4 +18,5 @@ def add_output(node, shape, dtype):
     node.outputs = node.outputs + (tensor,)
     graph._producers[tensor._id] = node
     graph._plans.clear()   # cached plans were made for the old outputs
+    note_new_output(node, tensor, graph)
     return tensor

@@ -111,6 +111,9 @@ class Check:
     def capture(self, outer, inner):
         """Nor at captures."""
 
+    def output_added(self, node, tensor):
+        """Nor at outputs added later."""
+
     def ran(self, node):
         note(node)
         self.check_eager(node)

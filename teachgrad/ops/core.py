@@ -267,6 +267,15 @@ def note_capture(outer, inner, graph):
             recorder.capture(outer, inner)
 
 
+def note_new_output(node, tensor, graph):
+    """Tell the recorders of ``graph`` that ``node`` (a While or If) gained the output
+    ``tensor`` while a gradient was built: a tape that recorded the node must know
+    who made it, or a gradient of that gradient would stop there."""
+    for recorder in state.recorders:
+        if recorder.graph is graph:
+            recorder.output_added(node, tensor)
+
+
 def _convert_inputs(args):
     if len(args) == 2:   # a binary op, `x * 2.0`: the commonest case, spelled out
         x, y = args
