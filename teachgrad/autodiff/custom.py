@@ -28,9 +28,9 @@ def _custom_shape(*inputs, n_results, **unused):
     return [(t.shape, t.dtype) for t in inputs[:n_results]]
 
 
-def _custom_vjp(gs, ans, *inputs, n_results, n_args, grad_fn, variables, name,
+def _custom_vjp(cts, ans, *inputs, n_results, n_args, grad_fn, variables, name,
                 forward_mode_error=None):
-    upstream = list(gs)
+    upstream = list(cts)
     if variables:
         returned = grad_fn(*upstream, variables=list(variables))
         if not isinstance(returned, (list, tuple)) or len(returned) != 2:

@@ -23,9 +23,9 @@ def gradient_function(function):
     return function.gradient
 
 
-def _call_op_vjp(gs, ans, *inputs, function):
+def _call_op_vjp(cts, ans, *inputs, function):
     grad_fn = gradient_function(function)
-    floats = [g for g, out in zip(gs, function.outputs) if out.dtype.kind == "f"]
+    floats = [g for g, out in zip(cts, function.outputs) if out.dtype.kind == "f"]
     computed = iter(bind(call_p, *inputs, *floats, function=grad_fn) if grad_fn.outputs else ())
     # The gradient function returns nothing for an input the body's outputs do not
     # depend on: that input's cotangent is None (unconnected), as TensorFlow's.

@@ -165,13 +165,13 @@ def _zeros_for(t):
         else zeros_like(t)
 
 
-def _if_vjp(gs, ans, pred, *inputs, true_fn, false_fn, branches):
+def _if_vjp(cts, ans, pred, *inputs, true_fn, false_fn, branches):
     n = branches.n_outputs
     branches.node = ans[0].node   # (a forward-mode accumulator gets here before build_if ends)
     # Untrainable outputs are left out, and so are outputs that got no gradient.
-    float_outputs = [j for j in range(n) if trainable(ans[j]) and gs[j] is not None]
+    float_outputs = [j for j in range(n) if trainable(ans[j]) and cts[j] is not None]
     n_true = len(true_fn.external)
-    saved_seeds = [(s, t, g) for (s, t), g in zip(branches.saved, gs[n:]) if g is not None]
+    saved_seeds = [(s, t, g) for (s, t), g in zip(branches.saved, cts[n:]) if g is not None]
     # An input gets a gradient if either branch's differentiated outputs depend on it.
     float_inputs = []
     for side, traced, offset in (("true_fn", true_fn, 0), ("false_fn", false_fn, n_true)):
@@ -182,7 +182,7 @@ def _if_vjp(gs, ans, pred, *inputs, true_fn, false_fn, branches):
     if not float_inputs:
         return [None] * (len(inputs) + 1)
     outer = state.graph
-    seeds = [gs[j] for j in float_outputs]
+    seeds = [cts[j] for j in float_outputs]
     seeds = [g.to_dense() if isinstance(g, IndexedSlices) else g for g in seeds]
 
     def gradient_branch(side, traced, offset):

@@ -352,12 +352,12 @@ def _carriers(body, gs, stack_grads):
     return sorted(carrying), captures
 
 
-def _while_vjp(gs, ans, *inputs, cond, body, loop):
+def _while_vjp(cts, ans, *inputs, cond, body, loop):
     n = loop.n_vars
     loop.node = ans[0].node   # (a forward-mode accumulator gets here before build_while ends)
     total = ans[n]
-    stack_grads = [(loop.saved[k], g) for k, g in enumerate(gs[n + 1:]) if g is not None]
-    float_vars, float_captures = _carriers(body, gs, stack_grads)
+    stack_grads = [(loop.saved[k], g) for k, g in enumerate(cts[n + 1:]) if g is not None]
+    float_vars, float_captures = _carriers(body, cts, stack_grads)
     if not float_vars and not float_captures:
         return [None] * len(inputs)
     for j in float_vars:
@@ -402,7 +402,7 @@ def _while_vjp(gs, ans, *inputs, cond, body, loop):
     grad_body, _ = trace(gradient_body, specs, grad_graph.name, graph=grad_graph)
 
     start = [outer._as_graph_tensor(np.asarray(0, dtype=np.int64), None), total, total]
-    start += [_dense(gs[j]) if gs[j] is not None else zeros_like(ans[j]) for j in float_vars]
+    start += [_dense(cts[j]) if cts[j] is not None else zeros_like(ans[j]) for j in float_vars]
     start += [_zeros_for(body.external[c]) for c in float_captures]
     outputs = build_while(grad_cond, grad_body, start, None, f"{loop.name}_grad", "backward")
 

@@ -34,8 +34,8 @@ add_p = primitive("add", lambda x, y: x + y)
 defeffect(add_p, "fresh", elementwise="add")
 def add(x, y): return bind(add_p, x, y)
 defvjp(add_p,
-       lambda g, ans, x, y: unbroadcast(g, x),
-       lambda g, ans, x, y: unbroadcast(g, y))
+       lambda ct, ans, x, y: unbroadcast(ct, x),
+       lambda ct, ans, x, y: unbroadcast(ct, y))
 defjvp(add_p,
        lambda x_dot, ans, x, y: broadcast_as(x_dot, ans),
        lambda y_dot, ans, x, y: broadcast_as(y_dot, ans))
@@ -45,8 +45,8 @@ subtract_p = primitive("subtract", lambda x, y: x - y)
 defeffect(subtract_p, "fresh", elementwise="subtract")
 def subtract(x, y): return bind(subtract_p, x, y)
 defvjp(subtract_p,
-       lambda g, ans, x, y: unbroadcast(g, x),
-       lambda g, ans, x, y: unbroadcast(-g, y))
+       lambda ct, ans, x, y: unbroadcast(ct, x),
+       lambda ct, ans, x, y: unbroadcast(-ct, y))
 defjvp(subtract_p,
        lambda x_dot, ans, x, y: broadcast_as(x_dot, ans),
        lambda y_dot, ans, x, y: broadcast_as(-y_dot, ans))
@@ -56,8 +56,8 @@ multiply_p = primitive("multiply", lambda x, y: x * y)
 defeffect(multiply_p, "fresh", elementwise="multiply")
 def multiply(x, y): return bind(multiply_p, x, y)
 defvjp(multiply_p,
-       lambda g, ans, x, y: unbroadcast(g * y, x),
-       lambda g, ans, x, y: unbroadcast(g * x, y))
+       lambda ct, ans, x, y: unbroadcast(ct * y, x),
+       lambda ct, ans, x, y: unbroadcast(ct * x, y))
 defjvp(multiply_p,
        lambda x_dot, ans, x, y: broadcast_as(x_dot * y, ans),
        lambda y_dot, ans, x, y: broadcast_as(x * y_dot, ans))
@@ -67,8 +67,8 @@ divide_p = primitive("divide", lambda x, y: x / y)
 defeffect(divide_p, "fresh", elementwise="true_divide")
 def divide(x, y): return bind(divide_p, x, y)
 defvjp(divide_p,
-       lambda g, ans, x, y: unbroadcast(g / y, x),
-       lambda g, ans, x, y: unbroadcast(-(g * ans) / y, y))
+       lambda ct, ans, x, y: unbroadcast(ct / y, x),
+       lambda ct, ans, x, y: unbroadcast(-(ct * ans) / y, y))
 defjvp(divide_p,
        lambda x_dot, ans, x, y: broadcast_as(x_dot / y, ans),
        lambda y_dot, ans, x, y: broadcast_as(-(y_dot * ans) / y, ans))
@@ -82,24 +82,24 @@ power_p = primitive("power", _power_kernel)
 defeffect(power_p, "fresh", elementwise="power")
 def power(x, y): return bind(power_p, x, y)
 defvjp(power_p,
-       lambda g, ans, x, y: unbroadcast(g * y * power(x, y - 1), x),
-       lambda g, ans, x, y: unbroadcast(g * ans * log(where(x > 0, x, 1)), y))
+       lambda ct, ans, x, y: unbroadcast(ct * y * power(x, y - 1), x),
+       lambda ct, ans, x, y: unbroadcast(ct * ans * log(where(x > 0, x, 1)), y))
 
 # max(x, y) elementwise: the gradient goes to x where x >= y, else to y.
 maximum_p = primitive("maximum", lambda x, y: backend.xp.maximum(x, y))
 defeffect(maximum_p, "fresh", elementwise="maximum")
 def maximum(x, y): return bind(maximum_p, x, y)
 defvjp(maximum_p,
-       lambda g, ans, x, y: unbroadcast(where(x >= y, g, 0), x),
-       lambda g, ans, x, y: unbroadcast(where(x >= y, 0, g), y))
+       lambda ct, ans, x, y: unbroadcast(where(x >= y, ct, 0), x),
+       lambda ct, ans, x, y: unbroadcast(where(x >= y, 0, ct), y))
 
 # min(x, y) elementwise: the gradient goes to x where x <= y, else to y.
 minimum_p = primitive("minimum", lambda x, y: backend.xp.minimum(x, y))
 defeffect(minimum_p, "fresh", elementwise="minimum")
 def minimum(x, y): return bind(minimum_p, x, y)
 defvjp(minimum_p,
-       lambda g, ans, x, y: unbroadcast(where(x <= y, g, 0), x),
-       lambda g, ans, x, y: unbroadcast(where(x <= y, 0, g), y))
+       lambda ct, ans, x, y: unbroadcast(where(x <= y, ct, 0), x),
+       lambda ct, ans, x, y: unbroadcast(where(x <= y, 0, ct), y))
 
 
 # where(c, x, y): x where c is true, else y. The condition gets no gradient.
@@ -110,8 +110,8 @@ def where(condition, x, y):
     return bind(where_p, condition, x, y)
 defvjp(where_p,
        None,
-       lambda g, ans, c, x, y: unbroadcast(where(c, g, 0), x),
-       lambda g, ans, c, x, y: unbroadcast(where(c, 0, g), y))
+       lambda ct, ans, c, x, y: unbroadcast(where(c, ct, 0), x),
+       lambda ct, ans, c, x, y: unbroadcast(where(c, 0, ct), y))
 
 
 def _add_n_kernel(*xs):
@@ -151,7 +151,7 @@ def add_n(inputs):
             f"(input dtypes: {', '.join(str(t.dtype) for t in inputs)}). add_n does not "
             f"convert them: cast them to one dtype first, e.g. tg.cast(x, tg.{found[0]}).")
     return bind(add_n_p, *inputs)
-defvjp_all(add_n_p, lambda g, ans, *xs: [g] * len(xs))
+defvjp_all(add_n_p, lambda ct, ans, *xs: [ct] * len(xs))
 
 
 def _comparison(name, kernel):

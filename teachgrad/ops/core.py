@@ -4,7 +4,7 @@ An ``Op`` is a name plus three pieces of math:
 
 * ``forward``: computes the output arrays from the input arrays with the
   backend's namespace (the only place that touches arrays directly);
-* VJP rules: given the cotangent ``g`` of the output, the input's cotangent.
+* VJP rules: given the cotangent ``ct`` of the output, the input's cotangent.
   They are written with teachgrad ops, so they can be differentiated again;
 * optionally a JVP rule (forward mode); without one, forward mode transposes
   the VJP rule.
@@ -34,11 +34,11 @@ class Op:
         self.name = name
         self.forward = forward
         self.multiple_results = multiple_results
-        self.vjp_rules = None   # one rule per input: rule(g, ans, *inputs, **params)
+        self.vjp_rules = None   # one rule per input: rule(ct, ans, *inputs, **params)
         self.vjp_all = None     # or one rule returning every input's cotangent
         self.jvp = None
         self.differentiable = True
-        self.accepts_sparse = False  # may its rules receive an IndexedSlices g?
+        self.accepts_sparse = False  # may its rules receive an IndexedSlices ct?
         # With several outputs, an output that got no gradient is handed to the rule as
         # zeros, unless the op takes None there (control flow: saves building zeros).
         self.accepts_missing = False
@@ -65,18 +65,18 @@ class Op:
         if not self.differentiable:
             return [None] * len(node.inputs)
         if self.multiple_results:
-            g, ans = tuple(output_grads), node.outputs
+            ct, ans = tuple(output_grads), node.outputs
         else:
-            g, ans = output_grads[0], node.outputs[0]
+            ct, ans = output_grads[0], node.outputs[0]
         inputs, params = node.inputs, node.params
         rules = self.vjp_rules
         if rules is not None:
             if len(rules) == 1:
-                return [rules[0](g, ans, *inputs, **params) if needed[0] else None]
-            return [rule(g, ans, *inputs, **params) if need else None
+                return [rules[0](ct, ans, *inputs, **params) if needed[0] else None]
+            return [rule(ct, ans, *inputs, **params) if need else None
                     for rule, need in zip(rules, needed)]
         if self.vjp_all is not None:
-            grads = list(self.vjp_all(g, ans, *inputs, **params))
+            grads = list(self.vjp_all(ct, ans, *inputs, **params))
             if len(grads) != len(needed):
                 raise ValueError(f"The VJP rule of {node.name} returned {len(grads)} "
                                  f"gradients for {len(needed)} inputs.")
@@ -123,7 +123,8 @@ def primitive(name, forward, multiple_results=False):
 
 
 def defvjp(op, *rules):
-    """Give ``op`` one VJP rule per input: ``rule(g, ans, *inputs, **params)``.
+    """Give ``op`` one VJP rule per input: ``rule(ct, ans, *inputs, **params)``, where
+    ``ct`` is the cotangent of the output and ``ans`` the output itself.
 
     ``None`` in place of a rule marks an input that carries no gradient (an
     index, say).
@@ -188,7 +189,7 @@ def not_differentiable(op):
     return op
 
 
-def _no_gradient(g, ans, *inputs, **params):
+def _no_gradient(ct, ans, *inputs, **params):
     return None
 
 

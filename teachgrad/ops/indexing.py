@@ -78,8 +78,8 @@ defeffect(index_add_p, "fresh")
 def index_add(x, values, key):
     return bind(index_add_p, x, values, key=_index_array(key))
 defvjp(index_add_p,
-       lambda g, ans, x, values, key: g,
-       lambda g, ans, x, values, key: getitem(g, key))
+       lambda ct, ans, x, values, key: ct,
+       lambda ct, ans, x, values, key: getitem(ct, key))
 defjvp(index_add_p,
        lambda x_dot, ans, x, values, key: x_dot,
        lambda v_dot, ans, x, values, key: index_add(zeros_like(ans), v_dot, key))
@@ -100,13 +100,13 @@ defeffect(getitem_p, "view")
 def getitem(x, key):
     return bind(getitem_p, x, key=_index_array(key))
 
-def _getitem_vjp(g, ans, x, key):
+def _getitem_vjp(ct, ans, x, key):
     if not known(x.shape):
-        return index_add(zeros_like(x, dtype=g.dtype), g, key)
+        return index_add(zeros_like(x, dtype=ct.dtype), ct, key)
     if _is_row_index(key):
         rows = backend.xp.reshape(backend.xp.asarray(key), (-1,))
-        return IndexedSlices(reshape(g, (rows.shape[0],) + x.shape[1:]), rows, x.shape)
-    return index_add(zeros(x.shape, g.dtype), g, key)
+        return IndexedSlices(reshape(ct, (rows.shape[0],) + x.shape[1:]), rows, x.shape)
+    return index_add(zeros(x.shape, ct.dtype), ct, key)
 defvjp(getitem_p, _getitem_vjp)
 defjvp(getitem_p, lambda x_dot, ans, x, key: getitem(x_dot, key))
 
@@ -145,11 +145,11 @@ def gather(params, indices, axis=0):
                          f"size {n}, got values from {idx.min()} to {idx.max()}.")
     return bind(gather_p, params, indices, axis=axis)
 
-def _gather_vjp(g, ans, params, indices, axis):
+def _gather_vjp(ct, ans, params, indices, axis):
     if axis == 0 and indices._value is not None and known(params.shape):
         rows = backend.xp.reshape(indices._value, (-1,))
-        return IndexedSlices(reshape(g, (rows.shape[0],) + params.shape[1:]), rows, params.shape)
-    return scatter_add(zeros_like(params, dtype=g.dtype), indices, g, axis=axis)
+        return IndexedSlices(reshape(ct, (rows.shape[0],) + params.shape[1:]), rows, params.shape)
+    return scatter_add(zeros_like(params, dtype=ct.dtype), indices, ct, axis=axis)
 defvjp(gather_p, _gather_vjp, None)
 
 
@@ -168,6 +168,6 @@ def scatter_add(x, indices, values, axis=0):
     axis = _axis(axis, x.ndim)
     return bind(scatter_add_p, x, indices, values, axis=axis)
 defvjp(scatter_add_p,
-       lambda g, ans, x, indices, values, axis: g,
+       lambda ct, ans, x, indices, values, axis: ct,
        None,
-       lambda g, ans, x, indices, values, axis: gather(g, indices, axis=axis))
+       lambda ct, ans, x, indices, values, axis: gather(ct, indices, axis=axis))

@@ -32,31 +32,31 @@ def _matmul_kernel(x, y, transpose_a, transpose_b):
 
 # For C = A B:  dA = dC B^T  and  dB = A^T dC.  With the flags (TensorFlow's
 # MatMul gradient table), e.g. C = A B^T gives dA = dC B and dB = dC^T A.
-def _matmul_vjp_x(g, ans, x, y, transpose_a, transpose_b):
+def _matmul_vjp_x(ct, ans, x, y, transpose_a, transpose_b):
     if x.ndim == 1 or y.ndim == 1:
         if y.ndim == 1:
-            gx = expand_dims(g, -1) * y
+            gx = expand_dims(ct, -1) * y
         else:
-            gx = squeeze(matmul(y, expand_dims(g, -1)), -1)
+            gx = squeeze(matmul(y, expand_dims(ct, -1)), -1)
     elif not transpose_a:
-        gx = matmul(g, y, transpose_b=not transpose_b)
+        gx = matmul(ct, y, transpose_b=not transpose_b)
     else:
-        gx = matmul(y, g, transpose_a=transpose_b, transpose_b=True)
+        gx = matmul(y, ct, transpose_a=transpose_b, transpose_b=True)
     return unbroadcast(gx, x)
 
 
-def _matmul_vjp_y(g, ans, x, y, transpose_a, transpose_b):
+def _matmul_vjp_y(ct, ans, x, y, transpose_a, transpose_b):
     if x.ndim == 1 or y.ndim == 1:
         if x.ndim == 1 and y.ndim == 1:
-            gy = g * x
+            gy = ct * x
         elif x.ndim == 1:
-            gy = expand_dims(x, -1) * expand_dims(g, -2)
+            gy = expand_dims(x, -1) * expand_dims(ct, -2)
         else:
-            gy = squeeze(matmul(swap_last_two(x), expand_dims(g, -1)), -1)
+            gy = squeeze(matmul(swap_last_two(x), expand_dims(ct, -1)), -1)
     elif not transpose_b:
-        gy = matmul(x, g, transpose_a=not transpose_a)
+        gy = matmul(x, ct, transpose_a=not transpose_a)
     else:
-        gy = matmul(g, x, transpose_a=True, transpose_b=transpose_a)
+        gy = matmul(ct, x, transpose_a=True, transpose_b=transpose_a)
     return unbroadcast(gy, y)
 
 matmul_p = primitive("matmul", _matmul_kernel)

@@ -12,42 +12,42 @@ from .grad_util import require_same_shape
 negative_p = primitive("negative", lambda x: -x)   # an operator: see arithmetic.py
 defeffect(negative_p, "fresh", elementwise="negative")
 def negative(x): return bind(negative_p, x)
-defvjp(negative_p, lambda g, ans, x: -g)
+defvjp(negative_p, lambda ct, ans, x: -ct)
 defjvp(negative_p, lambda x_dot, ans, x: -x_dot)
 
 # e^x.  d/dx e^x = e^x, which is the output itself.
 exp_p = primitive("exp", lambda x: backend.xp.exp(x))
 defeffect(exp_p, "fresh", elementwise="exp")
 def exp(x): return bind(exp_p, x)
-defvjp(exp_p, lambda g, ans, x: g * ans)
+defvjp(exp_p, lambda ct, ans, x: ct * ans)
 defjvp(exp_p, lambda x_dot, ans, x: x_dot * ans)
 
 # ln x.  d/dx ln x = 1/x
 log_p = primitive("log", lambda x: backend.xp.log(x))
 defeffect(log_p, "fresh", elementwise="log")
 def log(x): return bind(log_p, x)
-defvjp(log_p, lambda g, ans, x: g / x)
+defvjp(log_p, lambda ct, ans, x: ct / x)
 defjvp(log_p, lambda x_dot, ans, x: x_dot / x)
 
 # ln(1 + x), accurate for tiny x.  d/dx = 1/(1 + x)
 log1p_p = primitive("log1p", lambda x: backend.xp.log1p(x))
 defeffect(log1p_p, "fresh", elementwise="log1p")
 def log1p(x): return bind(log1p_p, x)
-defvjp(log1p_p, lambda g, ans, x: g / (1 + x))
+defvjp(log1p_p, lambda ct, ans, x: ct / (1 + x))
 defjvp(log1p_p, lambda x_dot, ans, x: x_dot / (1 + x))
 
 # sqrt(x).  d/dx sqrt(x) = 1 / (2 sqrt(x))
 sqrt_p = primitive("sqrt", lambda x: backend.xp.sqrt(x))
 defeffect(sqrt_p, "fresh", elementwise="sqrt")
 def sqrt(x): return bind(sqrt_p, x)
-defvjp(sqrt_p, lambda g, ans, x: g / (2 * ans))
+defvjp(sqrt_p, lambda ct, ans, x: ct / (2 * ans))
 defjvp(sqrt_p, lambda x_dot, ans, x: x_dot / (2 * ans))
 
 # x^2.  d/dx x^2 = 2x
 square_p = primitive("square", lambda x: backend.xp.square(x))
 defeffect(square_p, "fresh", elementwise="square")
 def square(x): return bind(square_p, x)
-defvjp(square_p, lambda g, ans, x: g * (2 * x))
+defvjp(square_p, lambda ct, ans, x: ct * (2 * x))
 defjvp(square_p, lambda x_dot, ans, x: x_dot * (2 * x))
 
 # sign(x) is piecewise constant: zero derivative.
@@ -65,7 +65,7 @@ def round(x): return bind(round_p, x)
 abs_p = primitive("abs", lambda x: backend.xp.abs(x))
 defeffect(abs_p, "fresh", elementwise="abs")
 def abs(x): return bind(abs_p, x)
-defvjp(abs_p, lambda g, ans, x: g * sign(x))
+defvjp(abs_p, lambda ct, ans, x: ct * sign(x))
 defjvp(abs_p, lambda x_dot, ans, x: x_dot * sign(x))
 
 # sin x.  d/dx sin x = cos x
@@ -78,16 +78,16 @@ cos_p = primitive("cos", lambda x: backend.xp.cos(x))
 defeffect(cos_p, "fresh", elementwise="cos")
 def cos(x): return bind(cos_p, x)
 
-defvjp(sin_p, lambda g, ans, x: g * cos(x))
+defvjp(sin_p, lambda ct, ans, x: ct * cos(x))
 defjvp(sin_p, lambda x_dot, ans, x: x_dot * cos(x))
-defvjp(cos_p, lambda g, ans, x: -(g * sin(x)))
+defvjp(cos_p, lambda ct, ans, x: -(ct * sin(x)))
 defjvp(cos_p, lambda x_dot, ans, x: -(x_dot * sin(x)))
 
 # tanh x.  d/dx tanh x = 1 - tanh^2 x, applied by the fused op tanh_grad below.
 tanh_p = primitive("tanh", lambda x: backend.xp.tanh(x))
 defeffect(tanh_p, "fresh", elementwise="tanh")
 def tanh(x): return bind(tanh_p, x)
-defvjp(tanh_p, lambda g, ans, x: tanh_grad(ans, g))
+defvjp(tanh_p, lambda ct, ans, x: tanh_grad(ans, ct))
 defjvp(tanh_p, lambda x_dot, ans, x: tanh_grad(ans, x_dot))
 
 
@@ -130,7 +130,7 @@ def _sigmoid_steps(emit, x):   # fused in graphs as its kernel: exp(-logaddexp(0
 sigmoid_p = primitive("sigmoid", _sigmoid_kernel)
 defeffect(sigmoid_p, "fresh", elementwise=_sigmoid_steps)
 def sigmoid(x): return bind(sigmoid_p, x)
-defvjp(sigmoid_p, lambda g, ans, x: sigmoid_grad(ans, g))
+defvjp(sigmoid_p, lambda ct, ans, x: sigmoid_grad(ans, ct))
 defjvp(sigmoid_p, lambda x_dot, ans, x: sigmoid_grad(ans, x_dot))
 
 

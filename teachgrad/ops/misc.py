@@ -9,14 +9,14 @@ defeffect(cast_p, "view")
 def cast(x, dtype):
     """``x`` converted to ``dtype`` (``tg.float32``, ``"int64"``, ...)."""
     return bind(cast_p, x, dtype=dtypes.as_dtype(dtype))
-defvjp(cast_p, lambda g, ans, x, dtype: cast(g, x.dtype) if dtypes.is_floating(x.dtype) else None)
+defvjp(cast_p, lambda ct, ans, x, dtype: cast(ct, x.dtype) if dtypes.is_floating(x.dtype) else None)
 defjvp(cast_p, lambda x_dot, ans, x, dtype: cast(x_dot, dtype) if dtypes.is_floating(dtype) else None)
 
 # identity(x) = x.  Its gradient passes straight through.
 identity_p = primitive("identity", lambda x: x)
 defeffect(identity_p, "view")
 def identity(x): return bind(identity_p, x)
-defvjp(identity_p, lambda g, ans, x: g)
+defvjp(identity_p, lambda ct, ans, x: ct)
 defjvp(identity_p, lambda x_dot, ans, x: x_dot)
 identity_p.accepts_sparse = True
 
@@ -28,7 +28,7 @@ def identity_n(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     return list(bind(identity_n_p, *tensors))
-defvjp_all(identity_n_p, lambda gs, ans, *xs: list(gs))
+defvjp_all(identity_n_p, lambda cts, ans, *xs: list(cts))
 identity_n_p.accepts_sparse = True
 
 # stop_gradient(x) = x, but autodiff treats the result as a constant.

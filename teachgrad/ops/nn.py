@@ -20,7 +20,7 @@ def _relu_steps(emit, x):   # fused in graphs as maximum(x, 0)
 relu_p = primitive("relu", _relu_kernel)
 defeffect(relu_p, "fresh", elementwise=_relu_steps)
 def relu(x): return bind(relu_p, x)
-defvjp(relu_p, lambda g, ans, x: relu_grad(g, x))
+defvjp(relu_p, lambda ct, ans, x: relu_grad(ct, x))
 defjvp(relu_p, lambda x_dot, ans, x: relu_grad(x_dot, x))
 
 
@@ -57,7 +57,7 @@ def _softmax_kernel(x, axis):
 softmax_p = primitive("softmax", _softmax_kernel)
 defeffect(softmax_p, "fresh")
 def softmax(x, axis=-1): return bind(softmax_p, x, axis=axis)
-defvjp(softmax_p, lambda g, ans, x, axis: ans * (g - sum(g * ans, axis=axis, keepdims=True)))
+defvjp(softmax_p, lambda ct, ans, x, axis: ans * (ct - sum(ct * ans, axis=axis, keepdims=True)))
 defjvp(softmax_p, lambda x_dot, ans, x, axis:
        ans * (x_dot - sum(x_dot * ans, axis=axis, keepdims=True)))
 
@@ -73,7 +73,7 @@ def _log_softmax_kernel(x, axis):
 log_softmax_p = primitive("log_softmax", _log_softmax_kernel)
 defeffect(log_softmax_p, "fresh")
 def log_softmax(x, axis=-1): return bind(log_softmax_p, x, axis=axis)
-defvjp(log_softmax_p, lambda g, ans, x, axis: g - exp(ans) * sum(g, axis=axis, keepdims=True))
+defvjp(log_softmax_p, lambda ct, ans, x, axis: ct - exp(ans) * sum(ct, axis=axis, keepdims=True))
 defjvp(log_softmax_p, lambda x_dot, ans, x, axis:
        x_dot - sum(exp(ans) * x_dot, axis=axis, keepdims=True))
 

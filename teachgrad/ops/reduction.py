@@ -46,7 +46,7 @@ sum_p = primitive("sum", lambda x, axes, keepdims: x.sum(axis=axes, keepdims=kee
 defeffect(sum_p, "reduction")
 def sum(x, axis=None, keepdims=False):
     return bind(sum_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
-defvjp(sum_p, lambda g, ans, x, axes, keepdims: broadcast_as(_keep(g, x, axes, keepdims), x))
+defvjp(sum_p, lambda ct, ans, x, axes, keepdims: broadcast_as(_keep(ct, x, axes, keepdims), x))
 defjvp(sum_p, lambda x_dot, ans, x, axes, keepdims: sum(x_dot, axis=axes, keepdims=keepdims))
 
 
@@ -67,16 +67,16 @@ mean_p = primitive("mean", lambda x, axes, keepdims: x.mean(axis=axes, keepdims=
 defeffect(mean_p, "reduction")
 def mean(x, axis=None, keepdims=False):
     return bind(mean_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
-defvjp(mean_p, lambda g, ans, x, axes, keepdims:
-       broadcast_as(_keep(g, x, axes, keepdims) / _count(x, axes, g.dtype), x))
+defvjp(mean_p, lambda ct, ans, x, axes, keepdims:
+       broadcast_as(_keep(ct, x, axes, keepdims) / _count(x, axes, ct.dtype), x))
 defjvp(mean_p, lambda x_dot, ans, x, axes, keepdims: mean(x_dot, axis=axes, keepdims=keepdims))
 
 
-def _extremum_vjp(g, ans, x, axes, keepdims):
+def _extremum_vjp(ct, ans, x, axes, keepdims):
     # The cotangent goes to the entries equal to the extremum, shared equally among ties.
-    mask = cast(equal(x, _keep(ans, x, axes, keepdims)), g.dtype)
+    mask = cast(equal(x, _keep(ans, x, axes, keepdims)), ct.dtype)
     ties = sum(mask, axis=axes, keepdims=True)
-    return _keep(g, x, axes, keepdims) * mask / ties
+    return _keep(ct, x, axes, keepdims) * mask / ties
 
 # max over axes.  d max / d x_i = 1 for the largest entry (1/k for a k-way tie), else 0.
 max_p = primitive("max", lambda x, axes, keepdims: x.max(axis=axes, keepdims=keepdims))
@@ -113,8 +113,8 @@ defeffect(logsumexp_p, "reduction")
 def logsumexp(x, axis=None, keepdims=False):
     """``log(sum(exp(x)))`` over ``axis``, computed without overflow."""
     return bind(logsumexp_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
-defvjp(logsumexp_p, lambda g, ans, x, axes, keepdims:
-       _keep(g, x, axes, keepdims) * exp(x - _keep(ans, x, axes, keepdims)))
+defvjp(logsumexp_p, lambda ct, ans, x, axes, keepdims:
+       _keep(ct, x, axes, keepdims) * exp(x - _keep(ans, x, axes, keepdims)))
 defjvp(logsumexp_p, lambda x_dot, ans, x, axes, keepdims:
        sum(x_dot * exp(x - _keep(ans, x, axes, keepdims)), axis=axes, keepdims=keepdims))
 

@@ -30,7 +30,7 @@ defeffect(reshape_p, "view")
 def reshape(x, shape):
     shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
     return bind(reshape_p, x, shape=shape)
-defvjp(reshape_p, lambda g, ans, x, shape: reshape_as(g, x))
+defvjp(reshape_p, lambda ct, ans, x, shape: reshape_as(ct, x))
 
 
 def _reshape_shape(x, shape):
@@ -58,7 +58,7 @@ def transpose(x, axes=None):
     if sorted(axes) != list(range(ndim)):
         raise ValueError(f"transpose: axes {axes} are not a permutation of the {ndim} axes.")
     return bind(transpose_p, x, axes=axes)
-defvjp(transpose_p, lambda g, ans, x, axes: transpose(g, tuple(np.argsort(axes))))
+defvjp(transpose_p, lambda ct, ans, x, axes: transpose(ct, tuple(np.argsort(axes))))
 defjvp(transpose_p, lambda x_dot, ans, x, axes: transpose(x_dot, axes))
 
 
@@ -74,7 +74,7 @@ expand_dims_p = primitive("expand_dims", lambda x, axis: backend.xp.expand_dims(
 defeffect(expand_dims_p, "view")
 def expand_dims(x, axis):
     return bind(expand_dims_p, x, axis=axis)
-defvjp(expand_dims_p, lambda g, ans, x, axis: reshape_as(g, x))
+defvjp(expand_dims_p, lambda ct, ans, x, axis: reshape_as(ct, x))
 defjvp(expand_dims_p, lambda x_dot, ans, x, axis: expand_dims(x_dot, axis))
 
 squeeze_p = primitive("squeeze", lambda x, axis: backend.xp.squeeze(x, axis))
@@ -86,7 +86,7 @@ def squeeze(x, axis=None):
             if x.shape[a] not in (1, None):
                 raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1 (shape {x.shape}).")
     return bind(squeeze_p, x, axis=axis)
-defvjp(squeeze_p, lambda g, ans, x, axis: reshape_as(g, x))
+defvjp(squeeze_p, lambda ct, ans, x, axis: reshape_as(ct, x))
 defjvp(squeeze_p, lambda x_dot, ans, x, axis: reshape_as(x_dot, ans))
 
 # broadcast_to: repeat along new or size-1 axes.  The cotangent is summed back.
@@ -94,7 +94,7 @@ broadcast_to_p = primitive("broadcast_to", lambda x, shape: backend.xp.broadcast
 defeffect(broadcast_to_p, "view")
 def broadcast_to(x, shape):
     return bind(broadcast_to_p, x, shape=tuple(int(n) for n in shape))
-defvjp(broadcast_to_p, lambda g, ans, x, shape: unbroadcast(g, x))
+defvjp(broadcast_to_p, lambda ct, ans, x, shape: unbroadcast(ct, x))
 defjvp(broadcast_to_p, lambda x_dot, ans, x, shape: broadcast_to(x_dot, shape))
 
 
@@ -136,12 +136,12 @@ def concat(values, axis=0):
     if not values:
         raise ValueError("concat needs at least one tensor.")
     return bind(concat_p, *values, axis=axis)
-def _concat_vjp(g, ans, *xs, axis):
+def _concat_vjp(ct, ans, *xs, axis):
     sizes = [x.shape[axis] for x in xs]
     if None in sizes:
         raise ValueError("The gradient of concat needs the sizes along the joined axis; give the "
                          "placeholders of its inputs a known size there.")
-    return split(g, sizes, axis=axis)
+    return split(ct, sizes, axis=axis)
 defvjp_all(concat_p, _concat_vjp)
 
 # stack: join along a new axis.  The cotangent is split along it and squeezed.
@@ -155,8 +155,8 @@ def stack(values, axis=0):
     if len(shapes) > 1 and all(None not in s for s in shapes):
         raise ValueError(f"stack: all tensors must have the same shape, got {sorted(shapes)}.")
     return bind(stack_p, *values, axis=axis)
-defvjp_all(stack_p, lambda g, ans, *xs, axis: [
-    reshape_as(piece, x) for piece, x in zip(split(g, len(xs), axis=axis), xs)])
+defvjp_all(stack_p, lambda ct, ans, *xs, axis: [
+    reshape_as(piece, x) for piece, x in zip(split(ct, len(xs), axis=axis), xs)])
 
 
 def _split_kernel(x, sizes, axis):
@@ -183,7 +183,7 @@ def split(x, num_or_size_splits, axis=0):
             raise ValueError(f"split: sizes {list(sizes)} do not add up to {length}, "
                              f"the size of axis {axis}.")
     return list(bind(split_p, x, sizes=sizes, axis=axis))
-defvjp_all(split_p, lambda gs, ans, x, sizes, axis: [concat(gs, axis=axis)])
+defvjp_all(split_p, lambda cts, ans, x, sizes, axis: [concat(cts, axis=axis)])
 
 
 # -- bringing a cotangent to an input's shape ---------------------------------
