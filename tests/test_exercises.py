@@ -292,26 +292,34 @@ def test_hints_for_a_reduction_and_a_product():
 
 # -- check_backward: the student's own engine ----------------------------------------------
 
-def _queue_backward(target, sources, producer, count=None):
-    """A right engine: pending counts, then a FIFO queue (``count`` may replace the walk)."""
+def _loop_counts(target, producer):
     import collections
-    pending = count(target, producer) if count else None
-    if pending is None:
-        pending, seen, stack = collections.Counter(), set(), [producer(target)]
-        while stack:
-            node = stack.pop()
-            if node is None or node in seen:
-                continue
-            seen.add(node)
-            pending.setdefault(node, 0)
-            for x in node.inputs:
-                if producer(x) is not None:
-                    pending[producer(x)] += 1
-                    stack.append(producer(x))
+    pending, seen, stack = collections.Counter(), set(), [producer(target)]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        pending.setdefault(node, 0)
+        for x in node.inputs:
+            if producer(x) is not None:
+                pending[producer(x)] += 1
+                stack.append(producer(x))
+    return pending
+
+
+def _queue_backward(target, sources, producer, count=_loop_counts, reporting=False,
+                    lifo=False):
+    """A right engine: pending counts, then a FIFO queue (``count`` may replace the walk;
+    ``reporting`` uses tg.exercises' Pending and Queue; ``lifo`` pops from the back)."""
+    import collections
+    pending = count(target, producer)
+    if reporting:
+        pending = ex.Pending(pending)
     grads = {target._id: [tg.ones_like(target)]}
-    queue = collections.deque([producer(target)])
+    queue = (ex.Queue if reporting else collections.deque)([producer(target)])
     while queue:
-        node = queue.popleft()
+        node = queue.pop() if lifo else queue.popleft()
         outs = [sum(grads.pop(t._id)) if t._id in grads else None for t in node.outputs]
         for x, g in zip(node.inputs, ex.call_rule(node, outs)):
             if g is not None:
@@ -393,3 +401,29 @@ def test_check_loss_reads_the_curve():
         ex.check_loss([2.3, 2.9, 3.0], below=0.1)
     with pytest.raises(ex.NotYet, match="not below 0.1.*a larger learning rate, or more epochs"):
         ex.check_loss([2.3, 1.9, 1.7], below=0.1)
+
+
+def _reporting_backward(target, sources, producer, lifo=False):
+    return _queue_backward(target, sources, producer, reporting=True, lifo=lifo)
+
+
+def test_replay_records_the_students_run_for_a_stepper_beside_the_engines():
+    run = ex.record(lambda x, y: tg.sin(x * y) * tg.exp(x * y) + x * y, 0.5, 2.0)
+    with tg.viz.record() as rec:
+        expected = run.tape.gradient(run.target, run.sources)
+    fifo = ex.replay(_reporting_backward, run)
+    kinds = [type(e).__name__ for e in fifo.events]
+    assert kinds[:3] == ["Start", "Pop", "CallVJP"] and kinds[-1] == "Finish"
+    assert np.allclose([float(g) for g in fifo.events[-1].gradients],
+                       [float(g) for g in expected])
+    assert ex.first_difference(rec.traces[0], fifo, run) is None
+    stepper = tg.viz.BackpropStepper(fifo)       # the student's run replays like the engine's
+    assert len(stepper.frames) == len(fifo.events)
+    lifo = ex.replay(lambda t, s, p: _reporting_backward(t, s, p, lifo=True), run)
+    beside = ex.Beside(rec.traces[0], lifo, run)
+    assert beside.first is not None and f"your step {beside.first[1]}" in beside.note
+    ref_step, your_step = beside.first
+    assert type(rec.traces[0].events[ref_step]) is type(lifo.events[your_step])
+    assert beside._repr_mimebundle_()["text/plain"].startswith(beside.note)
+    # outside replay, Pending and Queue are a plain dict and deque
+    assert ex.check_backward(_reporting_backward).ok

@@ -11,7 +11,8 @@ it is right and, if not, what is off, with a hint that does not give the answer 
 
 ``check_vjp`` / ``check_jvp`` take any function of tensors; ``check_backward``
 takes a whole backward pass the student wrote over the engine's protocol
-(``record``, ``call_rule``). The registry holds
+(``record``, ``call_rule``), and ``replay`` records its run (through ``Queue`` and
+``Pending``) for a BackpropStepper beside teachgrad's (``Beside``). The registry holds
 ready-made exercises: ``list()`` shows them with their tasks, ``get(name)`` gives
 one, and ``register(...)`` adds a course's own.
 
@@ -21,14 +22,16 @@ The lessons' check cells use ``answer(name)`` to fetch what the student wrote,
 raise ``NotYet`` with a message that teaches.
 """
 from .answers import NotWritten, answer, check_loss, check_prediction, check_value
-from .backward import BackwardFeedback, Recorded, call_rule, check_backward, record, watching_rules
+from .backward import (Beside, BackwardFeedback, Pending, Queue, Recorded, call_rule,
+                       check_backward, first_difference, record, replay, watching_rules)
 from .catalogue import Exercise, exercises, get, names, register, unregister
 from .check import check_jvp, check_vjp
 from .feedback import VERDICTS, Feedback, NotYet
 
 list = exercises   # tg.exercises.list(): the registered exercises, each showing its task
 
-__all__ = ["BackwardFeedback", "Exercise", "Feedback", "NotWritten", "NotYet", "Recorded",
-           "VERDICTS", "answer", "call_rule", "check_backward", "check_jvp", "check_loss",
-           "check_prediction", "check_value", "check_vjp", "get", "list", "names", "record",
-           "register", "unregister", "watching_rules"]
+__all__ = ["BackwardFeedback", "Beside", "Exercise", "Feedback", "NotWritten", "NotYet",
+           "Pending", "Queue", "Recorded", "VERDICTS", "answer", "call_rule", "check_backward",
+           "check_jvp", "check_loss", "check_prediction", "check_value", "check_vjp",
+           "first_difference", "get", "list", "names", "record", "register", "replay",
+           "unregister", "watching_rules"]

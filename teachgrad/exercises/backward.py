@@ -15,6 +15,7 @@ of its rule calls: any order is accepted in which every node's rule runs once,
 after every node that uses its outputs. It reports the first graph where the
 engine goes wrong, small enough to read (and drawn, in a notebook).
 """
+import collections
 import contextlib
 import sys
 from dataclasses import dataclass, field
@@ -102,8 +103,15 @@ def call_rule(node, out_grads):
     if _calls is not None:
         _calls.append((node, list(out_grads)))
     if all(g is None for g in out_grads):
-        return [None] * len(node.inputs)
-    return list(call_vjp(node, list(out_grads), [trainable(x) for x in node.inputs]))
+        in_grads = [None] * len(node.inputs)
+    else:
+        in_grads = list(call_vjp(node, list(out_grads), [trainable(x) for x in node.inputs]))
+    if _reporter is not None:
+        if not _reporter.started:
+            _reporter.start((node,))
+        _reporter.emit(_events().CallVJP(node, f"{node.op.name} VJP", tuple(out_grads),
+                                         tuple(in_grads)))
+    return in_grads
 
 
 @contextlib.contextmanager
@@ -115,6 +123,140 @@ def watching_rules():
         yield _calls
     finally:
         _calls = outer
+
+
+# -- replaying a student's run -----------------------------------------------------------------
+
+_reporter = None   # while replay() runs a student's engine: where its events go
+
+
+class Pending(dict):
+    """Pending counts (node -> count) that report each change to the run being replayed.
+
+    Use it like a dict: ``pending = tg.exercises.Pending(count_pending(target, producer))``;
+    ``pending[node] -= 1`` reports a Release. Outside ``replay`` it is a plain dict."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if _reporter is not None:
+            _reporter.pending = self
+
+    def __setitem__(self, node, count):
+        super().__setitem__(node, count)
+        if _reporter is not None and _reporter.started:
+            _reporter.emit(_events().Release(node, count))
+
+
+class Queue(collections.deque):
+    """A queue of nodes that reports to the run being replayed: the first ``popleft`` (or
+    ``pop``) starts the pass (Start, with the pending counts and the queue), each one is
+    a Pop, each later ``append`` an Enqueue. Outside ``replay`` it is a plain deque."""
+
+    def popleft(self):
+        return self._report_pop(super().popleft)
+
+    def pop(self):
+        """The last node in (a stack: last in, first out); reported as a Pop too."""
+        return self._report_pop(super().pop)
+
+    def _report_pop(self, take):
+        if _reporter is not None and not _reporter.started:
+            _reporter.start(tuple(self))
+        node = take()
+        if _reporter is not None:
+            _reporter.emit(_events().Pop(node, tuple(self)))
+        return node
+
+    def append(self, node):
+        super().append(node)
+        if _reporter is not None and _reporter.started:
+            _reporter.emit(_events().Enqueue(node))
+
+
+def _events():
+    from ..autodiff import events
+    return events
+
+
+class _Reporter:
+    def __init__(self, run):
+        self.run, self.trace = run, _events().Trace()
+        self.pending, self.started = {}, False
+
+    def start(self, queue):
+        self.started = True
+        self.emit(_events().Start((self.run.target,), tuple(self.run.sources),
+                                  dict(self.pending), queue))
+
+    def emit(self, event):
+        self.trace.events.append(event)
+
+
+def replay(student_backward, run):
+    """Run ``student_backward`` on ``run`` (from ``record``) and return its events as a
+    ``Trace`` for ``tg.viz.BackpropStepper``: what the engine reported through
+    ``Queue``, ``Pending`` and ``call_rule``, then its result. Nothing is simulated: an
+    engine that uses a plain deque and dict reports its rule calls only."""
+    global _reporter
+    outer, _reporter = _reporter, _Reporter(run)
+    try:
+        grads = student_backward(run.target, list(run.sources), run.producer)
+        reporter = _reporter
+    finally:
+        _reporter = outer
+    if not reporter.started:
+        reporter.start(())
+    reporter.emit(_events().Finish(tuple(grads)))
+    return reporter.trace
+
+
+def first_difference(reference, yours, run):
+    """Where two traces of ``run`` first differ (the kind of event, or its node):
+    ``(step in reference, step in yours)``, or None when they agree throughout.
+    Aggregate events are passed over (a student's engine sums without reporting)."""
+    def steps(trace):
+        return [(k, type(e).__name__, run.label(e.node) if getattr(e, "node", None) is not None
+                 else None) for k, e in enumerate(trace.events)
+                if type(e).__name__ != "Aggregate"]
+    ref, mine = steps(reference), steps(yours)
+    for a, b in zip(ref, mine):
+        if a[1:] != b[1:]:
+            return a[0], b[0]
+    if len(ref) == len(mine):
+        return None
+    k = min(len(ref), len(mine))
+    return (ref[k][0] if k < len(ref) else len(reference.events) - 1,
+            mine[k][0] if k < len(mine) else len(yours.events) - 1)
+
+
+class Beside:
+    """teachgrad's run and a student's (``replay``), in two BackpropSteppers side by side,
+    with the first step where they differ named above them."""
+
+    def __init__(self, reference, yours, run):
+        from .. import viz
+        self.first = first_difference(reference, yours, run)
+        self.reference = viz.BackpropStepper(reference)
+        self.yours = viz.BackpropStepper(yours)
+        if self.first is None:
+            self.note = ("Your run and teachgrad's take the same steps (teachgrad's also "
+                         "reports each sum of several contributions).")
+        else:
+            self.note = (f"The runs part at teachgrad's step {self.first[0]} and your step "
+                         f"{self.first[1]} (teachgrad's run on the left, yours on the right): "
+                         f"step both steppers there.")
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        import ipywidgets as widgets
+        box = widgets.VBox([widgets.HTML(f"<b>{self.note}</b>"),
+                            widgets.HBox([self.reference.widget, self.yours.widget])])
+        bundle = box._repr_mimebundle_()
+        bundle["text/plain"] = "\n\n".join([self.note, "teachgrad's run:",
+                                             self.reference.text(), "your run:",
+                                             self.yours.text()])
+        bundle["text/html"] = (f"<p><b>{self.note}</b></p>" + self.reference.static_html()
+                               + self.yours.static_html())
+        return bundle
 
 
 # -- the graphs check_backward tries ---------------------------------------------------------
