@@ -427,3 +427,14 @@ def test_replay_records_the_students_run_for_a_stepper_beside_the_engines():
     assert beside._repr_mimebundle_()["text/plain"].startswith(beside.note)
     # outside replay, Pending and Queue are a plain dict and deque
     assert ex.check_backward(_reporting_backward).ok
+    assert ex.check_backward(_reporting_backward).beside() is None
+
+
+def test_a_wrong_engine_is_replayed_beside_the_engine_on_the_failing_graph():
+    def skips_a_contribution(target, sources, producer):
+        grads = _reporting_backward(target, sources, producer)
+        return [None if g is None else 0.5 * g for g in grads]
+    feedback = ex.check_backward(skips_a_contribution)
+    assert not feedback and "the tape's is" in feedback.message
+    beside = feedback.beside()
+    assert beside is not None and beside.first is None     # same steps, wrong result

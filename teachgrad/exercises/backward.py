@@ -341,6 +341,22 @@ def cases():
 class BackwardFeedback(Feedback):
     """A ``Feedback`` that also carries the graph where the engine went wrong."""
     recorded: object = field(default=None, compare=False)
+    engine: object = field(default=None, compare=False)
+
+    def beside(self):
+        """The student's run on the graph where it went wrong, replayed beside teachgrad's
+        (``Beside``); None when the engine was right, or raises there."""
+        if self.recorded is None or self.engine is None or self.ok:
+            return None
+        run = self.recorded
+        from .. import viz
+        with viz.record() as rec:
+            run.tape.gradient(run.target, run.sources)
+        try:
+            yours = replay(self.engine, run)
+        except Exception:
+            return None
+        return Beside(rec.traces[0], yours, run)
 
     def drawing(self):
         """The graph where the engine went wrong, drawn (tg.viz.draw), or None."""
@@ -369,7 +385,8 @@ def check_backward(student_backward):
     rule (``tg.exercises.call_rule``) at most once, and only after every node
     that uses the node's outputs has called its own. Returns a ``Feedback``
     (truthy when right); the first graph that goes wrong is in its message, and
-    drawn in a notebook.
+    drawn in a notebook; ``feedback.beside()`` replays the engine's run on it
+    beside teachgrad's.
     """
     checked = 0
     for name, f, point in cases():
@@ -378,7 +395,7 @@ def check_backward(student_backward):
         problem = _check_one(student_backward, run)
         if problem is not None:
             return BackwardFeedback("wrong_value", f"on {name}: {problem}{_listing(run)}",
-                                    recorded=run)
+                                    recorded=run, engine=student_backward)
         checked += 1
     return BackwardFeedback("right", f"your backward pass gives the tape's gradients on all "
                                      f"{checked} graphs, the {DEEP:,}-deep chain included, "
