@@ -438,3 +438,18 @@ def test_a_wrong_engine_is_replayed_beside_the_engine_on_the_failing_graph():
     assert not feedback and "the tape's is" in feedback.message
     beside = feedback.beside()
     assert beside is not None and beside.first is None     # same steps, wrong result
+
+
+def test_answer_repeats_what_the_exercise_asks_for():
+    with pytest.raises(ex.NotYet, match="The exercise asks for a dict of counts"):
+        ex.answer("not_written_either", expect="a dict of counts")
+
+    def stub_rule(g, ans, x):
+        raise NotImplementedError()
+    rule = ex.answer("stub_rule", expect="the VJP rule of sin")
+    feedback = ex.check_vjp(tg.sin, rule, POINT)
+    assert "`stub_rule` is not written yet" in feedback.message
+    assert "The exercise asks for the VJP rule of sin" in feedback.message
+    stub = ex.check_backward(ex.answer("_stub_backward", expect="a backward pass"))
+    assert stub.verdict == "raised" and "The exercise asks for a backward pass" in stub.message
+    assert "The graph" not in stub.message

@@ -123,6 +123,7 @@ def test_every_check_fails_with_a_message_that_teaches(student_edition):
             error = errors[0]
             assert error.ename in TEACHING_ERRORS, f"{where}: {error.ename}: {error.evalue}"
             assert error.evalue.startswith("Not yet: ") and len(error.evalue) > 60, where
+            assert "The exercise asks for" in error.evalue, f"{where}: {error.evalue}"
             assert not any(line in error.evalue for line in answers), \
                 f"{where}: the message quotes the solution: {error.evalue}"
 

@@ -22,14 +22,16 @@ import numpy as np
 from .feedback import Feedback, NotYet
 
 
-def answer(name):
+def answer(name, expect=None):
     """The value the student gave ``name`` in the cell above (looked up where it is called).
 
-    Raises ``NotYet`` when ``name`` is not defined yet. A function comes back
-    wrapped, so that calling it while it is still a stub (it raises
-    ``NotImplementedError``) or while it raises anything else raises ``NotYet``
-    saying so.
+    ``expect`` says what the exercise asks for ("a dict from node name to pending
+    count"); the messages repeat it. Raises ``NotYet`` when ``name`` is not defined
+    yet. A function comes back wrapped, so that calling it while it is still a stub
+    (it raises ``NotImplementedError``) or while it raises anything else raises
+    ``NotYet`` saying so.
     """
+    asks = f" The exercise asks for {expect}." if expect else ""
     frame = inspect.currentframe().f_back
     try:
         if name in frame.f_locals:
@@ -37,16 +39,16 @@ def answer(name):
         elif name in frame.f_globals:
             value = frame.f_globals[name]
         else:
-            raise NotYet(f"Not yet: `{name}` is not defined yet. Write it in the exercise "
+            raise NotYet(f"Not yet: `{name}` is not defined yet.{asks} Write it in the exercise "
                          f"cell above (in place of `raise NotImplementedError()`), run that "
                          f"cell, then run this one again.")
     finally:
         del frame
     if value is None or value is Ellipsis:
-        raise NotYet(f"Not yet: `{name}` is still empty ({value!r}). Give it your answer in "
-                     f"the exercise cell above, run that cell, then run this one again.")
+        raise NotYet(f"Not yet: `{name}` is still empty ({value!r}).{asks} Give it your answer "
+                     f"in the exercise cell above, run that cell, then run this one again.")
     if inspect.isfunction(value) or inspect.ismethod(value):
-        return _guarded(name, value)
+        return _guarded(name, value, asks)
     return value
 
 
@@ -55,7 +57,7 @@ class NotWritten(NotYet, NotImplementedError):
     NotImplementedError (``check_vjp``) recognise too."""
 
 
-def _guarded(name, fn):
+def _guarded(name, fn, asks=""):
     @functools.wraps(fn)
     def call(*args, **kwargs):
         try:
@@ -64,10 +66,11 @@ def _guarded(name, fn):
             raise
         except NotImplementedError:
             raise NotWritten(f"Not yet: `{name}` is not written yet: it still raises "
-                         f"NotImplementedError. Replace that line with your code, run its "
-                         f"cell, then run this one again.") from None
+                             f"NotImplementedError.{asks} Replace that line with your code, "
+                             f"run its cell, then run this one again.") from None
         except Exception as error:
-            raise NotYet(f"Not yet: `{name}` raised {type(error).__name__}: {error}") from error
+            raise NotYet(f"Not yet: `{name}` raised {type(error).__name__}: {error}"
+                         f"{asks}") from error
     return call
 
 
