@@ -19,6 +19,7 @@ graph.as_default():``) records that graph's nodes, and its ``gradient`` adds
 gradient nodes to the graph, through the same engine as ``tg.gradients``.
 """
 import contextlib
+import itertools
 import warnings
 
 from .. import backend, dtypes, nest
@@ -56,6 +57,7 @@ class GradientTape:
         self._snapshots = {}          # Variable id -> the snapshots of it that ops read
         self._recording = False
         self.entry = -1               # its place on the recorder stack
+        self._numbers = None          # numbers the nodes it records (shared when nested)
         self.graph = None             # the graph it records nodes of (None: eager ops)
         # For tg.explain_gradient: the ops that made integer or bool tensors from
         # watched ones (tensor id -> Node), and the [first, end) tensor ids made
@@ -70,6 +72,10 @@ class GradientTape:
                                "entered twice. Create a new tg.GradientTape().")
         self.entry = state.next_entry()
         self.graph = state.graph
+        # Nested tapes number their nodes from one counter, so names stay unique in a
+        # nest; each outermost tape starts at 0, so names are the same in every run.
+        enclosing = [t for t in state.tapes() if t.graph is self.graph]
+        self._numbers = enclosing[-1]._numbers if enclosing else itertools.count()
         self._start()
         return self
 
@@ -135,6 +141,8 @@ class GradientTape:
                 break
         else:
             return
+        if node.number is None:
+            node.number = next(self._numbers)
         for out in node.outputs:
             if dtypes.is_floating(out.dtype):
                 watched.add(out._id)

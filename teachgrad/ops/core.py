@@ -96,22 +96,27 @@ class Node:
 
     # `source` (where user code made the node) is set only while a tg.debug check
     # runs, and is left unset otherwise: read it with tg.debug.source_of(node).
-    __slots__ = ("op", "inputs", "outputs", "params", "id", "label", "grad_of", "context",
-                 "source")
+    __slots__ = ("op", "inputs", "outputs", "params", "id", "number", "label", "grad_of",
+                 "context", "source")
 
     def __init__(self, op, inputs, outputs, params):
         self.op = op
         self.inputs = inputs
         self.outputs = outputs
         self.params = params
-        self.id = _new_node_id()
+        self.id = _new_node_id()   # creation order, process-wide: for sorting
+        self.number = None     # its number on the tape that recorded it (see ``name``)
         self.label = None      # a graph gives its nodes unique readable names
         self.grad_of = None    # in a graph: the forward node whose VJP rule made this one
         self.context = None    # on a tape: the loop iteration or cond branch that ran it
 
     @property
     def name(self):
-        return self.label or f"{self.op.name}_{self.id}"
+        """A graph node's unique name (``mul_1``); for a node on a tape, its op and its
+        number there (``multiply_0``: the tape's first op), the same in every run."""
+        if self.label:
+            return self.label
+        return f"{self.op.name}_{self.id if self.number is None else self.number}"
 
     def __repr__(self):
         return f"<node {self.name}>"
