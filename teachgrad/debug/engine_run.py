@@ -20,8 +20,8 @@ from ..autodiff.engine import backward
 from ..graph.session import Session
 from ..ops import IndexedSlices, core, ones_like
 from ..ops.misc import stop_gradient_p
+from ..state import unobserved
 from ..tensor import Tensor
-from . import hooks
 from .explanation import Cause
 from .report import a_or_an
 
@@ -78,7 +78,7 @@ class EngineRun:
 
     def _run_on_tape(self):
         stops = [t for n in self.no_rule for t in n.outputs]
-        with hooks.unobserved():
+        with unobserved():
             seeds = [Tensor(backend.xp.ones_like(self.target._value))]
             sources = self.view.walk_sources
             grads = [g for g in self._run_engine(seeds, sources, stops) if g is not None]
@@ -90,7 +90,7 @@ class EngineRun:
     def _run_in_graph(self):
         graph = self.view.graph
         stops = self.view.stop_tensors + [t for n in self.no_rule for t in n.outputs]
-        with hooks.unobserved(), graph.scratch(), graph.as_default():
+        with unobserved(), graph.scratch(), graph.as_default():
             grads = self._run_engine([ones_like(self.target)], self.view.sources, stops)
             grad = grads[0] if grads else None
             if isinstance(grad, IndexedSlices):
@@ -104,7 +104,7 @@ class EngineRun:
         if self.feed_dict is None:
             return
         graph = self.view.graph
-        with hooks.unobserved(), graph.scratch():
+        with unobserved(), graph.scratch():
             for node in graph.get_operations():
                 if node.op.name == "If":
                     self.branch[node] = bool(Session(graph).run(node.inputs[0], self.feed_dict))

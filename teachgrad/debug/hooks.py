@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..ops.core import ANY_GRAPH
-from ..state import state, unobserved  # noqa: F401  (unobserved: re-exported for the checks)
+from ..state import state
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # Frames in Python's own library and installed packages are never "user code".

@@ -21,9 +21,9 @@ from .. import backend
 from ..autodiff.engine import call_vjp
 from ..autodiff.forward import jvp_of
 from ..autodiff.tape import GradientTape
-from ..debug import hooks
 from ..ops import IndexedSlices
 from ..ops.core import Node, Op
+from ..state import unobserved
 from ..tensor import SymbolicTensor, Tensor, constant
 from . import local_jacobian_render as render
 
@@ -69,7 +69,7 @@ def _node_of(op_or_node, inputs, params, feed_dict):
     if not callable(op_or_node):
         raise TypeError(f"local_jacobian takes a Node, an Op or a function running one op, "
                         f"not {type(op_or_node).__name__}.")
-    with hooks.unobserved(), GradientTape(persistent=True) as tape:
+    with unobserved(), GradientTape(persistent=True) as tape:
         tape.watch([t for t in tensors if t.dtype.kind == "f"])
         out = op_or_node(*tensors, **params)
     nodes = tape.recorded_nodes()
@@ -83,7 +83,7 @@ def _node_of(op_or_node, inputs, params, feed_dict):
 
 def _run(op, tensors, params):
     from ..ops.core import bind
-    with hooks.unobserved(), GradientTape() as tape:
+    with unobserved(), GradientTape() as tape:
         tape.watch([t for t in tensors if t.dtype.kind == "f"])
         bind(op, *tensors, **params)
     return tape.recorded_nodes()[0]
@@ -132,7 +132,7 @@ class LocalJacobian:
                                      f"{node.outputs[k].size} x {node.inputs[i].size} entries, "
                                      f"too many to draw (at most {MAX_ENTRIES}); try it on "
                                      f"smaller inputs.")
-        with hooks.unobserved():
+        with unobserved():
             self._build(cotangent, tangent)
 
     def _build(self, cotangent, tangent):
