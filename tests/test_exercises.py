@@ -453,3 +453,16 @@ def test_answer_repeats_what_the_exercise_asks_for():
     stub = ex.check_backward(ex.answer("_stub_backward", expect="a backward pass"))
     assert stub.verdict == "raised" and "The exercise asks for a backward pass" in stub.message
     assert "The graph" not in stub.message
+
+
+def test_a_fetched_function_that_raises_keeps_the_checkers_explanation():
+    def forgot_ans(g, x):
+        return g * tg.cos(x)
+    feedback = ex.check_vjp(tg.sin, ex.answer("forgot_ans"), POINT)
+    assert "raised TypeError" in feedback.message and "Did you leave it out?" in feedback.message
+    assert "NotYet" not in feedback.message
+
+    def recursive(t, s, p):
+        return _queue_backward(t, s, p, _recursive_counts)
+    deep = ex.check_backward(ex.answer("recursive"))
+    assert "RecursionError" in deep.message and "Walk with a queue" in deep.message

@@ -31,7 +31,7 @@ from ..ops import IndexedSlices
 from ..ops import sum as tg_sum
 from ..tensor import Tensor, constant
 from .explain_shapes import jvp_shape_story, reduction_story, vjp_shape_story
-from .feedback import Feedback
+from .feedback import Feedback, NotYet
 
 ATOL, RTOL = 1e-6, 1e-5          # for first derivatives
 ATOL2, RTOL2 = 1e-5, 1e-4        # for differentiating the rule again (differences of differences)
@@ -152,7 +152,10 @@ class _Check:
             return None, Feedback("raised", f"the rule for input {i} is not written yet: it "
                                   f"still raises NotImplementedError. Replace that line with "
                                   f"your rule.", i)
-        except Exception as error:
+        except Exception as raised:
+            # a rule fetched by tg.exercises.answer: say what the rule itself raised
+            error = raised.__cause__ if isinstance(raised, NotYet) and raised.__cause__ \
+                else raised
             text = str(error).rstrip()
             text += "" if text.endswith((".", "!", "?")) else "."
             return None, Feedback("raised", f"the rule for input {i} raised "
