@@ -466,3 +466,9 @@ def test_a_fetched_function_that_raises_keeps_the_checkers_explanation():
         return _queue_backward(t, s, p, _recursive_counts)
     deep = ex.check_backward(ex.answer("recursive"))
     assert "RecursionError" in deep.message and "Walk with a queue" in deep.message
+
+
+def test_counts_are_compared_exactly():
+    with pytest.raises(ex.NotYet, match="too high"):
+        ex.check_prediction(205520897, 205520896, about="the flops")
+    assert ex.check_prediction(3.0000000001, 3.0, about="a slope")

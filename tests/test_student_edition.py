@@ -4,8 +4,9 @@ The lessons in notebooks/ are the solved edition (nbval tests them as they are).
 Here: every exercise is marked for nbgrader and followed by a check cell; the
 student edition that nbgrader builds has stubs in place of the solutions, and
 running it, every check cell fails with a message that teaches, never with a
-NameError and never quoting the solution; and nbgrader's autograder gives a
-notebook filled with the solutions full marks and one left as stubs none.
+NameError and never quoting the solution; filled with plausible wrong answers,
+every check cell fails with a tg.exercises message too; and nbgrader's autograder
+gives a notebook filled with the solutions full marks and one left as stubs none.
 """
 import json
 import os
@@ -194,3 +195,69 @@ def test_the_authoring_guides_examples_run():
     finally:
         if "softsign" in tg.exercises.names():
             tg.exercises.unregister("softsign")
+
+
+# A plausible wrong answer for each exercise (one snippet per solution region): the usual
+# slips the checks name. Each check cell must then fail with a tg.exercises message too.
+WRONG = {
+    "l01-ex1-solution": ["return np.exp(x) * x ** 2"],
+    "l01-ex2-solution": ["return g * tg.exp(x)"],
+    "l02-ex1-solution": ['predicted_counts = {"p": 2, "q": 1, "r": 1, "s": 1, "t": 0}'],
+    "l02-ex2-solution": ["return 0.0"],
+    "l02-ex3-solution": ["predicted_adds = 4\npredicted_add_ns = 1"],
+    "l02-ex4-solution": ['predicted_pops = ["t", "s", "r", "q", "p"]'],
+    "l03-ex1-solution": ["return {}"],
+    "l03-ex2-solution": ["return [None for s in sources]"],
+    "l04-ex1-solution": ['predicted_nodes = Counter({"ones_like": 1, "multiply": 2})'],
+    "l04-ex2-solution": ["total_dx, = tg.gradients(f, x)\n"
+                         "partial_dx, partial_dy = tg.gradients(f, [x, y])"],
+    "l04-ex3-rules": ["return x / ans", "return g * y / ans"],
+    "l04-ex3-nodes": ['predicted_rule_nodes = Counter({"multiply": 3})'],
+    "l05-ex1-solution": ["return tg.tanh(x)"],
+    "l05-ex2-solution": ['predicted_passes = {"loss": (1, 50), "curve": (1, 30), "sine": (6, 6)}'],
+    "l05-ex3-solution": ["left = 0.0\nright = 0.0"],
+    "l05-ex4-solution": ["return x_dot * (1 - ans * ans) * 2"],
+    "l06-ex1-solution": ["return g * 3 * x"],
+    "l06-ex2-solution": ["return tg.hvp(f, [x], [v])[0] * 2"],
+    "l07-ex1-solution": ["ds_dx = 1.0"],
+    "l07-ex2-saved": ['predicted_saved = {"term", "x"}'],
+    "l07-ex3-solution": ["return tg.cond(x >= 0.0, lambda: x, lambda: x)"],
+    "l07-ex4-solution": ["predicted_iterations = 3\npredicted_slope = 1.5 ** 3"],
+    "l08-ex1-solution": ["return g * tg.exp(x)"],
+    "l08-ex2-solution": ["n = tg.sqrt(tg.sum(x * x))\nreturn n, lambda upstream: upstream * x / n"],
+    "l08-ex3-solution": ["return tg.sign(x), lambda upstream: upstream"],
+    "l09-ex1-solution": ["return tg.matmul(g, y)", "return tg.matmul(tg.transpose(x), g)"],
+    "l09-ex2-solution": ["backward_flops = 2 * forward_flops + 1"],
+    "l09-ex3-solution": ["my_count = 12"],
+    "l10-ex1-rule": ["return g * (tg.softmax(logits, axis=-1) - onehot)"],
+    "l10-ex2-decay": ["W1, b1, W2, b2 = params\n"
+                      "return loss_fn(params, x, onehot) + lam * tg.sum(W1 * W1)"],
+}
+STUB = re.compile(r"^( *)# YOUR CODE HERE\n *raise NotImplementedError\(\)$", re.M)
+
+
+def fill(cell, snippets):
+    """Put each snippet in place of the cell's next stub, at the stub's indentation."""
+    pieces = iter(snippets)
+
+    def one(match):
+        indent = match.group(1)
+        return "\n".join(indent + line for line in next(pieces).split("\n"))
+    cell.source = STUB.sub(one, cell.source)
+
+
+def test_wrong_answers_get_messages_that_teach(student_edition):
+    for path in LESSONS:
+        notebook = nbformat.read(student_edition / path.name, as_version=4)
+        for cell in notebook.cells:
+            if cell.cell_type == "code" and is_solution(cell):
+                fill(cell, WRONG[nbgrader_meta(cell)["grade_id"]])
+        run(notebook, student_edition)
+        for cell in notebook.cells:
+            if is_check(cell):
+                where = f"{path.name}, {nbgrader_meta(cell)['grade_id']}"
+                errors = [o for o in cell.outputs if o.output_type == "error"]
+                assert errors, f"{where}: a wrong answer passed the check"
+                assert errors[0].ename in TEACHING_ERRORS, \
+                    f"{where}: {errors[0].ename}: {errors[0].evalue}"
+                assert errors[0].evalue.startswith("Not yet: "), where

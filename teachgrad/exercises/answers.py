@@ -157,6 +157,8 @@ def _show(array):
 def _same(a, b, rtol):
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b or a == b
+    if isinstance(a, numbers.Integral) and isinstance(b, numbers.Integral):
+        return a == b               # counts are exact
     if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
         return abs(a - b) <= rtol * max(abs(a), abs(b)) + 1e-12
     return a == b
