@@ -283,6 +283,10 @@ def _bool_input(x, y):            # where(): its condition is a bool tensor, wit
     return ops.sum(ops.where(x > 0.0, x * y, y))
 
 
+def _int_input(x):                # power's exponent is an integer tensor: no gradient
+    return ops.sum(x ** constant(3) * ops.cast(constant([1, 2]), np.float64))
+
+
 def _vector(x, w):                # broadcasting and a reduction
     return ops.sum(ops.tanh(x * w) * x)
 
@@ -300,6 +304,8 @@ CASES = [
     ("a diamond: sin(a) cos(a), a = 1.5 x", _diamond, (0.3,)),
     ("a source with no path to the target", _unconnected, (1.5, -2.0)),
     ("a bool tensor among a node's inputs", _bool_input, ([1.0, -2.0, 0.5], [0.3, 0.4, 0.5])),
+    ("an integer tensor among a node's inputs: x ** 3, 3 an int64 tensor", _int_input,
+     ([0.5, 2.0],)),
     ("vectors: sum(tanh(x w) x), w of shape (1,)", _vector, ([0.5, -1.0, 2.0], [0.7])),
 ]
 
