@@ -47,17 +47,19 @@ def backward(targets, target_grads, sources, producer,
     parents, pending = pending_counts(targets, sources, producer, all_reached=all_reached)
     stop_nodes = _stop_nodes(sources, stop_tensors, producer, pending)
     grads = Contributions(sources, check_method(aggregation_method))
-    report = Reporter(observer, stop_nodes, stop_tensors)
+    # Events are built only when someone listens: otherwise `report` is None, and each
+    # step costs one test of it.
+    report = Reporter(observer, stop_nodes, stop_tensors) if observer is not None else None
     for y, g in zip(targets, target_grads):
         grads.add(y, g)
     queue = collections.deque(_ready(targets, producer, pending))
-    report.start(targets, sources, pending, queue, target_grads)
+    if report: report.start(targets, sources, pending, queue, target_grads)
 
     while queue:
         node = queue.popleft()                                  # Pop: no longer pending
         node_parents = parents.pop(node)
         del pending[node]
-        report.pop(node, queue)
+        if report: report.pop(node, queue)
         out_grads = grads.of_outputs(node, report)              # Aggregate each output's
         if _rule_runs(node, out_grads, stop_nodes):
             # An input needs a cotangent if a pending node made it, or if it is a source.
@@ -66,17 +68,17 @@ def backward(targets, target_grads, sources, producer,
             in_grads = call_vjp(node, out_grads, needed)        # CallVJP
             for x, g in zip(node.inputs, in_grads):             # hand each input its ct
                 grads.add(x, g)
-            report.call_vjp(node, out_grads, in_grads)
-        else:
+            if report: report.call_vjp(node, out_grads, in_grads)
+        elif report:
             report.skip(node)                                   # Skip
         if on_done is not None:
             on_done(node)
         for parent in _release(node_parents, pending, report):  # Release
             queue.append(parent)                                # Enqueue
-            report.enqueue(parent)
+            if report: report.enqueue(parent)
 
     results = [grads.total(s, None, 0, report) for s in sources]
-    report.finish(results)
+    if report: report.finish(results)
     return results
 
 
@@ -109,7 +111,7 @@ def _release(node_parents, pending, report):
         if parent is not None:
             count = pending[parent] - 1
             pending[parent] = count
-            report.release(parent, count)
+            if report: report.release(parent, count)
             if count == 0:
                 yield parent
 
@@ -155,15 +157,15 @@ class Contributions:
             # In a graph, the summing nodes are grouped with the node whose output they serve.
             with override(gradient_of=node):
                 total, how = aggregate(contributions, self._method)
-            report.aggregate(node, index, contributions, how, total, tensor)
+            if report: report.aggregate(node, index, contributions, how, total, tensor)
         if tensor._id in self._source_ids:
             self._by_id[tensor._id] = [total]
         return total
 
 
 class Reporter:
-    """Turns each step of the backward pass into an event for ``observer``. With no
-    observer every method returns at once, so a pass nobody watches builds no event."""
+    """Turns each step of the backward pass into an event for ``observer``; made only
+    when someone listens, so a pass nobody watches builds no event."""
 
     def __init__(self, observer, stop_nodes, stop_tensors):
         self.observer = observer
@@ -172,45 +174,37 @@ class Reporter:
         self._context = None   # the eager loop iteration the last popped node ran in
 
     def start(self, targets, sources, pending, queue, target_grads):
-        if self.observer is not None:
-            self.observer(events.Start(tuple(targets), tuple(sources), dict(pending),
-                                       tuple(queue), tuple(target_grads)))
+        self.observer(events.Start(tuple(targets), tuple(sources), dict(pending),
+                                   tuple(queue), tuple(target_grads)))
 
     def pop(self, node, queue):
-        if self.observer is not None:
-            if node.context is not self._context:   # entering another loop iteration
-                self._context = node.context
-                iteration = getattr(node.context, "iteration", None)
-                if iteration is not None:
-                    self.observer(events.LoopIteration(node.context.loop, "backward",
-                                                       iteration, ()))
-            self.observer(events.Pop(node, tuple(queue)))
+        if node.context is not self._context:   # entering another loop iteration
+            self._context = node.context
+            iteration = getattr(node.context, "iteration", None)
+            if iteration is not None:
+                self.observer(events.LoopIteration(node.context.loop, "backward",
+                                                   iteration, ()))
+        self.observer(events.Pop(node, tuple(queue)))
 
     def aggregate(self, node, index, contributions, how, total, tensor):
-        if self.observer is not None:
-            self.observer(events.Aggregate(node, index, tuple(contributions), how, total,
-                                           tensor))
+        self.observer(events.Aggregate(node, index, tuple(contributions), how, total,
+                                       tensor))
 
     def call_vjp(self, node, out_grads, in_grads):
-        if self.observer is not None:
-            self.observer(events.CallVJP(node, f"{node.op.name} VJP", tuple(out_grads),
-                                         tuple(in_grads)))
+        self.observer(events.CallVJP(node, f"{node.op.name} VJP", tuple(out_grads),
+                                     tuple(in_grads)))
 
     def skip(self, node):
-        if self.observer is not None:
-            self.observer(events.Skip(node, _skip_reason(node, self._stop_nodes, self._stop_ids)))
+        self.observer(events.Skip(node, _skip_reason(node, self._stop_nodes, self._stop_ids)))
 
     def release(self, node, count):
-        if self.observer is not None:
-            self.observer(events.Release(node, count))
+        self.observer(events.Release(node, count))
 
     def enqueue(self, node):
-        if self.observer is not None:
-            self.observer(events.Enqueue(node))
+        self.observer(events.Enqueue(node))
 
     def finish(self, results):
-        if self.observer is not None:
-            self.observer(events.Finish(tuple(results)))
+        self.observer(events.Finish(tuple(results)))
 
 
 def pending_counts(targets, sources, producer, every_dtype=False, all_reached=False):
