@@ -425,6 +425,9 @@ def test_replay_records_the_students_run_for_a_stepper_beside_the_engines():
     ref_step, your_step = beside.first
     assert type(rec.traces[0].events[ref_step]) is type(lifo.events[your_step])
     assert beside._repr_mimebundle_()["text/plain"].startswith(beside.note)
+    with tg.viz.record() as recorded:       # the student's run reaches the same observer
+        mine = ex.replay(_reporting_backward, run)
+    assert recorded.traces == [mine]
     # outside replay, Pending and Queue are a plain dict and deque
     assert ex.check_backward(_reporting_backward).ok
     assert ex.check_backward(_reporting_backward).beside() is None

@@ -180,7 +180,9 @@ def _events():
 
 class _Reporter:
     def __init__(self, run):
-        self.run, self.trace = run, _events().Trace()
+        # Inside `with tg.viz.record() as rec:` the events go to rec, like the engine's.
+        self.run = run
+        self.trace = _events().current_observer() or _events().Trace()
         self.pending, self.started = {}, False
 
     def start(self, queue):
@@ -195,8 +197,10 @@ class _Reporter:
 def replay(student_backward, run):
     """Run ``student_backward`` on ``run`` (from ``record``) and return its events as a
     ``Trace`` for ``tg.viz.BackpropStepper``: what the engine reported through
-    ``Queue``, ``Pending`` and ``call_rule``, then its result. Nothing is simulated: an
-    engine that uses a plain deque and dict reports its rule calls only."""
+    ``Queue``, ``Pending`` and ``call_rule``, then its result. Inside
+    ``with tg.viz.record() as rec:`` the trace is also one of ``rec.traces``, as a run
+    of teachgrad's engine would be. Nothing is simulated: an engine that uses a plain
+    deque and dict reports its rule calls only."""
     global _reporter
     outer, _reporter = _reporter, _Reporter(run)
     try:
