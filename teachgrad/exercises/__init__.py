@@ -28,10 +28,11 @@ from .catalogue import Exercise, exercises, get, names, register, unregister
 from .check import check_jvp, check_vjp
 from .feedback import VERDICTS, Feedback, NotYet
 
-list = exercises   # tg.exercises.list(): the registered exercises, each showing its task
+list = exercises   # noqa: A001 (tg.exercises.list(): the registered exercises and their tasks)
 
 __all__ = ["BackwardFeedback", "Beside", "Exercise", "Feedback", "NotWritten", "NotYet",
            "Pending", "Queue", "Recorded", "VERDICTS", "answer", "call_rule", "check_backward",
            "check_jvp", "check_loss", "check_prediction", "check_value", "check_vjp",
-           "first_difference", "get", "list", "names", "record", "register", "replay",
+           "exercises", "first_difference", "get", "names", "record", "register", "replay",
            "unregister", "watching_rules"]
+# `list` stays out of __all__, so that `from teachgrad.exercises import *` keeps Python's list.

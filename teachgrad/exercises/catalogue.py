@@ -145,7 +145,7 @@ def names():
 
 
 def exercises():
-    """The registered exercises (``tg.exercises.list()``): each shows its task."""
+    """The registered exercises, each showing its task; ``tg.exercises.list()`` too."""
     return list(_REGISTRY.values())
 
 
