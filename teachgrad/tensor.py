@@ -15,7 +15,7 @@ import itertools
 
 import numpy as np
 
-from . import backend, dtypes
+from . import backend, dtypes, validate
 from .state import state
 
 _new_id = itertools.count().__next__
@@ -152,7 +152,7 @@ class Variable(Tensor):
     __slots__ = ("trainable", "_snapshot")
 
     def __init__(self, value, trainable=True, name=None, dtype=None):
-        array = _to_array(value, dtype)
+        array = _to_array(value, dtype, "value", "tg.Variable")
         super().__init__(array, name=name)
         self.trainable = trainable
         self._snapshot = Tensor(array, name=name)
@@ -163,22 +163,35 @@ class Variable(Tensor):
 
     def assign(self, value):
         """Replace the value (same shape and dtype); returns the Variable."""
-        array = _to_array(value, self.dtype)
+        array = self._checked(value, "value", "Variable.assign")
         if array.shape != self.shape:
             raise ValueError(
-                f"Cannot assign a value of shape {array.shape} to Variable "
-                f"{self.name or ''} of shape {self.shape}.")
+                f"Variable.assign: `value` must have the Variable's shape {self.shape}, but "
+                f"got a value of shape {array.shape} (Variable {self.name or ''}).")
         self._value = array
         self._snapshot = Tensor(array, name=self.name)
         return self
 
     def assign_add(self, delta):
         """``self = self + delta``, in place of the old value."""
-        return self.assign(self._value + _to_array(delta, self.dtype))
+        return self.assign(self._value + self._checked(delta, "delta", "Variable.assign_add"))
 
     def assign_sub(self, delta):
         """``self = self - delta``, in place of the old value."""
-        return self.assign(self._value - _to_array(delta, self.dtype))
+        return self.assign(self._value - self._checked(delta, "delta", "Variable.assign_sub"))
+
+    def _checked(self, value, name, where):
+        """``value`` as an array of this Variable's dtype; a conversion that would lose
+        what it holds (floats into an integer Variable) is refused, not truncated."""
+        array = _to_array(value, None, name, where)
+        if array.dtype != self.dtype:
+            if not np.can_cast(array.dtype, self.dtype, casting="same_kind"):
+                validate.fail(TypeError, where, name, f"values of the Variable's dtype "
+                              f"{self.dtype} (or a kind that converts without loss)", value,
+                              f"Converting would truncate or change them; use "
+                              f"tg.cast or round them first if that is what you mean.")
+            array = array.astype(self.dtype)
+        return array
 
     def __repr__(self):
         body = np.array2string(self.numpy(), separator=", ", prefix="tg.Variable(")
@@ -186,29 +199,11 @@ class Variable(Tensor):
                 f"name={self.name!r}, trainable={self.trainable})")
 
 
-def _to_array(value, dtype=None):
-    """Convert Python data, numpy arrays or tensors to a backend array."""
-    xp = backend.xp
-    dtype = dtypes.as_dtype(dtype)
-    if isinstance(value, Tensor):
-        value = value._value
-    elif isinstance(value, (list, tuple)):
-        value = [v.numpy() if isinstance(v, Tensor) else v for v in value]
-        try:
-            value = np.asarray(value)
-        except ValueError as error:
-            raise ValueError(
-                "Cannot make a tensor from a nested list whose elements have mixed "
-                f"shapes ({error}). Every row must have the same length; pad the "
-                "data or make one tensor per row.") from error
-        if value.dtype == object:
-            raise TypeError(f"Cannot make a tensor from {value!r}: elements must be numbers.")
-    if isinstance(value, (str, bytes)) or (hasattr(value, "dtype") and value.dtype.kind in "OSU"):
-        raise TypeError(f"Cannot make a tensor from {value!r}: teachgrad tensors hold numbers.")
-    array = xp.asarray(value, dtype=dtype)
-    if array.dtype.kind not in "biuf":
-        raise TypeError(f"teachgrad does not support tensors of dtype {array.dtype}.")
-    return array
+def _to_array(value, dtype=None, name="value", where="tg.constant"):
+    """Convert Python data, numpy arrays or tensors to a backend array (checked:
+    None, strings, complex numbers and ragged lists are refused, naming ``name``)."""
+    return validate.tensor_like(value, name, where,
+                                None if dtype is None else validate.dtype(dtype, "dtype", where))
 
 
 def constant(value, dtype=None, name=None):

@@ -16,7 +16,7 @@ import enum
 
 import numpy as np
 
-from .. import backend
+from .. import backend, validate
 from ..ops import IndexedSlices, add, add_n, cast, concat, index_add
 
 
@@ -32,6 +32,15 @@ class UnconnectedGradients(enum.Enum):
     """What a source not connected to the target gets: ``None`` or zeros."""
     NONE = "none"
     ZERO = "zero"
+
+
+def unconnected(value, where):
+    """``unconnected_gradients`` as an UnconnectedGradients (the strings "none"/"zero" too)."""
+    try:
+        return UnconnectedGradients(value)
+    except (ValueError, TypeError):
+        validate.fail(ValueError, where, "unconnected_gradients", "'none' or 'zero' (or "
+                      "tg.UnconnectedGradients.NONE / .ZERO)", value)
 
 
 def check_method(method):

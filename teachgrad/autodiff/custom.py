@@ -13,11 +13,11 @@ import functools
 import inspect
 import warnings
 
-from .. import nest
-from ..ops import identity
+from .. import nest, validate
+from ..ops import IndexedSlices, identity
 from ..ops.core import ANY_GRAPH, bind, defvjp_all, primitive
 from ..state import override, state
-from ..tensor import Tensor
+from ..tensor import Tensor, constant
 
 
 def _custom_forward(*arrays, n_results, **unused):
@@ -48,7 +48,20 @@ def _custom_vjp(cts, ans, *inputs, n_results, n_args, grad_fn, variables, name,
     if len(flat) != n_args:
         raise ValueError(f"The grad_fn of custom_gradient function {name} is expected to "
                          f"return {n_args} gradients, but returned {len(flat)} instead.")
-    return [None] * n_results + flat + variable_grads
+    grads = flat + variable_grads
+    like = inputs[n_results:]
+    return [None] * n_results + [_checked_gradient(g, x, i, name) for i, (g, x) in
+                                 enumerate(zip(grads, like))]
+
+
+def _checked_gradient(g, x, i, name):
+    """The ``i``-th gradient a grad_fn returned, for the input ``x``: a tensor (a
+    number or array is made one, of ``x``'s dtype), or None. (The engine checks
+    its shape, as it does every rule's.)"""
+    if g is not None and not isinstance(g, (Tensor, IndexedSlices)):
+        g = constant(validate.tensor_like(g, f"the gradient {i} returned by grad_fn",
+                                          f"tg.custom_gradient({name})", x.dtype))
+    return g
 
 
 def _custom_jvp(node, tangents):
@@ -111,11 +124,17 @@ def _apply(f, args, kwargs, forward_mode_error=None, record_forward=True, intern
     name = getattr(f, "__name__", "custom_gradient")
     with _watch_variables() as read:
         if record_forward:
-            result, grad_fn = f(*args, **kwargs)
+            returned = f(*args, **kwargs)
         else:
             # Record nothing of f itself (the Variables it reads are still noted).
             with override(recorders=state.without_derivatives()):
-                result, grad_fn = f(*args, **kwargs)
+                returned = f(*args, **kwargs)
+    if not (isinstance(returned, (tuple, list)) and len(returned) == 2
+            and callable(returned[1])):
+        validate.fail(TypeError, "tg.custom_gradient", f"the value {name} returns",
+                      "a pair (y, grad_fn): the result and a function giving its gradient",
+                      returned, f"End {name} with `return y, grad_fn`.")
+    result, grad_fn = returned
     flat_args = nest.flatten(args)
     variables = [v for v in read if all(v is not a for a in flat_args)]
     takes_variables = _takes_variables(grad_fn)

@@ -18,12 +18,13 @@ of a ``tg.function`` is one op, whose JVP transposes the call's gradient).
 import warnings
 import weakref
 
-from .. import backend, nest
+from .. import nest, validate
 from ..ops import IndexedSlices, ones_like, zeros_like
 from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor
 from . import events
 from .aggregation import UnconnectedGradients
+from .aggregation import unconnected as unconnected_option
 from .engine import call_vjp, trainable
 
 
@@ -88,7 +89,8 @@ class ForwardAccumulator:
                 warnings.warn(f"The dtype of the watched primal must be floating (e.g. "
                               f"tg.float32), got {primal.dtype}.", stacklevel=3)
             if not isinstance(tangent, Tensor):
-                tangent = Tensor(backend.xp.asarray(tangent, dtype=primal.dtype))
+                tangent = Tensor(validate.tensor_like(tangent, "tangents",
+                                                      "tg.ForwardAccumulator", primal.dtype))
             if tuple(tangent.shape) != tuple(primal.shape):
                 raise ValueError(f"The tangent has shape {tuple(tangent.shape)} but its primal "
                                  f"has shape {tuple(primal.shape)}; they must match.")
@@ -160,9 +162,13 @@ class ForwardAccumulator:
         primals while this accumulator was active. Otherwise None, or zeros
         with ``unconnected_gradients="zero"``.
         """
-        unconnected = UnconnectedGradients(unconnected_gradients)
+        unconnected = unconnected_option(unconnected_gradients, "ForwardAccumulator.jvp")
 
         def fetch(tensor):
+            if not isinstance(tensor, Tensor):
+                validate.fail(TypeError, "ForwardAccumulator.jvp", "primals", "a tensor (or "
+                              "a structure of tensors) computed while the accumulator was "
+                              "active", tensor)
             tangent = self._tangent_of(tensor)
             if tangent is None and unconnected is UnconnectedGradients.ZERO:
                 return zeros_like(tensor)

@@ -7,7 +7,7 @@ made dense, so the results are always plain tensors.
 """
 import numpy as np
 
-from .. import dtypes, nest
+from .. import dtypes, nest, validate
 from ..ops import IndexedSlices, reshape, stack, zeros, zeros_like
 from ..tensor import Tensor, Variable, constant
 from .forward import ForwardAccumulator
@@ -24,6 +24,23 @@ def _as_float_tensor(value, position):
     return t
 
 
+def _as_tangent(tangent, primal, where):
+    if isinstance(tangent, Tensor):
+        return tangent
+    return constant(validate.tensor_like(tangent, "tangents", where, primal.dtype))
+
+
+def _as_outputs(out, where):
+    """``f``'s result with each Python number in it made a constant (whose derivative
+    is zero), so that ``lambda x: 3.0`` differentiates like ``lambda x: tg.constant(3.0)``."""
+    flat = nest.flatten(out)
+    if all(isinstance(o, Tensor) for o in flat):
+        return out
+    return nest.pack_sequence_as(out, [
+        o if isinstance(o, Tensor) else
+        constant(validate.tensor_like(o, "the output of f", where)) for o in flat])
+
+
 def _dense(g, like):
     if g is None:
         return zeros_like(like)
@@ -32,9 +49,10 @@ def _dense(g, like):
 
 def _prepare(args, argnums):
     """Convert the differentiated arguments to tensors."""
-    single = isinstance(argnums, int)
+    single = not isinstance(argnums, (list, tuple))
     nums = (argnums,) if single else tuple(argnums)
     for n in nums:
+        validate.integer(n, "argnums", "tg.grad")
         if not -len(args) <= n < len(args):
             raise ValueError(f"argnums {argnums} is out of range for a call with "
                              f"{len(args)} positional arguments.")
@@ -55,7 +73,7 @@ def value_and_grad(f, argnums=0):
         args, nums, single = _prepare(args, argnums)
         with GradientTape() as tape:
             tape.watch([args[n] for n in nums])
-            value = f(*args, **kwargs)
+            value = _as_outputs(f(*args, **kwargs), "tg.grad")
         if not isinstance(value, Tensor) or value.size != 1:
             shape = getattr(value, "shape", type(value).__name__)
             raise TypeError(f"grad requires a function with a scalar output, but it returned "
@@ -108,7 +126,7 @@ def jacrev(f, argnums=0):
         args, nums, single = _prepare(args, argnums)
         with GradientTape(persistent=True) as tape:
             tape.watch([args[n] for n in nums])
-            out = f(*args, **kwargs)
+            out = _as_outputs(f(*args, **kwargs), "tg.jacrev")
         if not isinstance(out, Tensor):
             raise TypeError(f"jacrev needs a function returning one tensor, got {type(out).__name__}.")
         jacs = tape.jacobian(out, [args[n] for n in nums],
@@ -123,12 +141,11 @@ def jvp(f, primals, tangents):
     ``primals`` and ``tangents`` are sequences with one entry per argument.
     """
     primals = [_as_float_tensor(p, i) for i, p in enumerate(primals)]
-    tangents = [t if isinstance(t, Tensor) else constant(t, dtype=p.dtype)
-                for t, p in zip(tangents, primals)]
+    tangents = [_as_tangent(t, p, "tg.jvp") for t, p in zip(tangents, primals)]
     if len(tangents) != len(primals):
         raise ValueError(f"jvp got {len(primals)} primals but {len(tangents)} tangents.")
     with ForwardAccumulator(primals, tangents) as acc:
-        out = f(*primals)
+        out = _as_outputs(f(*primals), "tg.jvp")
     return out, acc.jvp(out, unconnected_gradients="zero")
 
 
@@ -139,7 +156,7 @@ def jacfwd(f, argnums=0):
     in JAX: ``jac[i][j]`` is output i with respect to argument j."""
     def wrapped(*args):
         args, nums, single = _prepare(args, argnums)
-        out = f(*args)
+        out = _as_outputs(f(*args), "tg.jacfwd")
         outs = nest.flatten(out)
         per_output = [[] for _ in outs]
         for n in nums:
@@ -149,7 +166,7 @@ def jacfwd(f, argnums=0):
                 basis = np.zeros(x.size, dtype=x.dtype)
                 basis[k] = 1
                 with ForwardAccumulator(x, constant(basis.reshape(x.shape))) as acc:
-                    result = nest.flatten(f(*args))
+                    result = nest.flatten(_as_outputs(f(*args), "tg.jacfwd"))
                 for i, y in enumerate(result):
                     columns[i].append(acc.jvp(y, unconnected_gradients="zero"))
             for i, y in enumerate(outs):
@@ -176,12 +193,11 @@ def hvp(f, primals, tangents):
     gradients and without forming ``H``. Returns one product per primal.
     """
     primals = [_as_float_tensor(p, i) for i, p in enumerate(primals)]
-    tangents = [t if isinstance(t, Tensor) else constant(t, dtype=p.dtype)
-                for t, p in zip(tangents, primals)]
+    tangents = [_as_tangent(t, p, "tg.hvp") for t, p in zip(tangents, primals)]
     with ForwardAccumulator(primals, tangents) as acc:
         with GradientTape() as tape:
             tape.watch(primals)
-            value = f(*primals)
+            value = _as_outputs(f(*primals), "tg.hvp")
         grads = tape.gradient(value, primals, unconnected_gradients="zero")
         # Densified while the accumulator is on: a sparse gradient's to_dense() gets
         # its tangent too (after the block it would be a constant, tangent zero).

@@ -12,6 +12,7 @@ from ..ops.grad_util import compatible, known
 from ..tensor import SymbolicTensor, Variable
 from . import events
 from .aggregation import UnconnectedGradients, check_method
+from .aggregation import unconnected as unconnected_option
 from .engine import backward
 
 
@@ -43,11 +44,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", aggregation_method=None,
     stop_gradients = [] if stop_gradients is None else _as_list(stop_gradients)
     grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
     graph = _graph_of(ys)
-    try:
-        unconnected = UnconnectedGradients(unconnected_gradients)
-    except ValueError:
-        raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}; "
-                         "use 'none' or 'zero'.") from None
+    unconnected = unconnected_option(unconnected_gradients, "tg.gradients")
     check_method(aggregation_method)
     if len(grad_ys) != len(ys):
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")

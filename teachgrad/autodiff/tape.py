@@ -22,13 +22,14 @@ import contextlib
 import itertools
 import warnings
 
-from .. import backend, dtypes, nest
+from .. import backend, dtypes, nest, validate
 from ..ops import IndexedSlices, ones_like, reshape, stack, zeros, zeros_like
 from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor, Variable
 from ..tensor import _new_id as new_tensor_id
 from . import events
 from .aggregation import UnconnectedGradients, aggregate
+from .aggregation import unconnected as unconnected_option
 from .engine import backward
 from ..ops.grad_util import compatible
 
@@ -318,21 +319,22 @@ class GradientTape:
                        free=False):
         if self._producers is None:
             raise RuntimeError(_RELEASED)
-        try:
-            unconnected = UnconnectedGradients(unconnected_gradients)
-        except ValueError:
-            raise ValueError(f"Unknown value for unconnected_gradients: "
-                             f"{unconnected_gradients!r}; use 'none' or 'zero'.") from None
+        unconnected = unconnected_option(unconnected_gradients, "GradientTape.gradient")
         if self._recording and not self._persistent:
             self._stop()  # a one-shot tape records nothing more (TensorFlow pops it too)
 
+        # A Variable target is its value as last read (a watched Variable is its own
+        # gradient's source: d v / d v is ones, as for a watched constant).
         flat_targets = [_as_tensor(_dense_target(self, t), "target")
                         for t in nest.flatten(target)]
+        flat_targets = [self._read_target(t) if isinstance(t, Variable) else t
+                        for t in flat_targets]
         flat_sources = [self._local(_as_tensor(s, "source")) for s in nest.flatten(sources)]
         if output_gradients is not None:
-            # For a single target, a list is that target's cotangent, not a structure.
+            # For a single target, a list is that target's cotangent, not a structure;
+            # but [None] or [a tensor] is a list of one cotangent, as TensorFlow reads it.
             output_gradients = (nest.flatten(output_gradients) if nest.is_nested(target)
-                                else [output_gradients])
+                                or _one_cotangent(output_gradients) else [output_gradients])
         seeds = _seed_gradients(flat_targets, output_gradients, self._producers.get)
         producers = self._producers
         # What the engine differentiates with respect to: each watched tensor, and for
@@ -354,6 +356,18 @@ class GradientTape:
         if unconnected is UnconnectedGradients.ZERO:
             grads = [zeros_like(s) if g is None else g for g, s in zip(grads, flat_sources)]
         return nest.pack_sequence_as(sources, grads)
+
+    def _read_target(self, variable):
+        """A Variable given as a target: the snapshot of it that this tape watches last
+        (watching it now if the tape watches the Variable but no op read it)."""
+        if variable._id not in self._watched:
+            return variable.read_value()
+        snapshots = self._snapshots.setdefault(variable._id, [])
+        snapshot = variable.read_value()
+        if snapshot._id not in self._watched:
+            self._watched.add(snapshot._id)
+            snapshots.append(snapshot)
+        return snapshot
 
     def _starts_from(self, sources):
         """Does every recorded op depend on one of ``sources``? It does when the sources
@@ -427,11 +441,20 @@ def _seed_gradients(targets, output_gradients, producer):
         if g is None:
             seeds.append(_ones_seed(y))
             continue
-        g = g if isinstance(g, Tensor) else Tensor(backend.xp.asarray(g, dtype=y.dtype))
+        if not isinstance(g, Tensor):
+            index = "" if len(targets) == 1 else f"[{i}]"
+            g = Tensor(validate.tensor_like(g, f"output_gradients{index}",
+                                            "GradientTape.gradient", y.dtype))
         if not compatible(g.shape, y.shape):
             raise ValueError(_seed_shape_message(i, len(targets), y, g, producer))
         seeds.append(g)
     return seeds
+
+
+def _one_cotangent(output_gradients):
+    """Is ``output_gradients`` a list of one cotangent (None or a tensor)?"""
+    return (isinstance(output_gradients, (list, tuple)) and len(output_gradients) == 1
+            and (output_gradients[0] is None or isinstance(output_gradients[0], Tensor)))
 
 
 def _ones_seed(y):

@@ -69,7 +69,7 @@ def cond(pred, true_fn, false_fn, name="cond"):
 def _truth(pred):
     if isinstance(pred, bool):
         return pred
-    pred = as_tensor(pred)
+    pred = as_tensor(pred, name="pred", where="tg.cond")
     if pred.dtype != dtypes.bool_ or pred.shape != ():
         raise TypeError(f"cond's pred must be a scalar bool, got a tensor of dtype {pred.dtype} "
                         f"and shape {tuple(pred.shape)}.")
@@ -95,11 +95,16 @@ def _leaves(result):
 
 def _graph_cond(pred, true_fn, false_fn, name):
     graph = state.graph
-    pred = graph._as_graph_tensor(pred, None)
+    pred = graph._as_graph_tensor(as_tensor(pred, name="pred", where="tg.cond"), None)
     if pred.dtype != dtypes.bool_ or pred.shape not in ((), None):
         raise TypeError(f"cond's pred must be a scalar bool, got {pred!r}.")
     true_traced, true_result = trace(lambda: true_fn(), [], f"{name}_true")
     false_traced, false_result = trace(lambda: false_fn(), [], f"{name}_false")
+    if (true_result is None) != (false_result is None):
+        which, other = ("true_fn", "false_fn") if true_result is None else ("false_fn", "true_fn")
+        raise ValueError(f"tg.cond: {which} returned None but {other} returned a value. In a "
+                         f"graph both branches must return the same structure of tensors "
+                         f"(the graph cannot know which branch runs); return a value from both.")
     check_same_structure(true_result, false_result, "cond", "true_fn's result",
                          "false_fn's result")
     for path, a, b in zip(paths(true_result, "result"), true_traced.outputs,

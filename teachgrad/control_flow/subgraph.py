@@ -13,7 +13,7 @@ reads it back from its stack of saved values, a cond from an extra output).
 """
 import contextlib
 
-from .. import nest
+from .. import nest, validate
 from ..autodiff.engine import trainable
 from ..graph.function import FuncGraph
 from ..graph.graph import _no_gradient_scope, placeholder
@@ -144,9 +144,17 @@ def trace(fn, specs, name, outer=None, graph=None):
     with graph.as_default():
         inputs = [placeholder(dtype, shape, name=arg) for shape, dtype, arg in specs]
         result = fn(*inputs)
-        flat = [] if result is None else [graph._as_graph_tensor(leaf, None)
-                                          for leaf in nest.flatten(result)]
+        flat = [] if result is None else [
+            graph._as_graph_tensor(_checked_leaf(leaf, name), None)
+            for leaf in nest.flatten(result)]
     return Traced(graph, inputs, flat, result), result
+
+
+def _checked_leaf(leaf, name):
+    """A value a traced branch or loop body returned: a tensor, or numbers."""
+    if isinstance(leaf, Tensor) or isinstance(leaf, (bool, int, float)):
+        return leaf
+    return validate.tensor_like(leaf, "each value it returns", f"the function traced as {name}")
 
 
 @contextlib.contextmanager
@@ -156,8 +164,8 @@ def entered(context):
         yield
 
 
-def as_tensor(value, like=None):
-    """A loop variable or branch output as an eager Tensor.
+def as_tensor(value, like=None, name="loop_vars", where="tg.while_loop"):
+    """A loop variable or branch output as an eager Tensor (checked, naming ``name``).
 
     A Variable is read (so tapes see the read), never passed on itself: a
     result must not change when the Variable is assigned later.
@@ -166,7 +174,9 @@ def as_tensor(value, like=None):
         return identity(value)
     if isinstance(value, Tensor):
         return value
-    return convert_to_tensor(value, like)
+    if isinstance(value, (bool, int, float)):
+        return convert_to_tensor(value, like)
+    return Tensor(validate.tensor_like(value, name, where))
 
 
 def differentiable_sources(graph, tensors):

@@ -25,7 +25,7 @@ gradient (a second derivative through the loop) comes out the same way.
 """
 import numpy as np
 
-from .. import dtypes, nest
+from .. import dtypes, nest, validate
 from ..autodiff import events
 from ..autodiff.engine import backward, trainable
 from ..graph.session import plan_for
@@ -118,7 +118,9 @@ def _numbers_like(result, placeholders):
         return result   # the structure check reports it
     graph = state.graph
     return nest.pack_sequence_as(result, [
-        leaf if isinstance(leaf, Tensor) else graph._as_graph_tensor(leaf, like)
+        leaf if isinstance(leaf, Tensor) else graph._as_graph_tensor(
+            leaf if isinstance(leaf, (bool, int, float)) else
+            validate.tensor_like(leaf, "the body's result", "tg.while_loop"), like)
         for leaf, like in zip(leaves, placeholders)])
 
 
@@ -133,12 +135,11 @@ def _iteration_limit(maximum_iterations):
         return None
     value = maximum_iterations.numpy() if hasattr(maximum_iterations, "numpy") else \
         maximum_iterations
-    value = np.asarray(value)
-    if value.shape != () or value.dtype.kind not in "iu":
-        raise TypeError(f"maximum_iterations must be an integer scalar, got {value!r}.")
-    if value < 0:
-        raise ValueError(f"maximum_iterations must not be negative, got {int(value)}.")
-    return int(value)
+    if np.ndim(value) != 0 or np.asarray(value).dtype.kind not in "iu":
+        validate.fail(TypeError, "tg.while_loop", "maximum_iterations", "an integer scalar "
+                      "(or None)", maximum_iterations)
+    return validate.integer(np.asarray(value).item(), "maximum_iterations", "tg.while_loop",
+                            minimum=0)
 
 
 def _truth(pred, where):
@@ -169,7 +170,8 @@ def _eager_while(cond, body, loop_vars, maximum_iterations, shape_invariants, na
         with entered(Iteration(record, i)):
             result = _body_result(_call(body, loop_vars, flat), loop_vars)
         check_same_structure(loop_vars, result, "while_loop", "loop_vars", "the body's result")
-        new = [as_tensor(v, like) for v, like in zip(nest.flatten(result), flat)]
+        new = [as_tensor(v, like, "the body's result") for v, like in
+               zip(nest.flatten(result), flat)]
         _check_body(result, loop_vars, flat, new, invariants)
         flat = new
         i += 1

@@ -15,10 +15,12 @@ Variables the function reads become extra inputs of ``call``, fed with their
 current values at each call, so gradients reach them.
 """
 import functools
+import inspect
+import warnings
 
 import numpy as np
 
-from .. import nest
+from .. import nest, validate
 from ..ops.core import bind, note_variable_read, primitive
 from ..state import state
 from ..tensor import Tensor, _to_array
@@ -142,6 +144,16 @@ class Function:
         self.optimize = optimize
         self._traces = {}
         self._last = None
+        self._warned = False
+        try:
+            self._parameters = inspect.signature(python_function)
+        except (TypeError, ValueError):   # a builtin: positional arguments only
+            self._parameters = None
+        # A call with exactly this many positional arguments and no keywords needs no
+        # binding to the parameters (the common case, kept fast); -1: always bind.
+        plain = self._parameters is not None and all(
+            p.kind is p.POSITIONAL_OR_KEYWORD for p in self._parameters.parameters.values())
+        self._positional = len(self._parameters.parameters) if plain else -1
 
     @property
     def graph(self):
@@ -157,38 +169,63 @@ class Function:
     def trace_count(self):
         return len(self._traces)
 
-    def get_concrete_function(self, *args):
+    def get_concrete_function(self, *args, **kwargs):
         """The traced graph for these arguments (tracing it if needed)."""
-        return self._concrete(_signature(args)[0], args)
+        args, kwargs = self._canonical(args, kwargs)
+        return self._concrete(_signature(args, kwargs)[0], args, kwargs)
 
-    def _concrete(self, key, args):
+    def _canonical(self, args, kwargs):
+        """The call's arguments as the function's parameters take them: keyword
+        arguments given for positional parameters, and defaults, made positional, so
+        that ``f(x, 2.0)``, ``f(x, b=2.0)`` and (with ``b=2.0`` the default) ``f(x)``
+        are one signature."""
+        if self._parameters is None:
+            return args, kwargs
+        try:
+            bound = self._parameters.bind(*args, **kwargs)
+        except TypeError as error:
+            raise TypeError(f"tg.function: calling {self.python_function.__name__}"
+                            f"{self._parameters}: {error}.") from None
+        bound.apply_defaults()
+        return bound.args, bound.kwargs
+
+    def _concrete(self, key, args, kwargs):
         concrete = self._traces.get(key)
         if concrete is None:
-            concrete = self._traces[key] = self._trace(args)
+            concrete = self._traces[key] = self._trace(args, kwargs)
+            if len(self._traces) > RETRACE_WARNING and not self._warned:
+                self._warned = True
+                warnings.warn(_retrace_message(self.python_function.__name__,
+                                               len(self._traces)), stacklevel=3)
         self._last = concrete
         return concrete
 
-    def __call__(self, *args):
-        key, tensors = _signature(args)
-        concrete = self._concrete(key, args)
+    def __call__(self, *args, **kwargs):
+        if kwargs or len(args) != self._positional:
+            args, kwargs = self._canonical(args, kwargs)
+        key, tensors = _signature(args, kwargs)
+        concrete = self._concrete(key, args, kwargs)
         outputs = iter(bind(call_p, *tensors, *concrete.captured_variables, function=concrete))
         return nest.pack_sequence_as(concrete.structure, [
             None if leaf is None else next(outputs) for leaf in nest.flatten(concrete.structure)])
 
-    def _trace(self, args):
+    def _trace(self, args, kwargs):
         graph = FuncGraph(self.python_function.__name__)
         with graph.as_default():
             placeholders = []
-            traced_args = []
-            for i, a in enumerate(args):
+            names = [f"arg{i}" for i in range(len(args))] + sorted(kwargs)
+            traced = []
+            for name, a in zip(names, list(args) + [kwargs[k] for k in sorted(kwargs)]):
                 if _is_tensor_argument(a):
-                    t = a if isinstance(a, Tensor) else Tensor(_to_array(a))
-                    p = placeholder(t.dtype, t.shape, name=f"arg{i}")
+                    t = a if isinstance(a, Tensor) else Tensor(_to_array(a, None, name,
+                                                                         "tg.function"))
+                    p = placeholder(t.dtype, t.shape, name=name)
                     placeholders.append(p)
-                    traced_args.append(p)
+                    traced.append(p)
                 else:
-                    traced_args.append(a)
-            result = self.python_function(*traced_args)
+                    traced.append(a)
+            traced_kwargs = dict(zip(sorted(kwargs), traced[len(args):]))
+            result = self.python_function(*traced[:len(args)], **traced_kwargs)
             # Tensors (and numbers) in the result become outputs; a None stays None.
             outputs = [graph._as_graph_tensor(o, None) for o in nest.flatten(result)
                        if o is not None]
@@ -201,22 +238,47 @@ def _is_tensor_argument(a):
         isinstance(a, (list, tuple)) and a and all(isinstance(v, (int, float)) for v in a))
 
 
-def _signature(args):
-    """The cache key of a call, and its tensor arguments."""
+#: After this many traces of one function, tg.function warns (as TensorFlow does).
+RETRACE_WARNING = 5
+
+
+def _retrace_message(name, count):
+    return (f"tg.function has traced {name} {count} times: a new trace is made for each new "
+            f"Python value among its arguments (a number, a bool, a string), and every trace "
+            f"is kept. If a number changes from call to call, pass it as a tensor, "
+            f"tg.constant(value): a tensor's value is not part of the trace's key, only its "
+            f"shape and dtype.")
+
+
+def _signature(args, kwargs=None):
+    """The cache key of a call, and its tensor arguments (positional ones first, then
+    keyword ones by name). Python values are keyed by type as well as value: 1, 1.0
+    and True are equal in Python, yet trace different graphs."""
     key, tensors = [], []
-    for a in args:
+    named = [(f"argument {i}", a) for i, a in enumerate(args)]
+    named += [(k, kwargs[k]) for k in sorted(kwargs or ())]
+    for name, a in named:
         if _is_tensor_argument(a):
-            t = a if isinstance(a, Tensor) else Tensor(_to_array(a))
-            key.append(("tensor", t.shape, str(t.dtype)))
+            t = a if isinstance(a, Tensor) else Tensor(_to_array(a, None, name, "tg.function"))
+            key.append((name, "tensor", t.shape, str(t.dtype)))
             tensors.append(a if isinstance(a, Tensor) else t)
         else:
             try:
                 hash(a)
             except TypeError:
-                raise TypeError(f"tg.function arguments must be tensors, arrays or hashable "
-                                f"Python values, got {type(a).__name__}.") from None
-            key.append(("value", a))
+                validate.fail(TypeError, "tg.function", name, "a tensor, an array or a hashable "
+                              "Python value (a number, a string, a tuple)", a)
+            key.append((name, "value", _value_key(a)))
     return tuple(key), tensors
+
+
+def _value_key(value):
+    """A Python value as a cache key that tells types apart, also inside tuples."""
+    if isinstance(value, tuple):
+        return (type(value), tuple(_value_key(v) for v in value))
+    if isinstance(value, frozenset):
+        return (type(value), frozenset(_value_key(v) for v in value))
+    return (type(value), value)
 
 
 def function(python_function=None, optimize=True):

@@ -10,11 +10,10 @@ the visualizers and the lessons show them.
 """
 import contextlib
 
-from .. import backend
+from .. import backend, validate
 from ..ops.core import Node, defeffect, not_differentiable, note_variable_read, primitive
 from ..ops.shape_inference import infer_outputs
 from ..state import override, state
-from ..dtypes import as_dtype
 from ..tensor import SymbolicTensor, Tensor, Variable, _scalar_dtype, _to_array
 
 
@@ -70,8 +69,13 @@ class Graph:
     @contextlib.contextmanager
     def name_scope(self, name):
         """Prefix the names of nodes made in the block with ``name/``."""
+        if not isinstance(name, str) or not name.strip("/"):
+            validate.fail(TypeError if not isinstance(name, str) else ValueError,
+                          "tg.name_scope", "name", "a non-empty string (e.g. 'layer')", name)
         scope = self.unique_name(name)
-        self._scopes.append(scope.rsplit("/", 1)[-1])
+        # The whole of it below the enclosing scopes: "layer/one" keeps its "layer/".
+        prefix = "/".join(self._scopes)
+        self._scopes.append(scope[len(prefix) + 1:] if prefix else scope)
         try:
             yield scope
         finally:
@@ -197,9 +201,14 @@ def placeholder(dtype, shape=None, name=None):
     if graph is None:
         raise RuntimeError("tg.placeholder needs a graph: create it inside "
                            "`with tg.Graph().as_default():`.")
-    shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
+    shape = None if shape is None else validate.shape(shape, "shape", "tg.placeholder",
+                                                      unknown=True)
+    if dtype is None:
+        validate.fail(TypeError, "tg.placeholder", "dtype", "a data type (tg.float32, ...)",
+                      dtype)
+    dtype = validate.dtype(dtype, "dtype", "tg.placeholder")
     with _no_gradient_scope():
-        return graph.add_node(placeholder_p, (), {"shape": shape, "dtype": as_dtype(dtype)},
+        return graph.add_node(placeholder_p, (), {"shape": shape, "dtype": dtype},
                               name=name or "placeholder")
 
 

@@ -8,7 +8,7 @@ faster than the same code eagerly.
 """
 import numpy as np
 
-from .. import backend, nest
+from .. import backend, nest, validate
 from ..ops import core as op_core
 from ..state import state
 from ..tensor import SymbolicTensor
@@ -86,11 +86,19 @@ def plan_for(graph, fetch_ids, feed_ids):
 
 def check_feed(tensor, value):
     """``value`` as an array of ``tensor``'s dtype and a shape it accepts."""
-    array = backend.xp.asarray(value.numpy() if hasattr(value, "numpy") else value)
+    name = f"feed_dict['{tensor.name}']"
+    try:
+        array = validate.tensor_like(value.numpy() if hasattr(value, "numpy") else value,
+                                     name, "Session.run")
+    except TypeError as error:
+        raise TypeError(f"{error} The placeholder '{tensor.name}' takes values of dtype "
+                        f"{tensor.dtype}.") from None
     if array.dtype != tensor.dtype:
         if not np.can_cast(array.dtype, tensor.dtype, casting="same_kind"):
-            raise TypeError(f"Cannot feed a value of dtype {array.dtype} for tensor "
-                            f"'{tensor.name}', which has dtype {tensor.dtype}.")
+            validate.fail(TypeError, "Session.run", name, f"a value of dtype {tensor.dtype} "
+                          f"(the dtype of '{tensor.name}') or one that converts without loss",
+                          value, f"Cannot feed a value of dtype {array.dtype} for tensor "
+                          f"'{tensor.name}', which has dtype {tensor.dtype}.")
         array = array.astype(tensor.dtype)
     shape = tensor.shape
     if shape is not None and (array.ndim != len(shape) or any(
@@ -133,6 +141,9 @@ class Session:
             if t.graph is not graph:
                 raise ValueError(f"{t.name} does not belong to the session's graph.")
         values = {}
+        if feed_dict is not None and not isinstance(feed_dict, dict):
+            validate.fail(TypeError, "Session.run", "feed_dict", "a dict mapping placeholders "
+                          "to values, {x: [1.0, 2.0]}", feed_dict)
         for tensor, value in (feed_dict or {}).items():
             if not isinstance(tensor, SymbolicTensor) or tensor.graph is not graph:
                 raise TypeError(f"feed_dict keys must be tensors of the session's graph, "

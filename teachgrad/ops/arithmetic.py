@@ -77,12 +77,15 @@ defjvp(divide_p,
 def _power_kernel(x, y):
     return x ** y
 
-# x^y.  d/dx = y x^(y-1);  d/dy = ln(x) x^y, taken as 0 where x <= 0 (as TensorFlow does)
+# x^y.  d/dx = y x^(y-1);  d/dy = ln(x) x^y, taken as 0 where x <= 0 (as TensorFlow does).
+# Where y = 0, x^0 = 1 is constant and d/dx is 0, also at x = 0 (where y x^(y-1) would be
+# 0 * inf = NaN): the exponent y - 1 becomes 1 there, and y x^1 = 0. This keeps x ** 0.0
+# and the second derivative of x ** 1.0 right at 0.
 power_p = primitive("power", _power_kernel)
 defeffect(power_p, "fresh", elementwise="power")
 def power(x, y): return bind(power_p, x, y)
 defvjp(power_p,
-       lambda ct, ans, x, y: unbroadcast(ct * y * power(x, y - 1), x),
+       lambda ct, ans, x, y: unbroadcast(ct * y * power(x, where(y == 0, 1, y - 1)), x),
        lambda ct, ans, x, y: unbroadcast(ct * ans * log(where(x > 0, x, 1)), y))
 
 # max(x, y) elementwise: the gradient goes to x where x >= y, else to y.

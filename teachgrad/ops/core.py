@@ -16,7 +16,7 @@ ever sees Nodes.
 """
 import itertools
 
-from .. import backend
+from .. import backend, validate
 from ..state import state
 from ..tensor import SymbolicTensor, Tensor, Variable, convert_to_tensor
 
@@ -210,7 +210,10 @@ def bind(op, *args, **params):
         return add_to_graph(op, args, params)
     for a in args:
         if type(a) is not Tensor:
-            args = _convert_inputs(args)
+            try:
+                args = _convert_inputs(args)
+            except (TypeError, ValueError) as error:
+                raise input_error(op, args, error) from None
             break
     try:
         # The one- and two-input cases are spelled out: this line runs for every op,
@@ -280,6 +283,29 @@ def note_new_output(node, tensor, graph):
     for recorder in state.recorders:
         if recorder.graph is graph:
             recorder.output_added(node, tensor)
+
+
+def input_error(op, args, error):
+    """``error``, raised converting an input of ``op``, said again naming that input
+    (``tg.exp: `x` must be numbers ...``) when a validator can say what was wrong."""
+    code = getattr(op.forward, "__code__", None)
+    names = code.co_varnames[:code.co_argcount] if code is not None else ()
+    for i, a in enumerate(args):
+        if not isinstance(a, Tensor):
+            name = names[i] if i < len(names) else f"input {i}"
+            try:
+                validate.tensor_like(a, name, f"tg.{op.name}")
+            except (TypeError, ValueError) as named:
+                return named
+    return error
+
+
+def operand(x, name, where):
+    """``x`` as something with a shape (for an op that reads it before ``bind``): a
+    Python number or (nested) list becomes a constant tensor, checked."""
+    if hasattr(x, "ndim"):
+        return x
+    return Tensor(validate.tensor_like(x, name, where))
 
 
 def _convert_inputs(args):

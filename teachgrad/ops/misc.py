@@ -1,5 +1,5 @@
 """Identity-like ops, dtype casts, stop_gradient, and tensors of zeros and ones."""
-from .. import backend, dtypes
+from .. import backend, dtypes, validate
 from ..tensor import constant
 from .core import bind, defeffect, defjvp, defvjp, defvjp_all, not_differentiable, primitive
 
@@ -8,7 +8,9 @@ cast_p = primitive("cast", lambda x, dtype: x.astype(dtype, copy=False))
 defeffect(cast_p, "view")
 def cast(x, dtype):
     """``x`` converted to ``dtype`` (``tg.float32``, ``"int64"``, ...)."""
-    return bind(cast_p, x, dtype=dtypes.as_dtype(dtype))
+    if dtype is None:
+        validate.fail(TypeError, "tg.cast", "dtype", "a data type", dtype)
+    return bind(cast_p, x, dtype=validate.dtype(dtype, "dtype", "tg.cast"))
 defvjp(cast_p, lambda ct, ans, x, dtype: cast(ct, x.dtype) if dtypes.is_floating(x.dtype) else None)
 defjvp(cast_p, lambda x_dot, ans, x, dtype: cast(x_dot, dtype) if dtypes.is_floating(dtype) else None)
 
@@ -42,25 +44,26 @@ def stop_gradient(x):
 zeros_like_p = not_differentiable(primitive(
     "zeros_like", lambda x, dtype: backend.xp.zeros_like(x, dtype=dtype)))
 defeffect(zeros_like_p, "fresh", shape_only_inputs=(0,))
-def zeros_like(x, dtype=None): return bind(zeros_like_p, x, dtype=dtypes.as_dtype(dtype))
+def zeros_like(x, dtype=None):
+    return bind(zeros_like_p, x, dtype=validate.dtype(dtype, "dtype", "tg.zeros_like"))
 
 ones_like_p = not_differentiable(primitive(
     "ones_like", lambda x, dtype: backend.xp.ones_like(x, dtype=dtype)))
 defeffect(ones_like_p, "fresh", shape_only_inputs=(0,))
-def ones_like(x, dtype=None): return bind(ones_like_p, x, dtype=dtypes.as_dtype(dtype))
+def ones_like(x, dtype=None):
+    return bind(ones_like_p, x, dtype=validate.dtype(dtype, "dtype", "tg.ones_like"))
 
 
-def _shape_tuple(shape):
-    if isinstance(shape, int):
-        return (shape,)
-    return tuple(int(n) for n in shape)
+def _filled(fill, shape, dtype, where):
+    shape = validate.shape(shape, "shape", where)
+    return constant(fill(shape, dtype=validate.dtype(dtype, "dtype", where) or dtypes.float64))
 
 
 def zeros(shape, dtype=dtypes.float64):
     """A constant tensor of zeros (float64 unless ``dtype`` says otherwise)."""
-    return constant(backend.xp.zeros(_shape_tuple(shape), dtype=dtypes.as_dtype(dtype)))
+    return _filled(backend.xp.zeros, shape, dtype, "tg.zeros")
 
 
 def ones(shape, dtype=dtypes.float64):
     """A constant tensor of ones (float64 unless ``dtype`` says otherwise)."""
-    return constant(backend.xp.ones(_shape_tuple(shape), dtype=dtypes.as_dtype(dtype)))
+    return _filled(backend.xp.ones, shape, dtype, "tg.ones")

@@ -8,23 +8,20 @@ import math
 
 import numpy as np
 
-from .. import backend
+from .. import backend, validate
 from .arithmetic import equal
-from .core import bind, defeffect, defjvp, defvjp, not_differentiable, primitive
+from .core import bind, defeffect, defjvp, defvjp, not_differentiable, operand, primitive
 from .math import exp
 from .misc import cast
 from .shape import broadcast_as, expand_dims
 
 
-def _axes(axis, ndim):
-    """Normalise ``axis`` (None, an int or a sequence) to a sorted tuple."""
+def _axes(axis, ndim, where="tg.sum"):
+    """Normalise ``axis`` (None, an int or a sequence) to a sorted tuple (checked)."""
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    top = builtins.max(ndim, 1)
-    for a in axes:
-        if not -ndim <= a < top:
-            raise ValueError(f"axis {a} is out of range for a tensor of rank {ndim}.")
+    axes = validate.axis(axis, ndim, "axis", where)
+    axes = (axes,) if type(axes) is int else axes
     normal = tuple(sorted([a % ndim for a in axes])) if ndim else ()
     if len(set(normal)) != len(normal):
         raise ValueError(f"axis {axis} repeats an axis.")
@@ -45,6 +42,7 @@ def _keep(g, x, axes, keepdims):
 sum_p = primitive("sum", lambda x, axes, keepdims: x.sum(axis=axes, keepdims=keepdims))
 defeffect(sum_p, "reduction")
 def sum(x, axis=None, keepdims=False):
+    x = operand(x, "x", "tg.sum")
     return bind(sum_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
 defvjp(sum_p, lambda ct, ans, x, axes, keepdims: broadcast_as(_keep(ct, x, axes, keepdims), x))
 defjvp(sum_p, lambda x_dot, ans, x, axes, keepdims: sum(x_dot, axis=axes, keepdims=keepdims))
@@ -66,7 +64,8 @@ defeffect(count_p, "reduction", shape_only_inputs=(0,))
 mean_p = primitive("mean", lambda x, axes, keepdims: x.mean(axis=axes, keepdims=keepdims))
 defeffect(mean_p, "reduction")
 def mean(x, axis=None, keepdims=False):
-    return bind(mean_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
+    x = operand(x, "x", "tg.mean")
+    return bind(mean_p, x, axes=_axes(axis, x.ndim, "tg.mean"), keepdims=keepdims)
 defvjp(mean_p, lambda ct, ans, x, axes, keepdims:
        broadcast_as(_keep(ct, x, axes, keepdims) / _count(x, axes, ct.dtype), x))
 defjvp(mean_p, lambda x_dot, ans, x, axes, keepdims: mean(x_dot, axis=axes, keepdims=keepdims))
@@ -82,14 +81,18 @@ def _extremum_vjp(ct, ans, x, axes, keepdims):
 max_p = primitive("max", lambda x, axes, keepdims: x.max(axis=axes, keepdims=keepdims))
 defeffect(max_p, "reduction")
 def max(x, axis=None, keepdims=False):
-    return bind(max_p, x, axes=_nonempty(_axes(axis, x.ndim), x, "max"), keepdims=keepdims)
+    x = operand(x, "x", "tg.max")
+    return bind(max_p, x, axes=_nonempty(_axes(axis, x.ndim, "tg.max"), x, "max"),
+                keepdims=keepdims)
 defvjp(max_p, _extremum_vjp)
 
 # min over axes: like max, for the smallest entry.
 min_p = primitive("min", lambda x, axes, keepdims: x.min(axis=axes, keepdims=keepdims))
 defeffect(min_p, "reduction")
 def min(x, axis=None, keepdims=False):
-    return bind(min_p, x, axes=_nonempty(_axes(axis, x.ndim), x, "min"), keepdims=keepdims)
+    x = operand(x, "x", "tg.min")
+    return bind(min_p, x, axes=_nonempty(_axes(axis, x.ndim, "tg.min"), x, "min"),
+                keepdims=keepdims)
 defvjp(min_p, _extremum_vjp)
 
 
@@ -112,7 +115,8 @@ logsumexp_p = primitive("logsumexp", _logsumexp_kernel)
 defeffect(logsumexp_p, "reduction")
 def logsumexp(x, axis=None, keepdims=False):
     """``log(sum(exp(x)))`` over ``axis``, computed without overflow."""
-    return bind(logsumexp_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
+    x = operand(x, "x", "tg.logsumexp")
+    return bind(logsumexp_p, x, axes=_axes(axis, x.ndim, "tg.logsumexp"), keepdims=keepdims)
 defvjp(logsumexp_p, lambda ct, ans, x, axes, keepdims:
        _keep(ct, x, axes, keepdims) * exp(x - _keep(ans, x, axes, keepdims)))
 defjvp(logsumexp_p, lambda x_dot, ans, x, axes, keepdims:

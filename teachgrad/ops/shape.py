@@ -11,16 +11,17 @@ shape when the graph runs (``sum_like``, ``reshape_like``, ``broadcast_like``).
 """
 import numpy as np
 
-from .. import backend
+from .. import backend, validate
 from ..tensor import Tensor
-from .core import bind, defeffect, defjvp, defvjp, defvjp_all, primitive
+from .core import bind, operand, defeffect, defjvp, defvjp, defvjp_all, primitive
 from .grad_util import known
 from .misc import cast
 
 
-def _axis(axis, ndim):
-    if not -ndim <= axis < max(ndim, 1):
-        raise ValueError(f"axis {axis} is out of range for a tensor of rank {ndim}.")
+def _axis(axis, ndim, where="tg"):
+    """One axis, checked (an int in range) and made non-negative."""
+    if type(axis) is not int or not -ndim <= axis < max(ndim, 1):
+        axis = validate.one_axis(axis, ndim, "axis", where)
     return axis % ndim if ndim else 0
 
 
@@ -28,8 +29,7 @@ def _axis(axis, ndim):
 reshape_p = primitive("reshape", lambda x, shape: backend.xp.reshape(x, shape))
 defeffect(reshape_p, "view")
 def reshape(x, shape):
-    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
-    return bind(reshape_p, x, shape=shape)
+    return bind(reshape_p, x, shape=validate.shape(shape, "shape", "tg.reshape", inferred=True))
 defvjp(reshape_p, lambda ct, ans, x, shape: reshape_as(ct, x))
 
 
@@ -54,6 +54,9 @@ transpose_p = primitive("transpose", lambda x, axes: backend.xp.transpose(x, axe
 defeffect(transpose_p, "view")
 def transpose(x, axes=None):
     ndim = x.ndim if isinstance(x, Tensor) else np.ndim(x)
+    if axes is not None and not isinstance(axes, (list, tuple)):
+        validate.fail(TypeError, "tg.transpose", "axes", "a permutation of the axes (a "
+                      "list or tuple of integers) or None", axes)
     axes = tuple(reversed(range(ndim))) if axes is None else tuple(_axis(a, ndim) for a in axes)
     if sorted(axes) != list(range(ndim)):
         raise ValueError(f"transpose: axes {axes} are not a permutation of the {ndim} axes.")
@@ -73,6 +76,8 @@ def swap_last_two(x):
 expand_dims_p = primitive("expand_dims", lambda x, axis: backend.xp.expand_dims(x, axis))
 defeffect(expand_dims_p, "view")
 def expand_dims(x, axis):
+    if type(axis) is not int:   # a tuple of new axes is numpy's too; positions in the result
+        validate.axis(axis, None, "axis", "tg.expand_dims")
     return bind(expand_dims_p, x, axis=axis)
 defvjp(expand_dims_p, lambda ct, ans, x, axis: reshape_as(ct, x))
 defjvp(expand_dims_p, lambda x_dot, ans, x, axis: expand_dims(x_dot, axis))
@@ -81,7 +86,9 @@ squeeze_p = primitive("squeeze", lambda x, axis: backend.xp.squeeze(x, axis))
 defeffect(squeeze_p, "view")
 def squeeze(x, axis=None):
     if axis is not None:
-        axis = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
+        x = operand(x, "x", "tg.squeeze")
+        axis = validate.axis(axis, x.ndim, "axis", "tg.squeeze")
+        axis = tuple(axis) if isinstance(axis, tuple) else (axis,)
         for a in axis:
             if x.shape[a] not in (1, None):
                 raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1 (shape {x.shape}).")
@@ -93,7 +100,7 @@ defjvp(squeeze_p, lambda x_dot, ans, x, axis: reshape_as(x_dot, ans))
 broadcast_to_p = primitive("broadcast_to", lambda x, shape: backend.xp.broadcast_to(x, shape))
 defeffect(broadcast_to_p, "view")
 def broadcast_to(x, shape):
-    return bind(broadcast_to_p, x, shape=tuple(int(n) for n in shape))
+    return bind(broadcast_to_p, x, shape=validate.shape(shape, "shape", "tg.broadcast_to"))
 defvjp(broadcast_to_p, lambda ct, ans, x, shape: unbroadcast(ct, x))
 defjvp(broadcast_to_p, lambda x_dot, ans, x, shape: broadcast_to(x_dot, shape))
 
@@ -132,7 +139,9 @@ sum_like_p.shape_rule = lambda g, x: [(x.shape, g.dtype)]
 concat_p = primitive("concat", lambda *xs, axis: backend.xp.concatenate(xs, axis=axis))
 defeffect(concat_p, "fresh")
 def concat(values, axis=0):
-    values = list(values)
+    values = validate.sequence(values, "values", "tg.concat")
+    if type(axis) is not int:
+        validate.one_axis(axis, None, "axis", "tg.concat")
     if not values:
         raise ValueError("concat needs at least one tensor.")
     return bind(concat_p, *values, axis=axis)
@@ -148,7 +157,9 @@ defvjp_all(concat_p, _concat_vjp)
 stack_p = primitive("stack", lambda *xs, axis: backend.xp.stack(xs, axis=axis))
 defeffect(stack_p, "fresh")
 def stack(values, axis=0):
-    values = list(values)
+    values = validate.sequence(values, "values", "tg.stack")
+    if type(axis) is not int:
+        validate.one_axis(axis, None, "axis", "tg.stack")
     if not values:
         raise ValueError("stack needs at least one tensor.")
     shapes = {tuple(v.shape) if isinstance(v, Tensor) else np.shape(v) for v in values}
@@ -168,17 +179,22 @@ split_p = primitive("split", _split_kernel, multiple_results=True)
 defeffect(split_p, "view")
 def split(x, num_or_size_splits, axis=0):
     """Split ``x`` into ``num`` equal pieces, or pieces of the listed sizes."""
-    axis = _axis(axis, x.ndim)
+    x = operand(x, "x", "tg.split")
+    axis = _axis(axis, x.ndim, "tg.split")
     length = x.shape[axis]
     if length is None:
         raise ValueError(f"split: the size of axis {axis} of {x.name} is unknown; split needs it.")
-    if isinstance(num_or_size_splits, int):
-        if num_or_size_splits <= 0 or length % num_or_size_splits:
+    if not isinstance(num_or_size_splits, (list, tuple)) and not (
+            isinstance(num_or_size_splits, Tensor) and num_or_size_splits.ndim == 1):
+        num_or_size_splits = validate.integer(num_or_size_splits, "num_or_size_splits",
+                                              "tg.split", minimum=1)
+        if length % num_or_size_splits:
             raise ValueError(f"split: axis {axis} of size {length} cannot be cut into "
                              f"{num_or_size_splits} equal pieces.")
         sizes = (length // num_or_size_splits,) * num_or_size_splits
     else:
-        sizes = tuple(int(s) for s in num_or_size_splits)
+        sizes = tuple(validate.integer(s, "num_or_size_splits", "tg.split", minimum=0)
+                      for s in num_or_size_splits)
         if sum(sizes) != length or min(sizes, default=0) < 0:
             raise ValueError(f"split: sizes {list(sizes)} do not add up to {length}, "
                              f"the size of axis {axis}.")
