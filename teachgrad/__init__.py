@@ -22,6 +22,10 @@ from .ops import (IndexedSlices, abs, add, add_n, broadcast_to, cast, concat, co
                   sparse_softmax_cross_entropy_with_logits, split, sqrt, square, squeeze,
                   stack, stop_gradient, subtract, sum, tanh, transpose, where, zeros,
                   zeros_like)
+from .ops import (arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, ceil, clip, cosh,
+                  deg2rad, degrees, exp2, expm1, floor, fmax, fmin, fmod, hypot, log2, log10,
+                  logaddexp, logaddexp2, mod, nan_to_num, rad2deg, radians, reciprocal,
+                  remainder, rint, sinc, sinh, tan, trunc)
 from .graph import Graph, Session, function, get_default_graph, name_scope, placeholder
 from .tensor import SymbolicTensor, Tensor, Variable, constant, convert_to_tensor
 from . import debug, exercises

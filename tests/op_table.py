@@ -20,6 +20,7 @@ import teachgrad as tg
 from teachgrad import nest
 from teachgrad.ops import getitem, index_add
 
+import numpy_strategies as N
 import strategies as S
 
 
@@ -152,6 +153,44 @@ OPS = [
            S.unary(), elementwise=True, eps=1e-2, atol=1e-4),  # float32 output: big steps
     OpSpec("cast_to_float64", lambda x: tg.cast(x, tg.float64), lambda x: x.astype(np.float64),
            S.unary(), elementwise=True, primitive="cast"),
+    # trigonometric and hyperbolic functions, their inverses, angles
+    OpSpec("tan", tg.tan, np.tan, S.unary(S.Domain(-1.3, 1.3)), elementwise=True),
+    OpSpec("sinh", tg.sinh, np.sinh, S.unary(), elementwise=True),
+    OpSpec("cosh", tg.cosh, np.cosh, S.unary(), elementwise=True),
+    OpSpec("arcsin", tg.arcsin, np.arcsin, S.unary(S.Domain(-0.9, 0.9)), elementwise=True),
+    OpSpec("arccos", tg.arccos, np.arccos, S.unary(S.Domain(-0.9, 0.9)), elementwise=True),
+    OpSpec("arctan", tg.arctan, np.arctan, S.unary(), elementwise=True),
+    OpSpec("arcsinh", tg.arcsinh, np.arcsinh, S.unary(), elementwise=True),
+    OpSpec("arccosh", tg.arccosh, np.arccosh, S.unary(S.Domain(1.1, 4.0)), elementwise=True),
+    OpSpec("arctanh", tg.arctanh, np.arctanh, S.unary(S.Domain(-0.9, 0.9)), elementwise=True),
+    OpSpec("arctan2", tg.arctan2, np.arctan2, S.binary(S.NONZERO, S.REALS), elementwise=True),
+    OpSpec("hypot", tg.hypot, np.hypot, S.binary(S.NONZERO, S.REALS), elementwise=True),
+    OpSpec("sinc", tg.sinc, np.sinc, S.unary(), elementwise=True),
+    OpSpec("deg2rad", tg.deg2rad, np.deg2rad, S.unary(), elementwise=True),
+    OpSpec("radians", tg.radians, np.radians, S.unary(), elementwise=True, primitive="deg2rad"),
+    OpSpec("rad2deg", tg.rad2deg, np.rad2deg, S.unary(), elementwise=True),
+    OpSpec("degrees", tg.degrees, np.degrees, S.unary(), elementwise=True, primitive="rad2deg"),
+    # exponentials and logarithms in other bases
+    OpSpec("log2", tg.log2, np.log2, S.unary(S.POSITIVE), elementwise=True),
+    OpSpec("log10", tg.log10, np.log10, S.unary(S.POSITIVE), elementwise=True),
+    OpSpec("expm1", tg.expm1, np.expm1, S.unary(), elementwise=True),
+    OpSpec("exp2", tg.exp2, np.exp2, S.unary(), elementwise=True),
+    OpSpec("reciprocal", tg.reciprocal, np.reciprocal, S.unary(S.Domain(-3.0, 3.0, 0.3)),
+           elementwise=True),
+    OpSpec("logaddexp", tg.logaddexp, np.logaddexp, S.binary(), elementwise=True),
+    OpSpec("logaddexp2", tg.logaddexp2, np.logaddexp2, S.binary(), elementwise=True),
+    # jumps and kinks: remainders, clipping, NaN-ignoring extrema
+    OpSpec("mod", tg.mod, np.mod, N.remainder_case(), elementwise=True),
+    OpSpec("mod_operator", lambda x, y: x % y, np.mod, N.remainder_case(), elementwise=True,
+           primitive="mod"),
+    OpSpec("remainder", tg.remainder, np.remainder, N.remainder_case(), primitive="mod"),
+    OpSpec("fmod", tg.fmod, np.fmod, N.remainder_case(), elementwise=True),
+    OpSpec("fmax", tg.fmax, np.fmax, S.separated_binary(), elementwise=True),
+    OpSpec("fmin", tg.fmin, np.fmin, S.separated_binary(), elementwise=True),
+    OpSpec("clip", tg.clip, np.clip, N.clip_case(), elementwise=True),
+    OpSpec("clip_python_bounds", tg.clip, np.clip, N.clip_one_bound_case(), elementwise=True,
+           primitive="clip"),
+    OpSpec("nan_to_num", tg.nan_to_num, np.nan_to_num, N.non_finite_case(), elementwise=True),
     # several tensors in, one or several out
     OpSpec("add_n", lambda *xs: tg.add_n(list(xs)), lambda *xs: functools.reduce(np.add, xs),
            S.same_shape_list()),

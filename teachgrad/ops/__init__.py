@@ -16,6 +16,11 @@ from .reduction import logsumexp, max, mean, min, sum
 from .arithmetic import (add, add_n, divide, equal, greater, greater_equal, less, less_equal,
                          maximum, minimum, multiply, not_equal, power, subtract, where)
 from .linalg import matmul
+from .trig import (arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, cosh, deg2rad,
+                   degrees, hypot, rad2deg, radians, sinc, sinh, tan)
+from .exponential import exp2, expm1, log2, log10, logaddexp, logaddexp2, reciprocal
+from .rounding import (ceil, clip, floor, fmax, fmin, fmod, mod, nan_to_num, remainder, rint,
+                       trunc)
 from .nn import (log_softmax, relu, relu_grad, softmax,
                  sparse_softmax_cross_entropy_with_logits)
 from . import operators  # noqa: F401  (gives Tensor its operators and methods)

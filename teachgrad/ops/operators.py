@@ -16,6 +16,7 @@ from .linalg import matmul
 from .math import abs, negative
 from .misc import cast
 from .reduction import max, mean, min, sum
+from .rounding import mod
 from .shape import reshape, transpose
 
 
@@ -30,6 +31,7 @@ _OPERATORS = {
     "__mul__": multiply, "__rmul__": _swapped(multiply),
     "__truediv__": divide, "__rtruediv__": _swapped(divide),
     "__pow__": power, "__rpow__": _swapped(power),
+    "__mod__": mod, "__rmod__": _swapped(mod),
     "__matmul__": matmul, "__rmatmul__": _swapped(matmul),
     "__neg__": negative, "__abs__": abs,
     "__lt__": less, "__le__": less_equal, "__gt__": greater, "__ge__": greater_equal,

@@ -1,0 +1,107 @@
+"""numpy's wider surface (issue 18) where the op table cannot reach: the ops with no
+derivative (rounding, indices), the kinks (abs and sign at 0, ties), and the
+conventions a numpy user expects (``%``, None bounds, NaN ignored).
+
+The differentiable ops themselves are each one line of tests/op_table.py.
+"""
+import numpy as np
+import pytest
+
+import teachgrad as tg
+
+X = np.array([-2.5, -1.5, -0.5, 0.0, 0.5, 1.5, 2.7])
+
+
+def gradient(f, x):
+    x = tg.constant(x)
+    with tg.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.gradient(y, x, unconnected_gradients="zero").numpy()
+
+
+def in_graph(f, x):
+    graph = tg.Graph()
+    with graph.as_default():
+        p = tg.placeholder(tg.float64, (None,), name="x")
+        y = f(p)
+    return tg.Session(graph).run(y, feed_dict={p: x})
+
+
+@pytest.mark.parametrize("name", ["floor", "ceil", "trunc", "rint"])
+def test_rounding_matches_numpy_and_has_no_gradient(name):
+    f = getattr(tg, name)
+    np.testing.assert_array_equal(f(tg.constant(X)).numpy(), getattr(np, name)(X))
+    np.testing.assert_array_equal(in_graph(f, X), getattr(np, name)(X))
+    assert f(tg.constant(X.astype(np.float32))).dtype == tg.float32
+    np.testing.assert_array_equal(gradient(lambda x: tg.sum(f(x) * x), X), getattr(np, name)(X))
+
+
+def test_abs_and_sign_at_zero_follow_autograd():
+    # d|x|/dx is sign(x), 0 at the kink; sign is piecewise constant: derivative 0.
+    np.testing.assert_array_equal(gradient(lambda x: tg.sum(tg.abs(x)), X), np.sign(X))
+    np.testing.assert_array_equal(gradient(lambda x: tg.sum(tg.sign(x) * 3.0), X), 0 * X)
+
+
+def test_ties_split_the_gradient_in_fmax_and_fmin():
+    x, y = tg.constant([1.0, 2.0, 3.0]), tg.constant([1.0, 0.0, 5.0])
+    for f, want in [(tg.fmax, [0.5, 1.0, 0.0]), (tg.fmin, [0.5, 0.0, 1.0])]:
+        with tg.GradientTape() as tape:
+            tape.watch([x, y])
+            z = tg.sum(f(x, y))
+        gx, gy = tape.gradient(z, [x, y])
+        np.testing.assert_array_equal(gx.numpy(), want)
+        np.testing.assert_array_equal(gx.numpy() + gy.numpy(), [1.0, 1.0, 1.0])
+
+
+def test_fmax_ignores_nan_and_its_gradient_goes_to_the_number():
+    x, y = tg.constant([np.nan, 2.0]), tg.constant([1.0, np.nan])
+    with tg.GradientTape() as tape:
+        tape.watch([x, y])
+        z = tg.sum(tg.fmax(x, y))
+    np.testing.assert_array_equal(tg.fmax(x, y).numpy(), [1.0, 2.0])
+    gx, gy = tape.gradient(z, [x, y])
+    np.testing.assert_array_equal(gx.numpy(), [0.0, 1.0])
+    np.testing.assert_array_equal(gy.numpy(), [1.0, 0.0])
+
+
+def test_clip_touching_a_bound_passes_no_gradient_to_x():
+    # autograd's rule: x gets the cotangent strictly inside the bounds only
+    x = np.array([-1.0, 0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(gradient(lambda t: tg.sum(tg.clip(t, -1.0, 1.0)), x),
+                                  [0.0, 1.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="a_min, a_max"):
+        tg.clip(tg.constant(x), None, None)
+
+
+def test_clip_of_integers_with_one_bound():
+    x = np.array([-3, 0, 7])
+    np.testing.assert_array_equal(tg.clip(tg.constant(x), None, 2).numpy(), np.clip(x, None, 2))
+    np.testing.assert_array_equal(tg.clip(tg.constant(x), 0, None).numpy(), np.clip(x, 0, None))
+
+
+def test_the_percent_operator_is_numpys_mod():
+    x = tg.constant(X)
+    np.testing.assert_array_equal((x % 0.7).numpy(), X % 0.7)
+    np.testing.assert_array_equal((3.0 % (x + 3)).numpy(), 3.0 % (X + 3))
+    np.testing.assert_array_equal(in_graph(lambda t: t % 2.0, X), np.mod(X, 2.0))
+    assert (tg.constant([7, -7]) % 3).numpy().tolist() == [1, 2]
+
+
+def test_sinc_derivatives_at_zero():
+    # sinc'(0) = 0 and sinc''(0) = -pi^2 / 3, although the formula is 0/0 there
+    assert tg.grad(tg.sinc)(tg.constant(0.0)).numpy() == 0.0
+    second = tg.grad(tg.grad(tg.sinc))(tg.constant(0.0)).numpy()
+    np.testing.assert_allclose(second, -np.pi ** 2 / 3)
+
+
+def test_hypot_at_the_origin_has_gradient_zero():
+    np.testing.assert_array_equal(gradient(lambda t: tg.sum(tg.hypot(t, 0.0)), X), np.sign(X))
+
+
+def test_nan_to_num_replaces_and_passes_gradient_where_finite():
+    x = np.array([np.nan, np.inf, -np.inf, 1.5])
+    got = tg.nan_to_num(tg.constant(x), nan=-1.0, posinf=9.0).numpy()
+    np.testing.assert_array_equal(got, np.nan_to_num(x, nan=-1.0, posinf=9.0))
+    np.testing.assert_array_equal(gradient(lambda t: tg.sum(tg.nan_to_num(t)), x),
+                                  [0.0, 0.0, 0.0, 1.0])
