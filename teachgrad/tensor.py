@@ -174,11 +174,23 @@ class Variable(Tensor):
 
     def assign_add(self, delta):
         """``self = self + delta``, in place of the old value."""
-        return self.assign(self._value + self._checked(delta, "delta", "Variable.assign_add"))
+        return self.assign(self._combined(delta, "Variable.assign_add", 1))
 
     def assign_sub(self, delta):
         """``self = self - delta``, in place of the old value."""
-        return self.assign(self._value - self._checked(delta, "delta", "Variable.assign_sub"))
+        return self.assign(self._combined(delta, "Variable.assign_sub", -1))
+
+    def _combined(self, delta, where, sign):
+        """The value plus (``sign`` 1) or minus (-1) ``delta``, which must fit its shape."""
+        array = self._checked(delta, "delta", where)
+        try:
+            fits = np.broadcast_shapes(array.shape, self.shape) == self.shape
+        except ValueError:
+            fits = False
+        if not fits:
+            validate.fail(ValueError, where, "delta", f"a value that broadcasts to the "
+                          f"Variable's shape {self.shape}", delta)
+        return self._value + array if sign > 0 else self._value - array
 
     def _checked(self, value, name, where):
         """``value`` as an array of this Variable's dtype; a conversion that would lose

@@ -12,6 +12,7 @@ what was given and what is accepted::
 Code past the boundary may then trust its inputs. The validators run once per
 public call, never per op inside the engine.
 """
+import inspect
 import numbers as _numbers
 
 import numpy as np
@@ -64,7 +65,7 @@ def dtype(value, name, where):
         return None
     try:
         result = np.dtype(value)
-    except TypeError:
+    except (TypeError, ValueError, SyntaxError):   # np.dtype(",") raises SyntaxError
         fail(TypeError, where, name, "a data type (tg.float32, tg.float64, tg.int32, "
              "tg.int64, tg.bool_ or their names)", value)
     if result.kind not in REAL_KINDS:
@@ -157,6 +158,8 @@ def one_axis(value, ndim, name, where):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         fail(TypeError, where, name, "an integer axis", value)
     value = int(value)
+    if ndim is None and not -2 ** 31 <= value < 2 ** 31:
+        fail(ValueError, where, name, "an axis that fits in 32 bits", value)
     if ndim is not None and not -ndim <= value < max(ndim, 1):
         fail(ValueError, where, name, f"an axis in [{-ndim}, {max(ndim, 1) - 1}] for a "
              f"tensor of rank {ndim}", value)
@@ -210,6 +213,46 @@ def shape(value, name, where, unknown=False, inferred=False):
     return tuple(dims)
 
 
+def number(value, name, where, minimum=None):
+    """``value`` as a finite Python float (not a bool), at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        fail(TypeError, where, name, "a number", value)
+    if not np.isfinite(value) or (minimum is not None and value < minimum):
+        fail(ValueError, where, name, "a finite number" + (
+            f" >= {minimum}" if minimum is not None else ""), value)
+    return float(value)
+
+
+def name(value, where, argument="name"):
+    """``value`` as a node name: a string, or None for the default."""
+    if value is not None and not isinstance(value, str):
+        fail(TypeError, where, argument, "a string (or None)", value)
+    return value
+
+
+def boolean(value, name, where):
+    """``value`` as a Python bool: a bool, or a number or 0-d array equal to 0 or 1."""
+    if type(value) is bool:
+        return value
+    if isinstance(value, (int, np.integer, np.bool_)) and value in (0, 1):
+        return bool(value)
+    fail(TypeError, where, name, "True or False", value)
+
+
+def arity(f, count, name, where):
+    """Check that ``f`` can be called with ``count`` positional arguments (those in
+    ``name``), when its signature can be read."""
+    try:
+        signature = inspect.signature(f)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(*range(count))
+    except TypeError as error:
+        fail(TypeError, where, name, f"one value per parameter of f{signature}", count,
+             f"({error}).")
+
+
 def one_of(value, name, where, choices):
     """``value`` if it is one of ``choices``."""
     if value not in choices:
@@ -217,8 +260,8 @@ def one_of(value, name, where, choices):
     return value
 
 
-def callable_(value, name, where):
+def callable_(value, name, where, hint=""):
     """``value`` if it can be called."""
     if not callable(value):
-        fail(TypeError, where, name, "a function (something callable)", value)
+        fail(TypeError, where, name, "a function (something callable)", value, hint)
     return value

@@ -175,6 +175,7 @@ def custom_gradient(f=None):
     """
     if f is None:
         return custom_gradient
+    validate.callable_(f, "f", "tg.custom_gradient")
 
     @functools.wraps(f)
     def decorated(*args, **kwargs):
@@ -189,6 +190,7 @@ def recompute_grad(f):
     on a local tape. Memory falls, time rises by about one more forward pass.
     Forward mode is not supported (there is nothing recorded to transpose).
     """
+    validate.callable_(f, "f", "tg.recompute_grad")
     @functools.wraps(f)
     def decorated(*args, **kwargs):
         def forward(*xs, **kw):
@@ -234,6 +236,7 @@ def grad_pass_through(f):
     estimator: ``tg.grad_pass_through(tg.round)(x)`` rounds, yet passes the
     gradient through as if it did not.
     """
+    validate.callable_(f, "f", "tg.grad_pass_through")
     @functools.wraps(f)
     def decorated(*args, **kwargs):
         def forward(*xs, **kw):

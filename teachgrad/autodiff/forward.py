@@ -93,7 +93,8 @@ class ForwardAccumulator:
                                                       "tg.ForwardAccumulator", primal.dtype))
             if tuple(tangent.shape) != tuple(primal.shape):
                 raise ValueError(f"The tangent has shape {tuple(tangent.shape)} but its primal "
-                                 f"has shape {tuple(primal.shape)}; they must match.")
+                                 f"has shape {tuple(primal.shape)}; they must match (each of "
+                                 f"tangents has the shape of its entry in primals).")
             old = self._lookup(primal)
             self._store(primal, tangent if old is None else old + tangent)
 

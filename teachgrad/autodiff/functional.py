@@ -14,14 +14,36 @@ from .forward import ForwardAccumulator
 from .tape import GradientTape
 
 
-def _as_float_tensor(value, position):
+def _as_float_tensor(value, position, name=None, where="the differentiated function"):
     if isinstance(value, Variable):
         return value
-    t = value if isinstance(value, Tensor) else constant(value)
+    t = value if isinstance(value, Tensor) else constant(
+        validate.tensor_like(value, name or f"argument {position}", where))
     if not dtypes.is_floating(t.dtype):
-        raise TypeError(f"Argument {position} has dtype {t.dtype}; only floating-point "
-                        f"arguments can be differentiated. Pass e.g. 3.0 instead of 3.")
+        validate.fail(TypeError, where, name or f"argument {position}", "floating-point (only "
+                      "they can be differentiated)", value, "Pass e.g. 3.0 instead of 3.")
     return t
+
+
+_NO_TANGENTS = object()
+
+
+def _primals(f, primals, where, tangents=_NO_TANGENTS):
+    """Check ``f`` and convert ``primals`` (and ``tangents``, one per primal, if given)."""
+    validate.callable_(f, "f", where)
+    primals = validate.sequence(primals, "primals", where)
+    if not primals:
+        validate.fail(ValueError, where, "primals", "at least one value to differentiate at",
+                      primals)
+    primals = [_as_float_tensor(p, i, f"primals[{i}]", where) for i, p in enumerate(primals)]
+    validate.arity(f, len(primals), "primals", where)
+    if tangents is _NO_TANGENTS:
+        return primals
+    tangents = validate.sequence(tangents, "tangents", where)
+    if len(tangents) != len(primals):
+        validate.fail(ValueError, where, "tangents", f"one tangent per primal ({len(primals)})",
+                      tangents)
+    return primals, [_as_tangent(t, p, where) for t, p in zip(tangents, primals)]
 
 
 def _as_tangent(tangent, primal, where):
@@ -47,12 +69,12 @@ def _dense(g, like):
     return g.to_dense() if isinstance(g, IndexedSlices) else g
 
 
-def _prepare(args, argnums):
+def _prepare(args, argnums, where="tg.grad"):
     """Convert the differentiated arguments to tensors."""
     single = not isinstance(argnums, (list, tuple))
     nums = (argnums,) if single else tuple(argnums)
     for n in nums:
-        validate.integer(n, "argnums", "tg.grad")
+        validate.integer(n, "argnums", where)
         if not -len(args) <= n < len(args):
             raise ValueError(f"argnums {argnums} is out of range for a call with "
                              f"{len(args)} positional arguments.")
@@ -69,6 +91,7 @@ def value_and_grad(f, argnums=0):
     ``f`` must return a scalar. ``argnums`` is an int (one gradient) or a tuple
     (a tuple of gradients); an argument may be a nested list/dict of tensors.
     """
+    validate.callable_(f, "f", "tg.value_and_grad")
     def wrapped(*args, **kwargs):
         args, nums, single = _prepare(args, argnums)
         with GradientTape() as tape:
@@ -92,6 +115,7 @@ def grad(f, argnums=0):
     >>> tg.grad(lambda x: x ** 3)(2.0)      # 3 x^2 at x = 2
     tg.Tensor(12., ...)
     """
+    validate.callable_(f, "f", "tg.grad")
     vg = value_and_grad(f, argnums)
     def wrapped(*args, **kwargs):
         return vg(*args, **kwargs)[1]
@@ -105,7 +129,7 @@ def vjp(f, *primals):
     cotangents, one per primal: the vector-Jacobian product ``ct^T J``. It can
     be called any number of times.
     """
-    primals = [_as_float_tensor(p, i) for i, p in enumerate(primals)]
+    primals = _primals(f, primals, "tg.vjp")
     with GradientTape(persistent=True) as tape:
         tape.watch(primals)
         out = f(*primals)
@@ -122,8 +146,9 @@ def jacrev(f, argnums=0):
 
     The result has shape ``out.shape + arg.shape`` (a tuple of them for a tuple ``argnums``).
     """
+    validate.callable_(f, "f", "tg.jacrev")
     def wrapped(*args, **kwargs):
-        args, nums, single = _prepare(args, argnums)
+        args, nums, single = _prepare(args, argnums, "tg.jacrev")
         with GradientTape(persistent=True) as tape:
             tape.watch([args[n] for n in nums])
             out = _as_outputs(f(*args, **kwargs), "tg.jacrev")
@@ -140,10 +165,7 @@ def jvp(f, primals, tangents):
 
     ``primals`` and ``tangents`` are sequences with one entry per argument.
     """
-    primals = [_as_float_tensor(p, i) for i, p in enumerate(primals)]
-    tangents = [_as_tangent(t, p, "tg.jvp") for t, p in zip(tangents, primals)]
-    if len(tangents) != len(primals):
-        raise ValueError(f"jvp got {len(primals)} primals but {len(tangents)} tangents.")
+    primals, tangents = _primals(f, primals, "tg.jvp", tangents)
     with ForwardAccumulator(primals, tangents) as acc:
         out = _as_outputs(f(*primals), "tg.jvp")
     return out, acc.jvp(out, unconnected_gradients="zero")
@@ -154,8 +176,9 @@ def jacfwd(f, argnums=0):
     input entry: shape ``out.shape + arg.shape``. With a tuple ``argnums`` there is
     one Jacobian per argument; with several outputs, one (tuple) per output, as
     in JAX: ``jac[i][j]`` is output i with respect to argument j."""
+    validate.callable_(f, "f", "tg.jacfwd")
     def wrapped(*args):
-        args, nums, single = _prepare(args, argnums)
+        args, nums, single = _prepare(args, argnums, "tg.jacfwd")
         out = _as_outputs(f(*args), "tg.jacfwd")
         outs = nest.flatten(out)
         per_output = [[] for _ in outs]
@@ -182,6 +205,7 @@ def jacfwd(f, argnums=0):
 
 def hessian(f, argnums=0):
     """The Hessian of scalar-valued ``f``: forward mode over its reverse-mode gradient."""
+    validate.callable_(f, "f", "tg.hessian")
     return jacfwd(grad(f, argnums), argnums)
 
 
@@ -192,8 +216,7 @@ def hvp(f, primals, tangents):
     tape: the tangent of the gradient is ``H v``, at about the cost of a few
     gradients and without forming ``H``. Returns one product per primal.
     """
-    primals = [_as_float_tensor(p, i) for i, p in enumerate(primals)]
-    tangents = [_as_tangent(t, p, "tg.hvp") for t, p in zip(tangents, primals)]
+    primals, tangents = _primals(f, primals, "tg.hvp", tangents)
     with ForwardAccumulator(primals, tangents) as acc:
         with GradientTape() as tape:
             tape.watch(primals)

@@ -7,7 +7,7 @@ input, which entry, and both numbers, so a student can find the broken rule.
 """
 import numpy as np
 
-from .. import backend, nest
+from .. import backend, nest, validate
 from ..tensor import Tensor, constant
 from .tape import GradientTape
 
@@ -87,7 +87,15 @@ def gradcheck(f, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
     Returns:
       True when every entry of every Jacobian agrees.
     """
-    inputs = _as_tuple(inputs)
+    validate.callable_(f, "f", "tg.gradcheck")
+    for name, value in (("eps", eps), ("atol", atol), ("rtol", rtol)):
+        validate.number(value, name, "tg.gradcheck", minimum=0)
+    inputs = tuple(x if isinstance(x, Tensor) else
+                   validate.tensor_like(x, "inputs", "tg.gradcheck") for x in _as_tuple(inputs))
+    if not inputs:
+        validate.fail(ValueError, "tg.gradcheck", "inputs", "at least one value to check at",
+                      inputs)
+    validate.arity(f, len(inputs), "inputs", "tg.gradcheck")
     analytic = analytic_jacobian(f, inputs)
     numeric = numeric_jacobian(f, inputs, eps)
     for i, (a, n) in enumerate(zip(analytic, numeric)):

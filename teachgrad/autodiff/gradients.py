@@ -5,11 +5,11 @@ are written in teachgrad ops and ops add nodes while a graph is being built,
 each rule adds its gradient nodes to the graph (named ``gradients/<node>_grad/...``
 and labelled with the forward node that produced them) instead of computing.
 """
-from .. import backend, dtypes
+from .. import backend, dtypes, validate
 from ..ops import IndexedSlices, ones_like, zeros_like
 from ..state import state
 from ..ops.grad_util import compatible, known
-from ..tensor import SymbolicTensor, Variable
+from ..tensor import SymbolicTensor, Tensor, Variable
 from . import events
 from .aggregation import UnconnectedGradients, check_method
 from .aggregation import unconnected as unconnected_option
@@ -41,6 +41,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", aggregation_method=None,
       A list with one symbolic tensor (or None) per x.
     """
     ys, xs = _as_list(ys), _as_list(xs)
+    for y in ys:
+        if not isinstance(y, Tensor):
+            validate.fail(TypeError, "tg.gradients", "ys", "tensors of the graph (a tensor or "
+                          "a list of them)", y)
     stop_gradients = [] if stop_gradients is None else _as_list(stop_gradients)
     grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
     graph = _graph_of(ys)

@@ -118,8 +118,9 @@ class GradientTape:
         """Make the tape record ops on ``tensor`` (or a nested structure of them)."""
         for t in nest.flatten(tensor):
             if not isinstance(t, Tensor):
-                raise TypeError(f"tape.watch() takes tensors or Variables, not "
-                                f"{type(t).__name__}: wrap it with tg.constant(...) first.")
+                validate.fail(TypeError, "GradientTape.watch", "tensor", "a tensor or Variable "
+                              "(or a structure of them)", t,
+                              "Wrap a number or an array with tg.constant(...) first.")
             if not dtypes.is_floating(t.dtype):
                 warnings.warn(f"The dtype of the watched tensor must be floating (e.g. "
                               f"tg.float32), got {t.dtype}: it will get no gradient.",
@@ -329,7 +330,7 @@ class GradientTape:
                         for t in nest.flatten(target)]
         flat_targets = [self._read_target(t) if isinstance(t, Variable) else t
                         for t in flat_targets]
-        flat_sources = [self._local(_as_tensor(s, "source")) for s in nest.flatten(sources)]
+        flat_sources = [self._local(_as_tensor(s, "sources")) for s in nest.flatten(sources)]
         if output_gradients is not None:
             # For a single target, a list is that target's cotangent, not a structure;
             # but [None] or [a tensor] is a list of one cotangent, as TensorFlow reads it.
@@ -425,8 +426,8 @@ def _dense_target(tape, target):
 def _as_tensor(value, role):
     if isinstance(value, Tensor):
         return value
-    raise TypeError(f"The {role} must be a tg.Tensor or tg.Variable, not "
-                    f"{type(value).__name__}. Compute it with teachgrad ops inside the tape.")
+    validate.fail(TypeError, "GradientTape.gradient", role, "a tg.Tensor or tg.Variable (or "
+                  "a structure of them)", value, "Compute it with teachgrad ops inside the tape.")
 
 
 def _seed_gradients(targets, output_gradients, producer):

@@ -36,6 +36,9 @@ def set_backend(name: str) -> None:
         GPU and the ``cupy`` package: ``pip install "teachgrad[gpu]"``).
     """
     global xp, _name
+    if not isinstance(name, str):
+        raise TypeError(f"tg.set_backend: `name` must be 'numpy' or 'cupy', but got "
+                        f"{name!r} (a {type(name).__name__}).")
     if name == "numpy":
         xp, _name = numpy, "numpy"
         return
@@ -56,7 +59,8 @@ def set_backend(name: str) -> None:
             ) from error
         xp, _name = cupy, "cupy"
         return
-    raise ValueError(f"Unknown backend {name!r}: choose 'numpy' or 'cupy'.")
+    raise ValueError(f"tg.set_backend: `name` must be a backend, but got the unknown backend "
+                     f"{name!r}: choose 'numpy' or 'cupy'.")
 
 
 @contextlib.contextmanager

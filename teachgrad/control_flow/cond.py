@@ -20,7 +20,7 @@ A gradient branch needs values its forward branch computed: the forward If
 node then outputs them too (the branch that did not run outputs nothing
 there, and its gradient branch never reads them).
 """
-from .. import dtypes, nest
+from .. import dtypes, nest, validate
 from ..autodiff.engine import backward, trainable
 from ..graph.session import plan_for
 from ..ops import IndexedSlices, zeros, zeros_like
@@ -56,9 +56,8 @@ def cond(pred, true_fn, false_fn, name="cond"):
 
         y = tg.cond(x > 0, lambda: x * x, lambda: -x)
     """
-    if not callable(true_fn) or not callable(false_fn):
-        raise TypeError(f"cond needs functions for true_fn and false_fn, got "
-                        f"{type(true_fn).__name__} and {type(false_fn).__name__}.")
+    validate.callable_(true_fn, "true_fn", "tg.cond")
+    validate.callable_(false_fn, "false_fn", "tg.cond")
     if state.graph is not None:
         return _graph_cond(pred, true_fn, false_fn, name)
     taken = "true_fn" if _truth(pred) else "false_fn"

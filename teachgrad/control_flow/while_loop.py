@@ -85,9 +85,9 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, shape_invariants=
         i, x = tg.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x * x),
                              [tg.constant(0), tg.constant(2.0)])     # x = 256.0
     """
-    if not callable(cond) or not callable(body):
-        raise TypeError(f"while_loop needs functions for cond and body, got "
-                        f"{type(cond).__name__} and {type(body).__name__}.")
+    for argument, fn in (("cond", cond), ("body", body)):
+        validate.callable_(fn, argument, "tg.while_loop", "while_loop needs functions for cond "
+                           "and body (cond returns a bool, body the new loop_vars).")
     if loop_vars is None or (nest.is_nested(loop_vars) and not nest.flatten(loop_vars)):
         raise ValueError("while_loop needs at least one loop variable in loop_vars.")
     if state.graph is not None:

@@ -56,7 +56,7 @@ def resolve(target, source, tape_or_graph, stop_gradients):
             tape_or_graph = state.tapes()[-1]
         else:
             raise ValueError("explain_gradient needs the tape the target was computed on: "
-                             "pass it, as in tg.explain_gradient(y, x, tape).")
+                             "pass it as tape_or_graph, as in tg.explain_gradient(y, x, tape).")
     if isinstance(tape_or_graph, GradientTape):
         if isinstance(target, SymbolicTensor):
             raise ValueError(f"{target.name} is a graph tensor: pass its graph, not a tape.")
@@ -66,8 +66,8 @@ def resolve(target, source, tape_or_graph, stop_gradients):
         return tape_view(tape_or_graph, target, source)
     if isinstance(tape_or_graph, Graph):
         return graph_view(tape_or_graph, target, source, stop_gradients or ())
-    raise TypeError(f"explain_gradient's third argument must be a tg.GradientTape or a "
-                    f"tg.Graph, not {type(tape_or_graph).__name__}.")
+    raise TypeError(f"explain_gradient's third argument, tape_or_graph, must be a "
+                    f"tg.GradientTape or a tg.Graph, not {type(tape_or_graph).__name__}.")
 
 
 # -- tapes ---------------------------------------------------------------------------

@@ -293,4 +293,5 @@ def function(python_function=None, optimize=True):
     """
     if python_function is None:
         return functools.partial(function, optimize=optimize)
+    validate.callable_(python_function, "python_function", "tg.function")
     return Function(python_function, optimize=optimize)

@@ -207,6 +207,7 @@ def placeholder(dtype, shape=None, name=None):
         validate.fail(TypeError, "tg.placeholder", "dtype", "a data type (tg.float32, ...)",
                       dtype)
     dtype = validate.dtype(dtype, "dtype", "tg.placeholder")
+    validate.name(name, "tg.placeholder")
     with _no_gradient_scope():
         return graph.add_node(placeholder_p, (), {"shape": shape, "dtype": dtype},
                               name=name or "placeholder")

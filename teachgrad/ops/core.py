@@ -15,6 +15,7 @@ application of an op (op, inputs, outputs, params). The backward engine only
 ever sees Nodes.
 """
 import itertools
+import sys
 
 from .. import backend, validate
 from ..state import state
@@ -213,7 +214,7 @@ def bind(op, *args, **params):
             try:
                 args = _convert_inputs(args)
             except (TypeError, ValueError) as error:
-                raise input_error(op, args, error) from None
+                raise input_error(f"tg.{op.name}", args, error, sys._getframe(1)) from None
             break
     try:
         # The one- and two-input cases are spelled out: this line runs for every op,
@@ -285,16 +286,22 @@ def note_new_output(node, tensor, graph):
             recorder.output_added(node, tensor)
 
 
-def input_error(op, args, error):
-    """``error``, raised converting an input of ``op``, said again naming that input
-    (``tg.exp: `x` must be numbers ...``) when a validator can say what was wrong."""
-    code = getattr(op.forward, "__code__", None)
-    names = code.co_varnames[:code.co_argcount] if code is not None else ()
+def input_error(where, args, error, caller):
+    """``error``, raised converting one of ``args`` to a tensor, said again naming that
+    argument (``tg.exp: `x` must be numbers ...``) when a validator can say what was
+    wrong. Its name is the one it has in ``caller``, the frame of the public function
+    that was given it (looked up only now, when there is an error to explain)."""
+    code = caller.f_code
+    parameters = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount
+                                  + bool(code.co_flags & 4)]   # with a *args
+    names = {k: v for k, v in caller.f_locals.items() if k in parameters}
     for i, a in enumerate(args):
         if not isinstance(a, Tensor):
-            name = names[i] if i < len(names) else f"input {i}"
+            name = next((k for k, v in names.items() if v is a), None) or next(
+                (f"{k}[{j}]" for k, v in names.items() if isinstance(v, (list, tuple))
+                 for j, e in enumerate(v) if e is a), f"input {i}")
             try:
-                validate.tensor_like(a, name, f"tg.{op.name}")
+                validate.tensor_like(a, name, where)
             except (TypeError, ValueError) as named:
                 return named
     return error

@@ -11,9 +11,9 @@ dense gradient, or when you ask (``to_dense()``, ``numpy()``).
 """
 import numpy as np
 
-from .. import backend
+from .. import backend, validate
 from ..tensor import Tensor
-from .core import bind, defeffect, defjvp, defvjp, primitive
+from .core import bind, defeffect, defjvp, defvjp, operand, primitive
 from .grad_util import known
 from .misc import zeros, zeros_like
 from .shape import _axis, reshape
@@ -133,9 +133,10 @@ getitem_p.shape_rule = _getitem_shape
 gather_p = primitive("gather", lambda p, i, axis: backend.xp.take(p, i, axis=axis))
 defeffect(gather_p, "fresh")
 def gather(params, indices, axis=0):
-    axis = _axis(axis, params.ndim)
+    params = operand(params, "params", "tg.gather")
+    axis = _axis(axis, params.ndim, "tg.gather")
     if not isinstance(indices, Tensor):
-        indices = Tensor(backend.xp.asarray(indices))
+        indices = Tensor(validate.tensor_like(indices, "indices", "tg.gather"))
     if indices.dtype.kind not in "iu":
         raise TypeError(f"gather: indices must be integers, got {indices.dtype}.")
     n = params.shape[axis]

@@ -3,7 +3,7 @@ TensorFlow's ``transpose_a`` / ``transpose_b`` flags (which let the VJP rules
 multiply by a transpose without a separate transpose op)."""
 import numpy as np
 
-from .. import backend
+from .. import backend, validate
 from .core import bind, defeffect, defjvp, defvjp, primitive
 from .shape import broadcast_as, expand_dims, squeeze, swap_last_two, unbroadcast
 
@@ -67,7 +67,9 @@ def matmul(x, y, transpose_a=False, transpose_b=False):
     ``transpose_a`` / ``transpose_b`` multiply by the transpose of the last two
     axes of ``x`` / ``y`` instead, without materialising it.
     """
-    return bind(matmul_p, x, y, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
+    return bind(matmul_p, x, y,
+                transpose_a=validate.boolean(transpose_a, "transpose_a", "tg.matmul"),
+                transpose_b=validate.boolean(transpose_b, "transpose_b", "tg.matmul"))
 defvjp(matmul_p, _matmul_vjp_x, _matmul_vjp_y)
 # Bilinear: d(X Y) = dX Y + X dY.
 defjvp(matmul_p,

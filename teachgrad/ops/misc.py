@@ -56,7 +56,12 @@ def ones_like(x, dtype=None):
 
 def _filled(fill, shape, dtype, where):
     shape = validate.shape(shape, "shape", where)
-    return constant(fill(shape, dtype=validate.dtype(dtype, "dtype", where) or dtypes.float64))
+    dtype = validate.dtype(dtype, "dtype", where) or dtypes.float64
+    try:
+        return constant(fill(shape, dtype=dtype))
+    except (ValueError, MemoryError) as error:   # numpy: "Maximum allowed dimension exceeded"
+        validate.fail(ValueError, where, "shape", "a shape whose size fits in memory", shape,
+                      f"({error})")
 
 
 def zeros(shape, dtype=dtypes.float64):

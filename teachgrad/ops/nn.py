@@ -1,8 +1,8 @@
 """Neural-network staples: relu, softmax, log_softmax, the sparse softmax cross-entropy
 (sigmoid is in math.py)."""
-from .. import backend
+from .. import backend, validate
 from ..tensor import convert_to_tensor
-from .core import bind, defeffect, defjvp, defvjp, defvjp_all, primitive
+from .core import bind, defeffect, defjvp, defvjp, defvjp_all, operand, primitive
 from .grad_util import compatible, require_same_shape
 from .math import exp
 from .reduction import sum
@@ -56,7 +56,10 @@ def _softmax_kernel(x, axis):
 # softmax(x)_i = e^{x_i} / sum_j e^{x_j}.  VJP: s * (g - sum(g * s)), with s = softmax(x)
 softmax_p = primitive("softmax", _softmax_kernel)
 defeffect(softmax_p, "fresh")
-def softmax(x, axis=-1): return bind(softmax_p, x, axis=axis)
+def softmax(x, axis=-1):
+    if type(axis) is not int:
+        axis = validate.one_axis(axis, None, "axis", "tg.softmax")
+    return bind(softmax_p, x, axis=axis)
 defvjp(softmax_p, lambda ct, ans, x, axis: ans * (ct - sum(ct * ans, axis=axis, keepdims=True)))
 defjvp(softmax_p, lambda x_dot, ans, x, axis:
        ans * (x_dot - sum(x_dot * ans, axis=axis, keepdims=True)))
@@ -72,7 +75,10 @@ def _log_softmax_kernel(x, axis):
 # log_softmax(x) = x - logsumexp(x).  VJP: g - softmax(x) * sum(g)
 log_softmax_p = primitive("log_softmax", _log_softmax_kernel)
 defeffect(log_softmax_p, "fresh")
-def log_softmax(x, axis=-1): return bind(log_softmax_p, x, axis=axis)
+def log_softmax(x, axis=-1):
+    if type(axis) is not int:
+        axis = validate.one_axis(axis, None, "axis", "tg.log_softmax")
+    return bind(log_softmax_p, x, axis=axis)
 defvjp(log_softmax_p, lambda ct, ans, x, axis: ct - exp(ans) * sum(ct, axis=axis, keepdims=True))
 defjvp(log_softmax_p, lambda x_dot, ans, x, axis:
        x_dot - sum(exp(ans) * x_dot, axis=axis, keepdims=True))
@@ -134,6 +140,8 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits):
     ``-tg.log_softmax(logits)[rows, labels]`` with a fraction of the ops. Take
     ``tg.mean`` of it for the usual loss.
     """
+    where = "tg.sparse_softmax_cross_entropy_with_logits"
+    logits, labels = operand(logits, "logits", where), operand(labels, "labels", where)
     logits, labels = convert_to_tensor(logits), convert_to_tensor(labels)
     if logits.dtype.kind != "f":
         raise TypeError(f"sparse_softmax_cross_entropy_with_logits: logits must be floating "

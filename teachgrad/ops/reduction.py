@@ -16,8 +16,11 @@ from .misc import cast
 from .shape import broadcast_as, expand_dims
 
 
-def _axes(axis, ndim, where="tg.sum"):
-    """Normalise ``axis`` (None, an int or a sequence) to a sorted tuple (checked)."""
+def _axes(axis, ndim, where="tg.sum", keepdims=False):
+    """Normalise ``axis`` (None, an int or a sequence) to a sorted tuple (checked, and
+    ``keepdims`` with it)."""
+    if type(keepdims) is not bool:
+        validate.boolean(keepdims, "keepdims", where)
     if axis is None:
         return tuple(range(ndim))
     axes = validate.axis(axis, ndim, "axis", where)
@@ -43,7 +46,7 @@ sum_p = primitive("sum", lambda x, axes, keepdims: x.sum(axis=axes, keepdims=kee
 defeffect(sum_p, "reduction")
 def sum(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.sum")
-    return bind(sum_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
+    return bind(sum_p, x, axes=_axes(axis, x.ndim, "tg.sum", keepdims), keepdims=keepdims)
 defvjp(sum_p, lambda ct, ans, x, axes, keepdims: broadcast_as(_keep(ct, x, axes, keepdims), x))
 defjvp(sum_p, lambda x_dot, ans, x, axes, keepdims: sum(x_dot, axis=axes, keepdims=keepdims))
 
@@ -65,7 +68,7 @@ mean_p = primitive("mean", lambda x, axes, keepdims: x.mean(axis=axes, keepdims=
 defeffect(mean_p, "reduction")
 def mean(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.mean")
-    return bind(mean_p, x, axes=_axes(axis, x.ndim, "tg.mean"), keepdims=keepdims)
+    return bind(mean_p, x, axes=_axes(axis, x.ndim, "tg.mean", keepdims), keepdims=keepdims)
 defvjp(mean_p, lambda ct, ans, x, axes, keepdims:
        broadcast_as(_keep(ct, x, axes, keepdims) / _count(x, axes, ct.dtype), x))
 defjvp(mean_p, lambda x_dot, ans, x, axes, keepdims: mean(x_dot, axis=axes, keepdims=keepdims))
@@ -82,7 +85,7 @@ max_p = primitive("max", lambda x, axes, keepdims: x.max(axis=axes, keepdims=kee
 defeffect(max_p, "reduction")
 def max(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.max")
-    return bind(max_p, x, axes=_nonempty(_axes(axis, x.ndim, "tg.max"), x, "max"),
+    return bind(max_p, x, axes=_nonempty(_axes(axis, x.ndim, "tg.max", keepdims), x, "max"),
                 keepdims=keepdims)
 defvjp(max_p, _extremum_vjp)
 
@@ -91,14 +94,15 @@ min_p = primitive("min", lambda x, axes, keepdims: x.min(axis=axes, keepdims=kee
 defeffect(min_p, "reduction")
 def min(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.min")
-    return bind(min_p, x, axes=_nonempty(_axes(axis, x.ndim, "tg.min"), x, "min"),
+    return bind(min_p, x, axes=_nonempty(_axes(axis, x.ndim, "tg.min", keepdims), x, "min"),
                 keepdims=keepdims)
 defvjp(min_p, _extremum_vjp)
 
 
 def _nonempty(axes, x, name):
     if any(x.shape[a] == 0 for a in axes):  # (an unknown size, None, is allowed)
-        raise ValueError(f"{name} of an empty axis is undefined (shape {x.shape}, axes {axes}).")
+        raise ValueError(f"tg.{name}: `x` has an empty axis to reduce, where {name} is undefined "
+                         f"(shape {x.shape}, axes {axes}).")
     return axes
 
 
@@ -116,7 +120,8 @@ defeffect(logsumexp_p, "reduction")
 def logsumexp(x, axis=None, keepdims=False):
     """``log(sum(exp(x)))`` over ``axis``, computed without overflow."""
     x = operand(x, "x", "tg.logsumexp")
-    return bind(logsumexp_p, x, axes=_axes(axis, x.ndim, "tg.logsumexp"), keepdims=keepdims)
+    return bind(logsumexp_p, x, axes=_axes(axis, x.ndim, "tg.logsumexp", keepdims),
+                keepdims=keepdims)
 defvjp(logsumexp_p, lambda ct, ans, x, axes, keepdims:
        _keep(ct, x, axes, keepdims) * exp(x - _keep(ans, x, axes, keepdims)))
 defjvp(logsumexp_p, lambda x_dot, ans, x, axes, keepdims:

@@ -18,10 +18,10 @@ from .grad_util import known
 from .misc import cast
 
 
-def _axis(axis, ndim, where="tg"):
+def _axis(axis, ndim, where="tg", name="axis"):
     """One axis, checked (an int in range) and made non-negative."""
     if type(axis) is not int or not -ndim <= axis < max(ndim, 1):
-        axis = validate.one_axis(axis, ndim, "axis", where)
+        axis = validate.one_axis(axis, ndim, name, where)
     return axis % ndim if ndim else 0
 
 
@@ -53,11 +53,13 @@ defjvp(reshape_p, lambda x_dot, ans, x, shape: reshape(x_dot, shape))
 transpose_p = primitive("transpose", lambda x, axes: backend.xp.transpose(x, axes))
 defeffect(transpose_p, "view")
 def transpose(x, axes=None):
-    ndim = x.ndim if isinstance(x, Tensor) else np.ndim(x)
+    x = operand(x, "x", "tg.transpose")
+    ndim = x.ndim
     if axes is not None and not isinstance(axes, (list, tuple)):
         validate.fail(TypeError, "tg.transpose", "axes", "a permutation of the axes (a "
                       "list or tuple of integers) or None", axes)
-    axes = tuple(reversed(range(ndim))) if axes is None else tuple(_axis(a, ndim) for a in axes)
+    axes = tuple(reversed(range(ndim))) if axes is None else tuple(
+        _axis(a, ndim, "tg.transpose", "axes") for a in axes)
     if sorted(axes) != list(range(ndim)):
         raise ValueError(f"transpose: axes {axes} are not a permutation of the {ndim} axes.")
     return bind(transpose_p, x, axes=axes)
@@ -76,8 +78,10 @@ def swap_last_two(x):
 expand_dims_p = primitive("expand_dims", lambda x, axis: backend.xp.expand_dims(x, axis))
 defeffect(expand_dims_p, "view")
 def expand_dims(x, axis):
-    if type(axis) is not int:   # a tuple of new axes is numpy's too; positions in the result
-        validate.axis(axis, None, "axis", "tg.expand_dims")
+    if type(axis) is not int or not -64 <= axis < 64:   # a tuple of new axes is numpy's too
+        x = operand(x, "x", "tg.expand_dims")
+        added = len(axis) if isinstance(axis, (list, tuple)) else 1
+        validate.axis(axis, x.ndim + added, "axis", "tg.expand_dims")
     return bind(expand_dims_p, x, axis=axis)
 defvjp(expand_dims_p, lambda ct, ans, x, axis: reshape_as(ct, x))
 defjvp(expand_dims_p, lambda x_dot, ans, x, axis: expand_dims(x_dot, axis))
@@ -143,7 +147,7 @@ def concat(values, axis=0):
     if type(axis) is not int:
         validate.one_axis(axis, None, "axis", "tg.concat")
     if not values:
-        raise ValueError("concat needs at least one tensor.")
+        validate.fail(ValueError, "tg.concat", "values", "a non-empty list of tensors", values)
     return bind(concat_p, *values, axis=axis)
 def _concat_vjp(ct, ans, *xs, axis):
     sizes = [x.shape[axis] for x in xs]
@@ -161,10 +165,11 @@ def stack(values, axis=0):
     if type(axis) is not int:
         validate.one_axis(axis, None, "axis", "tg.stack")
     if not values:
-        raise ValueError("stack needs at least one tensor.")
+        validate.fail(ValueError, "tg.stack", "values", "a non-empty list of tensors", values)
     shapes = {tuple(v.shape) if isinstance(v, Tensor) else np.shape(v) for v in values}
     if len(shapes) > 1 and all(None not in s for s in shapes):
-        raise ValueError(f"stack: all tensors must have the same shape, got {sorted(shapes)}.")
+        raise ValueError(f"stack: all tensors in values must have the same shape, got "
+                         f"{sorted(shapes)}.")
     return bind(stack_p, *values, axis=axis)
 defvjp_all(stack_p, lambda ct, ans, *xs, axis: [
     reshape_as(piece, x) for piece, x in zip(split(ct, len(xs), axis=axis), xs)])
@@ -190,14 +195,14 @@ def split(x, num_or_size_splits, axis=0):
                                               "tg.split", minimum=1)
         if length % num_or_size_splits:
             raise ValueError(f"split: axis {axis} of size {length} cannot be cut into "
-                             f"{num_or_size_splits} equal pieces.")
+                             f"{num_or_size_splits} equal pieces (num_or_size_splits).")
         sizes = (length // num_or_size_splits,) * num_or_size_splits
     else:
         sizes = tuple(validate.integer(s, "num_or_size_splits", "tg.split", minimum=0)
                       for s in num_or_size_splits)
         if sum(sizes) != length or min(sizes, default=0) < 0:
-            raise ValueError(f"split: sizes {list(sizes)} do not add up to {length}, "
-                             f"the size of axis {axis}.")
+            raise ValueError(f"split: sizes {list(sizes)} (num_or_size_splits) do not add up "
+                             f"to {length}, the size of axis {axis}.")
     return list(bind(split_p, x, sizes=sizes, axis=axis))
 defvjp_all(split_p, lambda cts, ans, x, sizes, axis: [concat(cts, axis=axis)])
 

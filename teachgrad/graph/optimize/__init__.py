@@ -67,10 +67,13 @@ def resolve(passes):
         return ()
     if isinstance(passes, str):
         passes = (passes,)
+    if not isinstance(passes, (list, tuple)) or not all(isinstance(p, str) for p in passes):
+        raise TypeError(f"tg.function: `optimize` must be True, False or pass names such as "
+                        f"('fold', 'cse'), but got {passes!r}.")
     names = tuple(passes)
     unknown = [p for p in names if p not in PASSES and p != "prune"]
     if unknown:
-        raise ValueError(f"Unknown optimisation pass {unknown[0]!r}: choose from "
+        raise ValueError(f"Unknown optimisation pass {unknown[0]!r} in optimize: choose from "
                          f"{', '.join(['prune', *PASSES])}, or pass optimize=True/False.")
     return tuple(p for p in PASSES if p in names)
 

@@ -1,0 +1,435 @@
+"""A fuzz test of the public API (issue 17's input contract).
+
+For every public function of ``teachgrad`` (enumerated from the package, so a new
+function is fuzzed without anyone adding it here) and the public methods of its
+classes, hypothesis replaces one argument of a call that works with a bad or
+unusual value: None, strings, bools, ragged and empty lists, complex numbers,
+object arrays, NaN and inf, size-0 arrays, wrong ranks and dtypes, negative and
+huge integers. Each call must then either
+
+* return, without a NaN that numpy would not give (None must never become NaN), or
+* raise TypeError or ValueError whose message names the argument (or, for an op
+  whose inputs do not fit together, the op and its input shapes), or
+  RuntimeError for misuse of a tape or a graph,
+
+and never hang: each case runs under a time limit.
+
+A function whose parameters are not in ``GOOD`` (a working value for each
+parameter name) fails ``test_every_public_function_is_fuzzed``: add a line there.
+"""
+import inspect
+import math
+import re
+import signal
+import types
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import teachgrad as tg
+
+LIMIT_S = 2          # seconds a single call may take
+EXAMPLES = 24        # hypothesis examples per function
+
+
+# -- a call that works: a good value for each parameter name --------------------------------
+
+def _x():
+    return tg.constant([[1.0, 2.0], [3.0, 4.0]])
+
+
+def _tape_and_target():
+    x = tg.constant([1.0, 2.0])
+    with tg.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tg.sum(x * x)
+    return tape, y, x
+
+
+GOOD = {
+    # tensors and numbers
+    "x": _x, "y": _x, "a": _x, "value": _x, "params": _x, "logits": _x,
+    "a_min": lambda: 0.0, "a_max": lambda: 3.0,
+    "nan": lambda: 0.0, "posinf": lambda: 1e9, "neginf": lambda: -1e9,
+    "condition": lambda: tg.constant([[True, False], [False, True]]),
+    "labels": lambda: tg.constant([0, 1]), "indices": lambda: tg.constant([1, 0]),
+    "values": lambda: [_x(), _x()], "inputs": lambda: [_x(), _x()],
+    "tensors": lambda: _x(),
+    "shape": lambda: (2, 2), "num_or_size_splits": lambda: 2,
+    "axis": lambda: 0, "axes": lambda: (1, 0), "keepdims": lambda: False,
+    "dtype": lambda: tg.float64, "like": lambda: None, "name": lambda: "n",
+    "transpose_a": lambda: False, "transpose_b": lambda: False, "copy": lambda: True,
+    "trainable": lambda: True,
+    # functions and what they are differentiated at
+    "f": lambda: (lambda a: tg.sum(a * a)),
+    "python_function": lambda: (lambda a: a * 2.0),
+    "argnums": lambda: 0,
+    "primals": lambda: [tg.constant([1.0, 2.0])],
+    "tangents": lambda: [tg.constant([1.0, 0.0])],
+    "eps": lambda: 1e-6, "atol": lambda: 1e-5, "rtol": lambda: 1e-3,
+    "raise_exception": lambda: True, "optimize": lambda: True,
+    # control flow
+    "pred": lambda: True, "true_fn": lambda: (lambda: tg.constant(1.0)),
+    "false_fn": lambda: (lambda: tg.constant(2.0)),
+    "cond": lambda: (lambda i: i < 3.0), "body": lambda: (lambda i: i + 1.0),
+    "loop_vars": lambda: [tg.constant(0.0)], "maximum_iterations": lambda: 5,
+    "shape_invariants": lambda: None,
+    # tapes and graphs
+    "persistent": lambda: False, "watch_accessed_variables": lambda: True,
+    "unconnected_gradients": lambda: "none", "aggregation_method": lambda: None,
+    "output_gradients": lambda: None,
+    "dense_shape": lambda: (2, 2),
+}
+
+# Functions whose call needs more than GOOD's values (arguments that belong together).
+# Each gives the keyword arguments of a working call.
+SPECIAL = {
+    "explain_gradient": lambda: dict(zip(("tape_or_graph", "target", "source"),
+                                         _tape_and_target())),
+    "set_backend": lambda: {"name": "numpy"},
+    "name_scope": lambda: {"name": "layer"},
+    "Session": lambda: {"graph": tg.Graph()},
+    "sparse_softmax_cross_entropy_with_logits": lambda: {
+        "labels": tg.constant([0, 1]), "logits": _x()},
+    "split": lambda: {"x": tg.constant([1.0, 2.0, 3.0, 4.0]), "num_or_size_splits": 2},
+    "clip": lambda: {"a": _x(), "a_min": 0.0, "a_max": 3.0},
+    "custom_gradient": lambda: {"f": lambda a: (a * a, lambda ct: ct * 2.0 * a)},
+    "gradcheck": lambda: {"f": lambda a: tg.sum(a * a), "inputs": [tg.constant([1.0, 2.0])]},
+    "add_n": lambda: {"inputs": [_x(), _x()]},
+    "vjp": lambda: {"f": lambda a: a * a, "*": [tg.constant([1.0, 2.0])]},
+    "function": lambda: {"python_function": lambda a: a * 2.0},
+}
+
+# Called inside a graph (they are graph-mode only); GOOD's tensors are made there too.
+IN_GRAPH = {
+    "gradients": lambda: _graph_gradients_args(),
+    "placeholder": lambda: {"dtype": tg.float64, "shape": (None, 2), "name": "p"},
+}
+
+
+def _graph_gradients_args():
+    x = tg.placeholder(tg.float64, shape=(2,), name="x")
+    return {"ys": tg.sum(x * x), "xs": x}
+
+
+# What a call returns that must be used to reach its checks: tg.grad(f) is a function
+# until it is called, a tape's ops are not checked until they run.
+RETURNS_A_FUNCTION = {"grad", "value_and_grad", "jacfwd", "jacrev", "hessian",
+                      "custom_gradient", "recompute_grad", "grad_pass_through", "function"}
+
+# Not fuzzed, and why.
+SKIP = {
+    "GradcheckError": "an exception class",
+    "SymbolicTensor": "made by graphs, not by users",
+    "Tensor": "made by tg.constant (fuzzed), not directly",
+    "AggregationMethod": "a namespace of constants",
+    "UnconnectedGradients": "an enum; its values are fuzzed as unconnected_gradients",
+    "get_backend": "takes no arguments",
+    "get_default_graph": "takes no arguments",
+    "Graph": "takes no arguments",
+    "transposition_only": "takes no arguments",
+    "IndexedSlices": "made by gradients of gather, not by users",
+}
+
+
+def _public_functions():
+    found = {}
+    for name, value in sorted(vars(tg).items()):
+        if name.startswith("_") or isinstance(value, types.ModuleType) or not callable(value):
+            continue
+        found[name] = value
+    return found
+
+
+def _methods():
+    """(label, factory returning (bound method, good kwargs))."""
+    def variable(method):
+        key = "value" if method == "assign" else "delta"
+        return lambda: (getattr(tg.Variable([1.0, 2.0]), method), {key: [3.0, 4.0]})
+
+    def tape(method):
+        def make():
+            t, y, x = _tape_and_target()
+            good = {"watch": {"tensor": x},
+                    "gradient": {"target": y, "sources": x},
+                    "jacobian": {"target": x * 2.0, "sources": x}}[method]
+            if method == "jacobian":
+                with t:
+                    good["target"] = x * 2.0
+            return getattr(t, method), good
+        return make
+
+    def accumulator():
+        x = tg.constant([1.0, 2.0])
+        with tg.ForwardAccumulator(x, tg.constant([1.0, 0.0])) as acc:
+            y = x * x
+        return acc.jvp, {"primals": y}
+
+    def session():
+        g = tg.Graph()
+        with g.as_default():
+            p = tg.placeholder(tg.float64, shape=(2,), name="p")
+            y = p * 2.0
+        return tg.Session(g).run, {"fetches": y, "feed_dict": {p: [1.0, 2.0]}}
+
+    def tensor(method):
+        good = {"sum": {}, "mean": {}, "max": {}, "min": {}, "reshape": {"*": [(4,)]},
+                "transpose": {"*": []}, "astype": {"dtype": tg.float32}}[method]
+        return lambda: (getattr(_x(), method), dict(good))
+
+    methods = {f"Variable.{m}": variable(m) for m in ("assign", "assign_add", "assign_sub")}
+    methods.update({f"GradientTape.{m}": tape(m) for m in ("watch", "gradient", "jacobian")})
+    methods["ForwardAccumulator.jvp"] = accumulator
+    methods["Session.run"] = session
+    methods.update({f"Tensor.{m}": tensor(m) for m in
+                    ("sum", "mean", "max", "min", "reshape", "transpose", "astype")})
+    return methods
+
+
+# Public methods left out of the method fuzzing, and why (a new public method must be
+# added to _methods or here).
+METHOD_SKIP = {
+    "Variable": {"read_value": "takes no arguments"},
+    "GradientTape": dict.fromkeys(
+        ("stop_recording", "reset", "watched_variables", "record", "output_added", "capture",
+         "read_variable", "producer", "recorded_nodes", "dropped_nodes", "is_watched",
+         "snapshots", "recording_spans", "when_made"),
+        "no arguments, or the recorder protocol and read methods the engine and tg.viz use"),
+    "ForwardAccumulator": dict.fromkeys(("output_added", "capture", "read_variable", "record"),
+                                        "the recorder protocol"),
+    "Session": {},
+    "Tensor": {"numpy": "takes no arguments", "item": "takes no arguments"},
+}
+
+
+# -- bad and unusual values -----------------------------------------------------------------
+
+_FIXED = [
+    None, "abc", b"bytes", True, False, [], [[1.0], [2.0, 3.0]], [1.0, None], [None],
+    1 + 2j, np.array([1 + 1j]), np.array([1, "a"], dtype=object),
+    np.array([1.0, 2.0], dtype=object), float("nan"), float("inf"), -float("inf"),
+    np.zeros((0,)), np.zeros((2, 0)), np.ones((2, 2, 2, 2)), 10 ** 30, -10 ** 30, -1, -100,
+    100, 0, 2.5, -0.5, (1, "a"), {"a": 1}, object(), (lambda: None), np.float32(1.5),
+    np.int64(3), tg.constant([1, 2]), tg.constant(True), tg.constant([[1.0, 2.0]]),
+]
+
+BAD = st.one_of(
+    st.sampled_from(_FIXED),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-2 ** 40, 2 ** 40),
+    st.lists(st.one_of(st.floats(-10, 10), st.none(), st.integers(-3, 3)), max_size=3),
+    st.text(max_size=3),
+)
+
+ALLOWED = (TypeError, ValueError, RuntimeError, IndexError, tg.GradcheckError)
+
+
+class Hang(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise Hang()
+
+
+def _has_nan(value):
+    if isinstance(value, tg.SymbolicTensor):
+        return False
+    if isinstance(value, (tg.Tensor, np.ndarray, np.generic)):
+        array = np.asarray(value)
+        return array.dtype.kind == "f" and bool(np.isnan(array).any())
+    if isinstance(value, (list, tuple)):
+        return any(_has_nan(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_nan(v) for v in value.values())
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _contains_none(value):
+    if value is None:
+        return True
+    return isinstance(value, (list, tuple)) and any(_contains_none(v) for v in value)
+
+
+def _numpy_gives_nan(name, kwargs):
+    """Does numpy's function of this name give NaN for these arguments too?"""
+    fn = getattr(np, name, None)
+    if fn is None:
+        return False
+    def plain(v):
+        return np.asarray(v) if isinstance(v, tg.Tensor) else v
+    for call in (lambda: fn(*[plain(v) for v in kwargs.values()]),
+                 lambda: fn(**{k: plain(v) for k, v in kwargs.items()})):
+        try:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if _has_nan(call()):
+                    return True
+        except Exception:   # noqa: BLE001 -- numpy refuses the call: no NaN from it
+            pass
+    return False
+
+
+def _names_the_argument(message, names):
+    if "(input shapes:" in message:   # an op whose inputs do not fit together, with shapes
+        return True
+    return any(re.search(rf"\b{re.escape(n)}\b", message) for n in names)
+
+
+def _check_call(label, call, param, value, names, numpy_name=None):
+    """Run ``call()`` (``value`` given for ``param``) under the time limit; check the outcome."""
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, LIMIT_S)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            # numpy's warnings (a mean of nothing) and tg.function's retrace warning are
+            # not what is looked for here
+            warnings.simplefilter("ignore")
+            result = call()
+    except Hang:
+        pytest.fail(f"{label}({param}={value!r}) ran for more than {LIMIT_S} s")
+    except ALLOWED as error:
+        if isinstance(error, (TypeError, ValueError)) and not isinstance(error, tg.GradcheckError):
+            message = str(error)
+            assert _names_the_argument(message, names), (
+                f"{label}({param}={value!r}) raised {type(error).__name__} whose message does "
+                f"not name {param!r}: {message}")
+        return
+    except Exception as error:   # noqa: BLE001 -- any other kind is the failure looked for
+        pytest.fail(f"{label}({param}={value!r}) raised {type(error).__name__}: {error}")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    if _has_nan(result) and not _has_nan(value) and not (
+            numpy_name and _numpy_gives_nan(numpy_name, call.kwargs)):
+        pytest.fail(f"{label}({param}={value!r}) returned NaN from finite inputs: {result!r}")
+
+
+class _Call:
+    """``fn(**kwargs)``, then the function it returned called on a tensor if it is one
+    of the transformations (so that their own arguments are checked too)."""
+
+    def __init__(self, name, fn, kwargs, graph=None):
+        self.name, self.fn, self.kwargs, self.graph = name, fn, kwargs, graph
+
+    def __call__(self):
+        if self.graph is not None:
+            with self.graph.as_default():
+                return self._run()
+        return self._run()
+
+    def _run(self):
+        result = _apply(self.fn, self.kwargs)
+        if self.name in RETURNS_A_FUNCTION and callable(result):
+            result = result(tg.constant([1.0, 2.0]))
+        return result
+
+
+def _apply(fn, kwargs):
+    """``fn`` called with ``kwargs``; those before a ``*args`` parameter go by position,
+    and ``kwargs["*"]`` fills the ``*args`` (tg.vjp(f, *primals), tg.identity_n(*tensors))."""
+    kwargs = dict(kwargs)
+    star = kwargs.pop("*", None)
+    if star is None:
+        return fn(**kwargs)
+    args = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            break
+        args.append(kwargs.pop(p.name))
+    return fn(*args, *star, **kwargs)
+
+
+def _good_kwargs(name, fn):
+    """A working call of ``fn``: (keyword arguments, graph to call it in or None)."""
+    graph = None
+    if name in IN_GRAPH:
+        graph = tg.Graph()
+        with graph.as_default():
+            return IN_GRAPH[name](), graph
+    if name in SPECIAL:
+        return SPECIAL[name](), None
+    kwargs = {}
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            kwargs["*"] = [GOOD[p.name]()] if p.name == "tensors" else GOOD[p.name]()
+        elif p.kind is not p.VAR_KEYWORD and p.default is p.empty:
+            kwargs[p.name] = GOOD[p.name]()
+    return kwargs, graph
+
+
+def _fuzzable_parameters(name, fn):
+    params = [p for p in inspect.signature(fn).parameters.values()
+              if p.kind is not p.VAR_KEYWORD]
+    return ["*" if p.kind is p.VAR_POSITIONAL else p.name for p in params]
+
+
+FUNCTIONS = {n: f for n, f in _public_functions().items() if n not in SKIP}
+
+
+def test_every_public_function_is_fuzzed():
+    """Each public function either has working values for its parameters or is in SKIP."""
+    missing = []
+    for name, fn in FUNCTIONS.items():
+        try:
+            _good_kwargs(name, fn)
+        except KeyError as error:
+            missing.append(f"{name}: parameter {error}")
+    assert not missing, f"add a working value to GOOD (or SPECIAL) for: {missing}"
+    for cls_name, skipped in METHOD_SKIP.items():
+        cls = getattr(tg, cls_name)
+        public = {n for n, v in vars(cls).items() if not n.startswith("_") and callable(v)}
+        fuzzed = {label.split(".")[1] for label in _methods() if label.startswith(cls_name + ".")}
+        assert public <= fuzzed | set(skipped), (
+            f"tg.{cls_name} has public methods neither fuzzed nor skipped: "
+            f"{sorted(public - fuzzed - set(skipped))}")
+
+
+def test_the_working_calls_work():
+    """The baseline calls themselves succeed (else the fuzzing proves nothing)."""
+    for name, fn in FUNCTIONS.items():
+        kwargs, graph = _good_kwargs(name, fn)
+        _Call(name, fn, kwargs, graph)()
+    for label, make in _methods().items():
+        method, kwargs = make()
+        _apply(method, kwargs)
+
+
+def _fuzz(label, fn, kwargs, graph, data, numpy_name):
+    """Replace one argument of the working call ``fn(**kwargs)`` by a drawn bad value."""
+    params = _fuzzable_parameters(label, fn)
+    if not params:
+        return
+    param = data.draw(st.sampled_from(params), label="parameter")
+    value = data.draw(BAD, label="value")
+    names = [param]
+    if param == "*":
+        kwargs["*"] = [value]
+        names = [p.name for p in inspect.signature(fn).parameters.values()
+                 if p.kind is p.VAR_POSITIONAL]
+    else:
+        kwargs[param] = value
+    _check_call(label, _Call(label.removeprefix("tg."), fn, kwargs, graph), param, value,
+                names, numpy_name=numpy_name)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_function_contract(name, data):
+    kwargs, graph = _good_kwargs(name, FUNCTIONS[name])
+    _fuzz(f"tg.{name}", FUNCTIONS[name], kwargs, graph, data, numpy_name=name)
+
+
+@pytest.mark.parametrize("label", sorted(_methods()))
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_method_contract(label, data):
+    method, kwargs = _methods()[label]()
+    _fuzz(label, method, kwargs, None, data,
+          numpy_name=label.split(".")[1] if label.startswith("Tensor.") else None)
