@@ -26,6 +26,8 @@ from .ops import (arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, ce
                   deg2rad, degrees, exp2, expm1, floor, fmax, fmin, fmod, hypot, log2, log10,
                   logaddexp, logaddexp2, mod, nan_to_num, rad2deg, radians, reciprocal,
                   remainder, rint, sinc, sinh, tan, trunc)
+from .ops import (all, any, argmax, argmin, argsort, cumprod, cumsum, diagonal, diff, prod, sort,
+                  std, take_along_axis, trace, var)
 from .graph import Graph, Session, function, get_default_graph, name_scope, placeholder
 from .tensor import SymbolicTensor, Tensor, Variable, constant, convert_to_tensor
 from . import debug, exercises

@@ -9,6 +9,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import strategies as S
 from strategies import Case, Domain, arrays, broadcastable_shapes, shapes
 
 
@@ -62,3 +63,118 @@ def non_finite_case(draw):
     x = np.where(specials == 1, np.nan, x)
     x = np.where(specials == 2, np.inf, x)
     return Case((np.where(specials == 3, -np.inf, x),))
+
+
+# -- reductions and scans -----------------------------------------------------------
+AWAY_FROM_TINY = Domain(-1.5, 1.5, 0.1)
+
+
+@st.composite
+def with_zeros(draw, x, many):
+    """``x`` with exact zeros put in: any number (``many``), or at most one in the whole
+    array (the zeros hypothesis drew itself are moved off zero first)."""
+    if x.size == 0:
+        return x
+    if many:
+        return np.where(draw(hnp.arrays(np.bool_, x.shape)), 0.0, x)
+    x = np.where(x == 0, 0.75, x)
+    if draw(st.booleans()):
+        x.flat[draw(st.integers(0, x.size - 1))] = 0.0
+    return x
+
+
+@st.composite
+def prod_case(draw, many_zeros=False):
+    """prod(x, axis, keepdims) on values in [-1.5, 1.5] (products stay moderate) with
+    exact zeros, other entries at least 0.1 from 0: the derivative of ans / x_i in
+    x_i cancels two terms of size ans / x_i^2, which for tiny x_i loses every digit."""
+    shape = draw(shapes())
+    x = draw(with_zeros(draw(arrays(shape, AWAY_FROM_TINY)), many_zeros))
+    return Case((x,), {"axis": draw(S.axes_for(len(shape))), "keepdims": draw(st.booleans())})
+
+
+@st.composite
+def scan_case(draw, many_zeros=None, distinct=False):
+    """An array and ``axis`` (None: flattened, or one axis of it): cumsum, cumprod,
+    sort. ``many_zeros`` True/False puts exact zeros in (see ``with_zeros``);
+    ``distinct`` keeps entries apart (no ties for sort)."""
+    shape = draw(shapes())
+    axis = None if not shape or draw(st.booleans()) else draw(S.axis_for(len(shape)))
+    if distinct:
+        x = draw(S.distinct_arrays(shape))
+    else:
+        x = draw(arrays(shape, Domain(-1.5, 1.5) if many_zeros is None else AWAY_FROM_TINY))
+    if many_zeros is not None:
+        x = draw(with_zeros(x, many_zeros))
+    return Case((x,), {"axis": axis})
+
+
+@st.composite
+def diff_case(draw):
+    shape = draw(shapes(min_dims=1))
+    return Case((draw(arrays(shape)),), {"n": draw(st.integers(0, 3)),
+                                          "axis": draw(S.axis_for(len(shape)))})
+
+
+@st.composite
+def var_case(draw, distinct=False):
+    """var/std(x, axis, ddof, keepdims): every reduced group has more than ``ddof``
+    entries; ``distinct`` entries for std (whose derivative is a cone where all are equal)."""
+    shape = draw(shapes())
+    axis = draw(S.axes_for(len(shape)))
+    reduced = S._normal_axes(axis, len(shape))
+    shape = tuple(max(n, 1) if i in reduced else n for i, n in enumerate(shape))
+    n = int(np.prod([shape[i] for i in reduced]))
+    x = draw(S.distinct_arrays(shape)) if distinct else draw(arrays(shape))
+    return Case((x,), {"axis": axis, "ddof": draw(st.integers(0, 1 if n > 1 else 0)),
+                       "keepdims": draw(st.booleans())})
+
+
+@st.composite
+def along_axis_indices(draw, shape):
+    """``(axis, indices)`` for take_along_axis on an array of ``shape`` (rank >= 1):
+    indices of the same rank, size 1 or the array's size on the other axes, any length
+    (0 to 4) along ``axis``, with repeats and negative ones."""
+    axis = draw(S.axis_for(len(shape)))
+    n = shape[axis]
+    ishape = tuple((draw(st.integers(0, 4)) if n else 0) if i == axis % len(shape)
+                   else draw(st.sampled_from([1, d])) for i, d in enumerate(shape))
+    indices = draw(hnp.arrays(np.int64, ishape, elements=st.integers(-n, max(n - 1, -n))))
+    return axis, indices
+
+
+@st.composite
+def take_along_axis_case(draw):
+    shape = draw(shapes(min_dims=1))
+    axis, indices = draw(along_axis_indices(shape))
+    return Case((draw(arrays(shape)),), {"indices": indices, "axis": axis})
+
+
+@st.composite
+def add_along_axis_case(draw):
+    """add_along_axis(x, indices, values, axis): values shaped like take_along_axis's output."""
+    shape = draw(shapes(min_dims=1))
+    axis, indices = draw(along_axis_indices(shape))
+    values_shape = np.take_along_axis(np.empty(shape), indices, axis=axis).shape
+    return Case((draw(arrays(shape)), draw(arrays(values_shape))),
+                {"indices": indices, "axis": axis})
+
+
+@st.composite
+def diagonal_case(draw):
+    """diagonal(x, offset, axis1, axis2) of a tensor of rank 2 to 4."""
+    shape = draw(shapes(min_dims=2, max_dims=4))
+    axis1, axis2 = draw(st.lists(st.integers(0, len(shape) - 1), min_size=2, max_size=2,
+                                 unique=True))
+    return Case((draw(arrays(shape)),), {"offset": draw(st.integers(-3, 3)),
+                                         "axis1": axis1 - len(shape) * draw(st.integers(0, 1)),
+                                         "axis2": axis2})
+
+
+@st.composite
+def undiagonal_case(draw):
+    """undiagonal(g, x, ...): g shaped like diagonal(x, ...)."""
+    case = draw(diagonal_case())
+    x = case.arrays[0]
+    g = draw(arrays(np.diagonal(x, **case.params).shape))
+    return Case((g, x), case.params)

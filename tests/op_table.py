@@ -116,6 +116,33 @@ def _index_add(x, values, key):
     return out
 
 
+def _cumsum_reverse(x, axis):
+    x, axis = (x.ravel(), 0) if axis is None else (x, axis)
+    return np.flip(np.cumsum(np.flip(x, axis), axis), axis)
+
+
+def _add_along_axis(x, values, indices, axis):
+    out = x.copy()
+    if values.size:
+        np.add.at(out, _along_axis_key(x.shape, indices, axis), values)
+    return out
+
+
+def _along_axis_key(shape, indices, axis):
+    axis %= len(shape)
+    return tuple(indices if d == axis else np.arange(n).reshape([n if e == d else 1
+                                                                 for e in range(len(shape))])
+                 for d, n in enumerate(shape))
+
+
+def _undiagonal(g, x, offset, axis1, axis2):
+    out = np.zeros(x.shape, g.dtype)
+    view = np.moveaxis(out, (axis1, axis2), (-2, -1))
+    steps = np.arange(g.shape[-1])
+    view[..., steps + max(-offset, 0), steps + max(offset, 0)] = g
+    return out
+
+
 # -- the table -----------------------------------------------------------------------
 OPS = [
     # binary arithmetic, with broadcasting
@@ -214,6 +241,28 @@ OPS = [
     OpSpec("sparse_softmax_cross_entropy",
            lambda z, labels: tg.sparse_softmax_cross_entropy_with_logits(labels, z),
            _sparse_xent, S.sparse_xent_case(), second_order=True),
+    # more reductions, and scans
+    OpSpec("prod", tg.prod, np.prod, N.prod_case(), second_order=True),
+    OpSpec("prod_many_zeros", tg.prod, np.prod, N.prod_case(many_zeros=True), primitive="prod"),
+    OpSpec("var", tg.var, np.var, N.var_case(), second_order=True, primitive="sum"),
+    OpSpec("std", tg.std, np.std, N.var_case(distinct=True), second_order=True,
+           primitive="sqrt"),
+    OpSpec("cumsum", tg.cumsum, np.cumsum, N.scan_case(), second_order=True),
+    OpSpec("cumsum_reverse", lambda x, axis: tg.cumsum(x, axis, reverse=True), _cumsum_reverse,
+           N.scan_case(), primitive="cumsum"),
+    OpSpec("cumprod", tg.cumprod, np.cumprod, N.scan_case(many_zeros=False), second_order=True),
+    OpSpec("cumprod_many_zeros", tg.cumprod, np.cumprod, N.scan_case(many_zeros=True),
+           primitive="cumprod"),
+    OpSpec("diff", tg.diff, np.diff, N.diff_case(), primitive="subtract"),
+    OpSpec("sort", tg.sort, np.sort, N.scan_case(distinct=True), second_order=True),
+    OpSpec("take_along_axis", tg.take_along_axis, np.take_along_axis, N.take_along_axis_case(),
+           second_order=True),
+    OpSpec("add_along_axis", lambda x, values, indices, axis: tg.ops.add_along_axis(
+        x, indices, values, axis), _add_along_axis, N.add_along_axis_case(),
+           second_order=True),
+    OpSpec("diagonal", tg.diagonal, np.diagonal, N.diagonal_case(), second_order=True),
+    OpSpec("undiagonal", tg.ops.undiagonal, _undiagonal, N.undiagonal_case()),
+    OpSpec("trace", tg.trace, np.trace, N.diagonal_case(), primitive="diagonal"),
     # moving entries around
     OpSpec("reshape", tg.reshape, np.reshape, S.reshape_case()),
     OpSpec("transpose", tg.transpose, np.transpose, S.transpose_case()),

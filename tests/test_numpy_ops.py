@@ -105,3 +105,61 @@ def test_nan_to_num_replaces_and_passes_gradient_where_finite():
     np.testing.assert_array_equal(got, np.nan_to_num(x, nan=-1.0, posinf=9.0))
     np.testing.assert_array_equal(gradient(lambda t: tg.sum(tg.nan_to_num(t)), x),
                                   [0.0, 0.0, 0.0, 1.0])
+
+
+M = np.array([[3.0, -1.0, 3.0], [0.5, 2.0, -4.0]])
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@pytest.mark.parametrize("axis, keepdims", [(None, False), (0, False), (1, True), (-1, False)])
+def test_index_reductions_match_numpy(name, axis, keepdims):
+    f = getattr(tg, name)
+    want = getattr(np, name)(M, axis=axis, keepdims=keepdims)
+    got = f(tg.constant(M), axis=axis, keepdims=keepdims)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.numpy(), want)
+    np.testing.assert_array_equal(in_graph(lambda t: f(t, axis=0), M[0]), getattr(np, name)(M[0]))
+
+
+@pytest.mark.parametrize("name", ["any", "all"])
+@pytest.mark.parametrize("axis", [None, 0, (0, 1), -1])
+def test_boolean_reductions_match_numpy(name, axis):
+    b = M > 0
+    np.testing.assert_array_equal(getattr(tg, name)(tg.constant(b), axis=axis).numpy(),
+                                  getattr(np, name)(b, axis=axis))
+    np.testing.assert_array_equal(getattr(tg, name)(tg.constant(M), axis=axis, keepdims=True)
+                                  .numpy(), getattr(np, name)(M, axis=axis, keepdims=True))
+
+
+@pytest.mark.parametrize("axis", [None, 0, -1])
+def test_argsort_matches_numpy_and_sort_is_taking_along_it(axis):
+    got = tg.argsort(tg.constant(M), axis=axis)
+    np.testing.assert_array_equal(got.numpy(), np.argsort(M, axis=axis))
+    flat = M.ravel() if axis is None else M
+    np.testing.assert_array_equal(tg.take_along_axis(tg.constant(flat), got, axis=axis or 0)
+                                  .numpy(), np.sort(M, axis=axis))
+
+
+def test_index_ops_have_no_gradient():
+    x = tg.constant(M)
+    with tg.GradientTape() as tape:
+        tape.watch(x)
+        picked = tg.take_along_axis(x, tg.argmax(x, axis=1, keepdims=True), axis=1)
+        y = tg.sum(picked) + tg.sum(tg.cast(tg.argsort(x), tg.float64))
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [[1, 0, 0], [0, 1, 0]])
+
+
+def test_prod_and_cumprod_gradients_with_zeros():
+    x = np.array([[2.0, 0.0, 3.0], [0.0, 5.0, 0.0], [1.0, 2.0, 4.0]])
+    np.testing.assert_array_equal(gradient(lambda t: tg.sum(tg.prod(t, axis=1)), x),
+                                  [[0, 6, 0], [0, 0, 0], [8, 4, 2]])
+    # d/dx_i sum_k prod_{j<=k} x_j, by hand for the row [0, 5, 0]: 1 + 5 + 5 * 0, 0, 0
+    g = gradient(lambda t: tg.sum(tg.cumprod(t, axis=1)), x)
+    np.testing.assert_array_equal(g[1], [6, 0, 0])
+    np.testing.assert_array_equal(g[0], [1 + 0 + 0, 2 + 2 * 3, 0])
+
+
+def test_std_of_equal_entries_has_gradient_zero():
+    np.testing.assert_array_equal(gradient(lambda t: tg.std(t), np.ones(4)), np.zeros(4))
+    np.testing.assert_allclose(tg.std(tg.constant(M), axis=1, ddof=1).numpy(),
+                               np.std(M, axis=1, ddof=1))

@@ -21,6 +21,10 @@ from .trig import (arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, c
 from .exponential import exp2, expm1, log2, log10, logaddexp, logaddexp2, reciprocal
 from .rounding import (ceil, clip, floor, fmax, fmin, fmod, mod, nan_to_num, remainder, rint,
                        trunc)
+from .along_axis import add_along_axis, take_along_axis
+from .scans import argsort, cumprod, cumsum, diff, sort
+from .aggregate import all, any, argmax, argmin, prod, std, var
+from .diagonals import diagonal, trace, undiagonal
 from .nn import (log_softmax, relu, relu_grad, softmax,
                  sparse_softmax_cross_entropy_with_logits)
 from . import operators  # noqa: F401  (gives Tensor its operators and methods)

@@ -5,6 +5,7 @@ same shape" means "could be the same shape" (``compatible``). The helpers
 that move a cotangent to an input's shape (``unbroadcast``, ``reshape_as``,
 ``broadcast_as``) are ops of their own kind and live with the shape ops.
 """
+from ..tensor import Tensor, convert_to_tensor
 
 
 def known(shape):
@@ -25,3 +26,9 @@ def require_same_shape(op_name, first, second, names):
     if not compatible(first.shape, second.shape):
         raise ValueError(f"{op_name}: {names[0]} and {names[1]} must have the same shape, got "
                          f"{first.shape} and {second.shape}.")
+
+
+def as_tensor(x):
+    """``x`` as a Tensor, for an op that reads its shape before ``bind`` (a number or a
+    nested list becomes a constant; a Tensor, Variable or symbolic tensor is kept)."""
+    return x if isinstance(x, Tensor) else convert_to_tensor(x)

@@ -1,0 +1,86 @@
+"""More reductions: prod, var and std; and argmax, argmin, any and all, which give
+indices or booleans and so are never differentiated.
+
+Like the reductions of ``reduction.py`` (whose helpers they use), their VJPs put the
+reduced axes back as size-1 axes (``_keep``) so the cotangent broadcasts over the
+entries each result summarises.
+"""
+import math
+
+from .. import backend
+from .arithmetic import where
+from .core import bind, defeffect, defjvp, defvjp, not_differentiable, primitive
+from .grad_util import as_tensor, known
+from .math import sqrt
+from .misc import cast
+from .reduction import _axes, _count, _keep, mean, sum
+from .shape import _axis
+
+
+# d prod / d x_i = the product of the others, prod_{j != i} x_j. That is ans / x_i where
+# x_i != 0. Where x_i = 0 it is the product of the non-zero entries if x_i is the only
+# zero, else 0. (Both are exact, to second order too, except that with two zeros in one
+# product the derivative of one zero's entry in the other's is taken as 0.)
+def _others(x, ans, axes, keepdims):
+    zero = x == 0
+    safe = where(zero, 1, x)
+    n_zeros = sum(cast(zero, x.dtype), axes, keepdims=True)
+    only_zero = where(n_zeros == 1, prod(safe, axes, keepdims=True), 0)
+    return where(zero, only_zero, _keep(ans, x, axes, keepdims) / safe)
+
+prod_p = primitive("prod", lambda x, axes, keepdims: x.prod(axis=axes, keepdims=keepdims))
+defeffect(prod_p, "reduction")
+def prod(a, axis=None, keepdims=False):
+    r"""$\prod_i x_i$ over ``axis``.  $\partial / \partial x_i = \prod_{j \ne i} x_j$, zeros included."""
+    x = as_tensor(a)
+    return bind(prod_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
+defvjp(prod_p, lambda ct, ans, x, axes, keepdims:
+       _keep(ct, x, axes, keepdims) * _others(x, ans, axes, keepdims))
+defjvp(prod_p, lambda x_dot, ans, x, axes, keepdims:
+       sum(x_dot * _others(x, ans, axes, keepdims), axes, keepdims=keepdims))
+
+
+def var(a, axis=None, ddof=0, keepdims=False):
+    r"""$\frac{1}{n - \mathrm{ddof}} \sum_i (x_i - \bar x)^2$ over ``axis`` (numpy's ``var``),
+    made of mean, subtract, multiply and sum.  $\partial / \partial x_i = 2 (x_i - \bar x) / (n - \mathrm{ddof})$"""
+    x = as_tensor(a)
+    axes = _axes(axis, x.ndim)
+    centered = x - mean(x, axes, keepdims=True)
+    sizes = [x.shape[i] for i in axes]
+    n = _count(x, axes, centered.dtype) if not known(sizes) else math.prod(sizes)
+    return sum(centered * centered, axes, keepdims=keepdims) / (n - ddof)
+
+
+def std(a, axis=None, ddof=0, keepdims=False):
+    r"""$\sqrt{\mathrm{var}(x)}$ over ``axis``.  $\partial / \partial x_i = (x_i - \bar x) /
+    ((n - \mathrm{ddof})\, \mathrm{std})$, taken as 0 where std = 0 (all entries equal)."""
+    v = var(a, axis, ddof, keepdims)
+    flat = v == 0      # sqrt has no derivative at 0: the where keeps 1/0 out of the rule
+    return where(flat, 0, sqrt(where(flat, 1, v)))
+
+
+def _never_differentiated(name, doc, one_axis):
+    """``(op, function)`` for numpy's reduction ``name`` (argmax, any...), whose result
+    is indices or booleans: not differentiable. ``one_axis``: it takes one axis at most."""
+    op = not_differentiable(primitive(name, lambda x, axis, keepdims: getattr(backend.xp, name)(
+        x, axis=axis, keepdims=keepdims)))
+    defeffect(op, "reduction")
+    def reduce(a, axis=None, keepdims=False):
+        x = as_tensor(a)
+        if axis is not None:
+            axis = _axis(axis, x.ndim) if one_axis else _axes(axis, x.ndim)
+        return bind(op, x, axis=axis, keepdims=keepdims)
+    reduce.__name__ = reduce.__qualname__ = name
+    reduce.__doc__ = doc
+    return op, reduce
+
+argmax_p, argmax = _never_differentiated(
+    "argmax", "The index of the largest entry along ``axis`` (None: of the flattened "
+    "tensor; the first one on a tie). An integer tensor, never differentiated.", True)
+argmin_p, argmin = _never_differentiated(
+    "argmin", "The index of the smallest entry along ``axis`` (None: of the flattened "
+    "tensor; the first one on a tie). An integer tensor, never differentiated.", True)
+any_p, any = _never_differentiated(
+    "any", "Whether any entry along ``axis`` is true (non-zero): a bool tensor.", False)
+all_p, all = _never_differentiated(
+    "all", "Whether every entry along ``axis`` is true (non-zero): a bool tensor.", False)
