@@ -357,3 +357,57 @@ def test_name_scope_keeps_every_part_of_its_name():
                 pass
     assert c.name == "layer/one/c"
     assert d.name == "outer/layer/one/d"
+
+
+# -- verify_gradients checks custom gradients -------------------------------------------------
+
+def _exp_with_grad(factor):
+    @tg.custom_gradient
+    def my_exp(x):
+        y = tg.exp(x)
+        def grad_fn(ct):
+            return ct * factor * y   # the grad_fn line the report points to
+        return y, grad_fn
+    return my_exp
+
+
+def _differentiate_under_verify(f, **options):
+    x = tg.constant([0.5, 1.0])
+    with tg.debug.verify_gradients(**options) as report:
+        with tg.GradientTape() as tape:
+            tape.watch(x)
+            z = tg.sum(f(x))
+        tape.gradient(z, x)
+    return report
+
+
+def test_verify_gradients_reports_a_wrong_custom_gradient_with_its_lines():
+    with pytest.raises(tg.debug.GradientRuleError) as info:
+        _differentiate_under_verify(_exp_with_grad(2.0))
+    message = str(info.value)
+    assert "custom_gradient" in message and "grad_fn" in message
+    with open(__file__) as source:
+        lines = source.read().splitlines()
+    def_line = lines.index("        def grad_fn(ct):") + 1
+    assert f"{__file__}:{def_line}" in message   # where the grad_fn is written
+    assert "z = tg.sum(f(x))" in message          # and the line that made the op
+
+
+def test_verify_gradients_passes_a_right_custom_gradient():
+    report = _differentiate_under_verify(_exp_with_grad(1.0), raise_on_failure=False)
+    assert not report.failures
+    assert any(c.op == "custom_gradient" and c.status == "ok" for c in report.checks)
+
+
+def test_verify_gradients_leaves_grad_pass_through_alone():
+    report = _differentiate_under_verify(tg.grad_pass_through(tg.round),
+                                         raise_on_failure=False)
+    assert not report.failures
+    assert any(c.op == "custom_gradient" and c.status == "skipped" for c in report.checks)
+
+
+def test_verify_gradients_checks_recompute_grad():
+    report = _differentiate_under_verify(tg.recompute_grad(lambda a: tg.sin(a) * a),
+                                         raise_on_failure=False)
+    assert not report.failures
+    assert any(c.op == "custom_gradient" and c.status == "ok" for c in report.checks)

@@ -29,7 +29,7 @@ def _custom_shape(*inputs, n_results, **unused):
 
 
 def _custom_vjp(cts, ans, *inputs, n_results, n_args, grad_fn, variables, name,
-                forward_mode_error=None):
+                forward_mode_error=None, replay=None):
     upstream = list(cts)
     if variables:
         returned = grad_fn(*upstream, variables=list(variables))
@@ -62,6 +62,30 @@ def _checked_gradient(g, x, i, name):
         g = constant(validate.tensor_like(g, f"the gradient {i} returned by grad_fn",
                                           f"tg.custom_gradient({name})", x.dtype))
     return g
+
+
+def checkable(params):
+    """A custom_gradient node as an op of its arguments alone, for
+    ``tg.debug.verify_gradients``: its forward runs the decorated function again
+    (``replay``, with the arguments replaced; Variables keep their values) and its
+    VJP rule is the grad_fn, so that the grad_fn is judged by finite differences like
+    any other rule. Gradients for Variables the function reads are not checked."""
+    replay, n_results, n_args = params.get("replay"), params["n_results"], params["n_args"]
+    if replay is None or n_args == 0:
+        return None
+
+    def forward(*args):
+        return tuple(t._value for t in replay(*[Tensor(a) for a in args]))
+
+    def rule(cts, ans, *args):
+        rule_params = {k: params[k] for k in ("n_results", "n_args", "grad_fn", "variables",
+                                              "name")}
+        grads = _custom_vjp(cts, ans, *ans, *args, *params["variables"], **rule_params)
+        return grads[n_results:n_results + n_args]
+    rule.__wrapped__ = params["grad_fn"]   # where the rule is written: the grad_fn
+    op = primitive("custom_gradient", forward, multiple_results=True)
+    op.vjp_all = rule
+    return op
 
 
 def _custom_jvp(node, tangents):
@@ -120,7 +144,11 @@ def _takes_variables(grad_fn):
     return any(p.name == "variables" or p.kind is p.VAR_KEYWORD for p in params)
 
 
-def _apply(f, args, kwargs, forward_mode_error=None, record_forward=True, internal=False):
+def _apply(f, args, kwargs, forward_mode_error=None, record_forward=True, internal=False,
+           derivative=True):
+    """Run ``f`` and put its result through the custom_gradient op. ``derivative``:
+    the grad_fn means to be ``f``'s derivative (so verify_gradients checks it; not so
+    for grad_pass_through)."""
     name = getattr(f, "__name__", "custom_gradient")
     with _watch_variables() as read:
         if record_forward:
@@ -151,10 +179,14 @@ def _apply(f, args, kwargs, forward_mode_error=None, record_forward=True, intern
         if not isinstance(r, Tensor):
             raise TypeError(f"{name} must return tensors (and a grad_fn), got "
                             f"{type(r).__name__}.")
+    def replay(*new_args):   # f again at other arguments (what verify_gradients differences)
+        new = nest.pack_sequence_as(args, list(new_args))
+        return nest.flatten(f(*new, **kwargs)[0])
     outputs = bind(custom_gradient_p, *flat_result, *flat_args, *variables,
                    n_results=len(flat_result), n_args=len(flat_args), grad_fn=grad_fn,
                    variables=tuple(variables), name=name,
-                   forward_mode_error=forward_mode_error)
+                   forward_mode_error=forward_mode_error,
+                   replay=replay if derivative else None)
     return nest.pack_sequence_as(result, list(outputs))
 
 
@@ -245,5 +277,5 @@ def grad_pass_through(f):
                     return list(upstream), [None] * len(variables)
                 return list(upstream)
             return f(*xs, **kw), grad_fn
-        return _apply(forward, args, kwargs, internal=True)
+        return _apply(forward, args, kwargs, internal=True, derivative=False)
     return decorated

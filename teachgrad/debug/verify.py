@@ -15,20 +15,23 @@ that rule too, through the dot-product identity ``<J t, u> = <t, J^T u>``
 rule's own location. Ops it cannot judge are skipped with a note, never
 blamed: ops without a derivative (comparisons, ``stop_gradient``), integer
 inputs, points where the function has a kink (relu or abs at 0, ties in a
-max), points where a small step leaves the function's domain, custom
-gradients (their op does not hold the function) and control-flow nodes
-(their body's ops are checked one by one as they run).
+max), points where a small step leaves the function's domain, and control-flow
+nodes (their body's ops are checked one by one as they run). A custom gradient
+is checked as an op of its arguments: the decorated function, run again at
+nearby points, against its grad_fn (gradients for Variables it reads are not).
 
 The finite differences run on float64 copies, never on your arrays, and
 nothing the check computes is recorded on your tapes or graphs.
 """
 import contextlib
+import inspect
 import warnings
 from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 
+from ..autodiff.custom import checkable, custom_gradient_p
 from ..autodiff.engine import call_vjp
 from ..autodiff.forward import jvp_of
 from ..ops import IndexedSlices
@@ -40,8 +43,6 @@ from .report import html_table
 
 #: Ops whose rules cannot be checked from the op alone, and why.
 UNCHECKABLE = {
-    "custom_gradient": "a custom gradient: its op holds the result, not the function, so "
-                       "there is nothing to difference (check the function with tg.gradcheck)",
     "call": "a tg.function call: the ops of its graph are checked one by one as it runs",
     "While": "a while loop: the ops of its body are checked one by one as they run",
     "If": "a cond: the ops of the branch that runs are checked one by one",
@@ -81,6 +82,7 @@ class RuleCheck:
     inputs: tuple = ()
     wrong_rule: Optional[str] = None   # "VJP", "JVP" or "VJP and JVP"
     entry: Optional[str] = None        # the first wrong entry, described
+    rule_at: str = ""                  # file:line of the VJP rule judged (a grad_fn's own)
 
     def __str__(self):
         where = f" at {self.source}" if self.source is not None else ""
@@ -179,6 +181,15 @@ def _skip(named, op, note):
 
 def check_op(op, arrays, params, rng, named):
     """Judge ``op``'s rules at ``arrays``; ``named`` is the node to report it as."""
+    if op is custom_gradient_p:   # judged as the function of its arguments it stands for
+        view = checkable(params)
+        if view is None:
+            return _skip(named, op, "a custom gradient that is not meant to be the derivative "
+                                    "(tg.grad_pass_through), or of a function without arguments")
+        start = params["n_results"]
+        op, arrays, params = view, arrays[start:start + params["n_args"]], {}
+        if not any(rulecheck.is_float(a) for a in arrays):
+            return None
     if op.name in UNCHECKABLE:
         return _skip(named, op, UNCHECKABLE[op.name])
     if op.vjp_rules is None and op.vjp_all is None:
@@ -245,7 +256,8 @@ def check_op(op, arrays, params, rng, named):
 
 def _wrong(named, op, rule, inputs, entry):
     return RuleCheck(named.name, op.name, "wrong", hooks.source_of(named),
-                     f"the {rule} rule disagrees with finite differences", inputs, rule, entry)
+                     f"the {rule} rule disagrees with finite differences", inputs, rule, entry,
+                     _rule_location(op))
 
 
 def _wrong_vjp_entry(evaluate, arrays, i, u, g, scale, h):
@@ -282,7 +294,7 @@ def _rule_location(op):
     rules = op.vjp_rules or (op.vjp_all,)
     places = []
     for rule in rules:
-        code = getattr(rule, "__code__", None)
+        code = getattr(inspect.unwrap(rule), "__code__", None)   # a grad_fn's own place
         if code is not None and f"{code.co_filename}:{code.co_firstlineno}" not in places:
             places.append(f"{code.co_filename}:{code.co_firstlineno}")
     return ", ".join(places)
@@ -294,7 +306,7 @@ def failure_message(check, op):
              f"inputs it ran on.", f"  op: {check.node} ({op.name})"]
     if check.source is not None:
         lines.append(f"  made at {check.source}")
-    location = _rule_location(op)
+    location = check.rule_at or _rule_location(op)
     if "VJP" in check.wrong_rule and location:
         lines.append(f"  its VJP rule is defined at {location}")
     for c in check.inputs:
@@ -308,7 +320,11 @@ def failure_message(check, op):
         lines.append(f"  first wrong entry: {check.entry}")
     if check.inputs and check.inputs[-1].jvp is None:
         lines.append("  (its JVP comes from transposing the VJP rule, so it is off too)")
-    lines.append(f"  Fix the rule given to tg.ops.defvjp/defjvp for '{op.name}'; "
-                 f"tg.exercises.check_vjp checks a rule on its own.")
+    if op.name == "custom_gradient":
+        lines.append("  Fix the grad_fn that the tg.custom_gradient function returns "
+                     "(tg.gradcheck checks the function on its own).")
+    else:
+        lines.append(f"  Fix the rule given to tg.ops.defvjp/defjvp for '{op.name}'; "
+                     f"tg.exercises.check_vjp checks a rule on its own.")
     return "\n".join(lines)
 
