@@ -8,7 +8,7 @@ PYTHON  := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
 EXTRAS  ?= lab,test,docs
 
-.PHONY: lab test docs student setup graphviz chromium bench bench-teachgrad test-gpu clean
+.PHONY: lab test docs student setup graphviz chromium hub-proxy test-hub bench bench-teachgrad test-gpu clean
 
 setup: $(STAMP) graphviz
 
@@ -32,8 +32,17 @@ chromium:
 lab: setup
 	VENV=$(VENV) bash scripts/lab.sh
 
-test: setup chromium
-	TEACHGRAD_REQUIRE_BROWSER=1 $(PYTHON) -m pytest
+# The class test runs a real JupyterHub, whose proxy is a Node program from npm.
+hub-proxy:
+	@bash scripts/install-hub-proxy.sh
+
+test: setup chromium hub-proxy
+	TEACHGRAD_REQUIRE_BROWSER=1 TEACHGRAD_REQUIRE_HUB=1 $(PYTHON) -m pytest
+
+# Only the class test: eight students run lesson 2 at once on a local JupyterHub (about
+# half a minute); it writes what it measured to test-output/hub/class.json.
+test-hub: setup hub-proxy
+	TEACHGRAD_REQUIRE_HUB=1 $(PYTHON) -m pytest -s tests/hub
 
 # The student edition: every lesson with its solutions replaced by stubs and its outputs
 # cleared, made by nbgrader's generate_assignment (scripts/student_edition.py), in
@@ -82,4 +91,4 @@ test-gpu: setup
 	$(PYTHON) -m pytest -rs tests/test_backends.py
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) .pytest_cache .hypothesis docs/_build docs/lessons docs/api.md
+	rm -rf $(VENV) $(BENCH_VENV) .hub-proxy .pytest_cache .hypothesis docs/_build docs/lessons docs/api.md
