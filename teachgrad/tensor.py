@@ -167,7 +167,8 @@ class Variable(Tensor):
         if array.shape != self.shape:
             raise ValueError(
                 f"Variable.assign: `value` must have the Variable's shape {self.shape}, but "
-                f"got a value of shape {array.shape} (Variable {self.name or ''}).")
+                f"got a value of shape {array.shape}"
+                + (f" (Variable {self.name})." if self.name else "."))
         self._value = array
         self._snapshot = Tensor(array, name=self.name)
         return self

@@ -116,10 +116,9 @@ def _from_sequence(value, name, where):
     value = [v.numpy() if hasattr(v, "_id") and hasattr(v, "numpy") else v for v in value]
     try:
         array = np.asarray(value)
-    except ValueError as error:
+    except ValueError:
         fail(ValueError, where, name, "a nested list whose rows all have the same length",
-             value, f"(its elements have mixed shapes: {error}). Pad the data or make one "
-             f"tensor per row.")
+             value, "Its elements have mixed shapes: pad the data, or make one tensor per row.")
     except OverflowError:
         fail(ValueError, where, name, NUMBERS + " that fit in 64 bits", value)
     if array.dtype.kind not in REAL_KINDS:

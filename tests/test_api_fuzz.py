@@ -23,6 +23,7 @@ import re
 import signal
 import types
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -82,6 +83,14 @@ GOOD = {
     "unconnected_gradients": lambda: "none", "aggregation_method": lambda: None,
     "output_gradients": lambda: None,
     "dense_shape": lambda: (2, 2),
+    # numpy's names (issue 18)
+    "m": _x, "A": _x, "ary": _x, "array": _x, "v": lambda: tg.constant([1.0, 2.0]),
+    "tup": lambda: [_x(), _x()], "repeats": lambda: 2, "reps": lambda: (2, 1),
+    "shift": lambda: 1, "k": lambda: 1, "axis1": lambda: 0, "axis2": lambda: 1,
+    "offset": lambda: 0, "ddof": lambda: 0, "n": lambda: 1, "reverse": lambda: False,
+    "kind": lambda: None, "source": lambda: 0, "destination": lambda: 1,
+    "indices_or_sections": lambda: 2, "pad_width": lambda: 1, "mode": lambda: "constant",
+    "constant_values": lambda: 0.0, "default": lambda: 0.0,
 }
 
 # Functions whose call needs more than GOOD's values (arguments that belong together).
@@ -101,6 +110,13 @@ SPECIAL = {
     "add_n": lambda: {"inputs": [_x(), _x()]},
     "vjp": lambda: {"f": lambda a: a * a, "*": [tg.constant([1.0, 2.0])]},
     "function": lambda: {"python_function": lambda a: a * 2.0},
+    "arange": lambda: {"start": 0, "stop": 4, "step": 1},
+    "linspace": lambda: {"start": 0.0, "stop": 1.0, "num": 5},
+    "atleast_1d": lambda: {"*": [_x()]}, "atleast_2d": lambda: {"*": [_x()]},
+    "atleast_3d": lambda: {"*": [_x()]},
+    "select": lambda: {"condlist": [tg.constant([[True, False], [False, True]])],
+                       "choicelist": [_x()]},
+    "take_along_axis": lambda: {"arr": _x(), "indices": tg.constant([[0], [1]]), "axis": 1},
 }
 
 # Called inside a graph (they are graph-mode only); GOOD's tensors are made there too.
@@ -177,7 +193,8 @@ def _methods():
 
     def tensor(method):
         good = {"sum": {}, "mean": {}, "max": {}, "min": {}, "reshape": {"*": [(4,)]},
-                "transpose": {"*": []}, "astype": {"dtype": tg.float32}}[method]
+                "transpose": {"*": []}, "astype": {"dtype": tg.float32}, "ravel": {},
+                "flatten": {}}[method]
         return lambda: (getattr(_x(), method), dict(good))
 
     methods = {f"Variable.{m}": variable(m) for m in ("assign", "assign_add", "assign_sub")}
@@ -185,7 +202,8 @@ def _methods():
     methods["ForwardAccumulator.jvp"] = accumulator
     methods["Session.run"] = session
     methods.update({f"Tensor.{m}": tensor(m) for m in
-                    ("sum", "mean", "max", "min", "reshape", "transpose", "astype")})
+                    ("sum", "mean", "max", "min", "reshape", "transpose", "astype", "ravel",
+                     "flatten")})
     return methods
 
 
@@ -273,9 +291,14 @@ def _numpy_gives_nan(name, kwargs):
     return False
 
 
+# Errors that name what is wrong by another word than the parameter's name.
+ALIASES = {"feed_dict": ["placeholder"]}   # no feed for a placeholder: named the placeholder
+
+
 def _names_the_argument(message, names):
     if "(input shapes:" in message:   # an op whose inputs do not fit together, with shapes
         return True
+    names = [alias for n in names for alias in [n, *ALIASES.get(n, [])]]
     return any(re.search(rf"\b{re.escape(n)}\b", message) for n in names)
 
 
@@ -433,3 +456,35 @@ def test_method_contract(label, data):
     method, kwargs = _methods()[label]()
     _fuzz(label, method, kwargs, None, data,
           numpy_name=label.split(".")[1] if label.startswith("Tensor.") else None)
+
+
+# -- the errors page says what is raised ----------------------------------------------------
+
+ERRORS_PAGE = Path(__file__).resolve().parent.parent / "docs" / "errors.md"
+_EXAMPLE = re.compile(r"### (?P<title>[^\n]+)\n\s*```python\n(?P<code>.*?)```\s*"
+                      r"```text\n(?P<said>.*?)```", re.S)
+
+
+def _examples_on_the_errors_page():
+    text = ERRORS_PAGE.read_text()
+    return [pytest.param(m["code"], m["said"], id=m["title"]) for m in _EXAMPLE.finditer(text)]
+
+
+def test_the_errors_page_has_examples():
+    assert len(_examples_on_the_errors_page()) >= 20
+
+
+@pytest.mark.parametrize("code, said", _examples_on_the_errors_page())
+def test_each_message_on_the_errors_page_is_the_one_raised(code, said):
+    """Each example on docs/errors.md raises (or warns) with the message the page shows,
+    word for word (the page wraps long messages; whitespace is not compared)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # the page's warnings are raised, to be compared
+        try:
+            exec(compile(code, str(ERRORS_PAGE), "exec"), {"tg": tg, "np": np})
+        except (Exception, Warning) as error:   # noqa: BLE001 -- compared below
+            raised = f"{type(error).__name__}: {error}"
+        else:
+            pytest.fail(f"this example on {ERRORS_PAGE.name} raised nothing:\n{code}")
+    assert raised.split() == said.split(), (
+        f"{ERRORS_PAGE.name} says\n  {' '.join(said.split())}\nbut the example raises\n  {raised}")

@@ -373,7 +373,7 @@ def _exp_with_grad(factor):
 
 def _differentiate_under_verify(f, **options):
     x = tg.constant([0.5, 1.0])
-    with tg.debug.verify_gradients(**options) as report:
+    with tg.debug.verify_gradients(custom_gradients=True, **options) as report:
         with tg.GradientTape() as tape:
             tape.watch(x)
             z = tg.sum(f(x))
@@ -399,6 +399,17 @@ def test_verify_gradients_passes_a_right_custom_gradient():
     assert any(c.op == "custom_gradient" and c.status == "ok" for c in report.checks)
 
 
+def test_verify_gradients_skips_custom_gradients_unless_asked():
+    x = tg.constant([0.5, 1.0])
+    with tg.debug.verify_gradients(raise_on_failure=False) as report:
+        with tg.GradientTape() as tape:
+            tape.watch(x)
+            z = tg.sum(_exp_with_grad(2.0)(x))
+        tape.gradient(z, x)
+    (skipped,) = report.skipped
+    assert skipped.op == "custom_gradient" and "tg.gradcheck" in skipped.note
+
+
 def test_verify_gradients_leaves_grad_pass_through_alone():
     report = _differentiate_under_verify(tg.grad_pass_through(tg.round),
                                          raise_on_failure=False)
@@ -411,3 +422,52 @@ def test_verify_gradients_checks_recompute_grad():
                                          raise_on_failure=False)
     assert not report.failures
     assert any(c.op == "custom_gradient" and c.status == "ok" for c in report.checks)
+
+
+# -- a None gradient from a usual slip says why, once, in a warning ----------------------------
+
+@pytest.fixture(autouse=False)
+def explain_none(monkeypatch):
+    monkeypatch.setattr(tg.GradientTape, "explain_none", True)
+
+
+def test_a_tape_never_entered_says_so(explain_none):
+    x = tg.constant(3.0)
+    tape = tg.GradientTape()
+    y = x * x
+    with pytest.warns(UserWarning, match="never entered"):
+        assert tape.gradient(y, x) is None
+
+
+def test_a_forgotten_watch_says_so(explain_none):
+    x = tg.constant(3.0)
+    with tg.GradientTape() as tape:
+        y = x * x
+    with pytest.warns(UserWarning, match=r"tape.watch\(x\)"):
+        assert tape.gradient(y, x) is None
+
+
+def test_an_integer_variable_says_so(explain_none):
+    v = tg.Variable(3)
+    with tg.GradientTape() as tape:
+        y = v * 2
+    with pytest.warns(UserWarning, match="int64.*floating-point"):
+        assert tape.gradient(y, v) is None
+
+
+def test_an_untrainable_variable_says_so(explain_none):
+    v = tg.Variable(3.0, trainable=False)
+    with tg.GradientTape() as tape:
+        y = v * 2
+    with pytest.warns(UserWarning, match="does not watch this Variable"):
+        assert tape.gradient(y, v) is None
+
+
+def test_an_unconnected_watched_source_is_not_a_slip(explain_none):
+    x, z = tg.constant(3.0), tg.constant(1.0)
+    with tg.GradientTape() as tape:
+        tape.watch([x, z])
+        y = x * x
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tape.gradient(y, z) is None

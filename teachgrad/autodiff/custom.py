@@ -159,9 +159,9 @@ def _apply(f, args, kwargs, forward_mode_error=None, record_forward=True, intern
                 returned = f(*args, **kwargs)
     if not (isinstance(returned, (tuple, list)) and len(returned) == 2
             and callable(returned[1])):
-        validate.fail(TypeError, "tg.custom_gradient", f"the value {name} returns",
-                      "a pair (y, grad_fn): the result and a function giving its gradient",
-                      returned, f"End {name} with `return y, grad_fn`.")
+        raise TypeError(f"tg.custom_gradient: `f` ({name}) must return a pair (y, grad_fn), "
+                        f"the result and the function giving its gradient, but it returned "
+                        f"{validate.describe(returned)}. End {name} with `return y, grad_fn`.")
     result, grad_fn = returned
     flat_args = nest.flatten(args)
     variables = [v for v in read if all(v is not a for a in flat_args)]

@@ -81,7 +81,7 @@ def _prepare(args, argnums, where="tg.grad"):
     args = list(args)
     for n in nums:
         args[n] = nest.pack_sequence_as(
-            args[n], [_as_float_tensor(a, n) for a in nest.flatten(args[n])])
+            args[n], [_as_float_tensor(a, n, where=where) for a in nest.flatten(args[n])])
     return args, nums, single
 
 

@@ -48,6 +48,10 @@ class GradientTape:
     """
 
     differentiates = True   # a recorder that takes derivatives (see teachgrad.state)
+    #: Warn when ``gradient`` gives a source None because of a usual slip (a tape never
+    #: entered, an integer source, a forgotten ``watch``), saying how to fix it. Off by
+    #: default until the lessons that show these None results expect the warning.
+    explain_none = False
 
     def __init__(self, persistent=False, watch_accessed_variables=True):
         self._persistent = persistent
@@ -356,7 +360,21 @@ class GradientTape:
                  else by_source.get(s._id) for s in flat_sources]
         if unconnected is UnconnectedGradients.ZERO:
             grads = [zeros_like(s) if g is None else g for g, s in zip(grads, flat_sources)]
+        elif self.explain_none and any(g is None for g in grads):
+            self._warn_why_none(flat_sources, grads)
         return nest.pack_sequence_as(sources, grads)
+
+    def _warn_why_none(self, sources, grads):
+        """Say once, in a warning, why a source got None when the usual slip explains it:
+        a tape never entered, a source that is not a float, a forgotten tape.watch."""
+        for i, (s, g) in enumerate(zip(sources, grads)):
+            if g is not None:
+                continue
+            reason = _why_none(self, s)
+            if reason:
+                label = s.name or f"source {i}"
+                warnings.warn(f"GradientTape.gradient: the gradient with respect to {label} "
+                              f"is None: {reason}", stacklevel=4)
 
     def _read_target(self, variable):
         """A Variable given as a target: the snapshot of it that this tape watches last
@@ -450,6 +468,26 @@ def _seed_gradients(targets, output_gradients, producer):
             raise ValueError(_seed_shape_message(i, len(targets), y, g, producer))
         seeds.append(g)
     return seeds
+
+
+def _why_none(tape, source):
+    """The slip that gives ``source`` no gradient on ``tape``, in words (None: the target
+    just does not depend on it, which is not a mistake)."""
+    if not tape._spans:
+        return ("the tape was never entered, so it recorded nothing. Compute the target "
+                "inside `with tg.GradientTape() as tape:`.")
+    if not dtypes.is_floating(source.dtype):
+        return (f"it has dtype {source.dtype}, and only floating-point tensors get gradients. "
+                f"Make it from a float (3.0, not 3) or tg.cast it to tg.float32/tg.float64.")
+    if isinstance(source, Variable):
+        if source._id not in tape._watched:
+            return ("the tape does not watch this Variable (it is not trainable, or the tape "
+                    "has watch_accessed_variables=False). Call tape.watch(v) in the block.")
+        return None
+    if source._id not in tape._watched:
+        return ("the tape does not watch it: only Variables are watched by themselves. Call "
+                "tape.watch(x) inside the `with` block, before x is used.")
+    return None
 
 
 def _one_cotangent(output_gradients):

@@ -37,7 +37,7 @@ class Plan:
                 shape = "unknown" if node.params["shape"] is None else node.params["shape"]
                 raise ValueError(
                     f"You must feed a value for placeholder tensor '{node.name}' with dtype "
-                    f"{node.params['dtype']} and shape {shape}: give it in feed_dict.")
+                    f"{node.params['dtype']} and shape {shape}.")
             self.steps.append([node.op.forward, node.params,
                                tuple(x._id for x in node.inputs),
                                tuple(t._id for t in node.outputs),

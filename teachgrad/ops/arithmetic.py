@@ -84,15 +84,32 @@ defjvp(divide_p,
 def _power_kernel(x, y):
     return x ** y
 
-# x^y.  d/dx = y x^(y-1);  d/dy = ln(x) x^y, taken as 0 where x <= 0 (as TensorFlow does).
-# Where y = 0, x^0 = 1 is constant and d/dx is 0, also at x = 0 (where y x^(y-1) would be
-# 0 * inf = NaN): the exponent y - 1 becomes 1 there, and y x^1 = 0. This keeps x ** 0.0
-# and the second derivative of x ** 1.0 right at 0.
+def _power_dx(ct, ans, x, y):
+    # Where y = 0, x^0 = 1 is constant and d/dx is 0, also at x = 0 (where y x^(y-1)
+    # would be 0 * inf = NaN): there the exponent y - 1 becomes 1, and y x^1 = 0. This
+    # keeps x ** 0.0, and the second derivative of x ** 1.0, right at 0. (Only when y
+    # may be 0: an exponent known to be nonzero, x ** 2, keeps the rule's two ops.)
+    exponent = y - 1
+    if _may_be_zero(y):
+        exponent = where(y == 0, 1, exponent)
+    return unbroadcast(ct * y * power(x, exponent), x)
+
+
+def _may_be_zero(t):
+    """Could tensor ``t`` hold a 0? Its value decides when it is known: eagerly, or a
+    graph's constant; otherwise (a placeholder, a computed tensor in a graph) it could."""
+    value = getattr(t, "_value", t)
+    node = getattr(t, "node", None)
+    if value is None and node is not None and node.op.name == "const":
+        value = node.params["value"]
+    return value is None or bool((value == 0).any())
+
+# x^y.  d/dx = y x^(y-1);  d/dy = ln(x) x^y, taken as 0 where x <= 0 (as TensorFlow does)
 power_p = primitive("power", _power_kernel)
 defeffect(power_p, "fresh", elementwise="power")
 def power(x, y): return bind(power_p, x, y)
 defvjp(power_p,
-       lambda ct, ans, x, y: unbroadcast(ct * y * power(x, where(y == 0, 1, y - 1)), x),
+       _power_dx,
        lambda ct, ans, x, y: unbroadcast(ct * ans * log(where(x > 0, x, 1)), y))
 
 # max(x, y) elementwise: the gradient goes to x where x >= y, else to y.
