@@ -471,3 +471,27 @@ def test_an_unconnected_watched_source_is_not_a_slip(explain_none):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert tape.gradient(y, z) is None
+
+
+# -- drawings shorten what Graphviz could not take ---------------------------------------------
+
+def test_a_name_longer_than_graphviz_takes_is_drawn_shortened():
+    long_name = "layer" * 5000   # 25,000 characters: past Graphviz's 16384 for a label
+    x = tg.constant(1.0, name=long_name)
+    with tg.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    svg = tg.viz.draw(y, tape=tape).pipe(format="svg").decode()
+    assert "\u2026" in svg and long_name not in svg
+    g = tg.Graph()
+    with g.as_default():
+        p = tg.placeholder(tg.float64, shape=(), name=long_name)
+        p * 2.0
+    assert "\u2026" in tg.viz.draw(g).pipe(format="svg").decode()
+    with tg.viz.record() as rec:
+        with tg.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x
+        tape.gradient(y, x)
+    stepper = tg.viz.BackpropStepper(rec.traces[0])
+    assert "\u2026" in stepper.graph_html("s")

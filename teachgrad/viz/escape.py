@@ -22,6 +22,19 @@ from ..debug.report import escape
 # they are shown as Python would show them, e.g. \x07.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
+#: The most characters of one piece of user text a label shows: Graphviz rejects an
+#: HTML-like label longer than 16384 characters (after escaping, which can multiply a
+#: text's length by six), and a longer name could not be read in a drawing anyway.
+LABEL_LIMIT = 400
+
+
+def shortened(text, limit=LABEL_LIMIT):
+    """``text``, or its start and end around an ellipsis when it is longer than ``limit``."""
+    if len(text) <= limit:
+        return text
+    keep = limit - 1
+    return text[:keep - keep // 3] + "\u2026" + text[len(text) - keep // 3:]
+
 
 def html(text):
     r"""``text`` for an HTML-like label: shown exactly, never parsed as markup.
@@ -34,7 +47,7 @@ def html(text):
     >>> html('<script>alert(1)</script>')
     '&lt;script&gt;alert(1)&lt;/script&gt;'
     """
-    text = str(text).replace("\r\n", "\n").replace("\t", " ")
+    text = shortened(str(text)).replace("\r\n", "\n").replace("\t", " ")
     text = escape(text)
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
     return text.replace("\n", "<br/>")
@@ -51,7 +64,7 @@ def quoted(value):
     Used for attribute values the drawing chooses itself (colours, shapes),
     so that even those cannot end the string early.
     """
-    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    text = shortened(str(value)).replace("\\", "\\\\").replace('"', '\\"')
     return '"' + _CONTROL.sub(" ", text).replace("\n", " ") + '"'
 
 
