@@ -495,3 +495,16 @@ def test_a_name_longer_than_graphviz_takes_is_drawn_shortened():
         tape.gradient(y, x)
     stepper = tg.viz.BackpropStepper(rec.traces[0])
     assert "\u2026" in stepper.graph_html("s")
+
+
+# -- explain_gradient names a value taken out of the tape ---------------------------------------
+
+def test_explain_gradient_after_numpy_inside_the_tape_names_the_cut():
+    x = tg.constant(2.0)
+    with tg.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        h = x * x
+        y = tg.constant(h.numpy()) * 3.0    # the value of h leaves the tape here
+    explanation = tg.explain_gradient(y, x, tape)
+    first = str(explanation).splitlines()[1]
+    assert "Why:" in first and ".numpy()" in first and "multiply" in first

@@ -167,7 +167,9 @@ def _no_path_causes(view, target, source, names):
                             "" if integers else
                             f"Compute {target_name} from {source_name} itself, with float ops, "
                             f"inside the tape's block."))
-        causes += others
+        # A value taken out of the tape explains the missing record best: it leads.
+        left = [c for c in others if c.kind == "left_the_tape"]
+        causes = left + causes + [c for c in others if c.kind != "left_the_tape"]
     elif view.mode == "tape":   # recorded, from other tensors: the source's trail may end early
         integers, _ = _tape_hints(view, target, source_name)
     for node in upstream_nodes([target], view.producer_all, every_dtype=True):
@@ -219,6 +221,24 @@ def _tape_hints(view, target, source_name):
                                   "passes a gradient through a rounding or casting step on "
                                   "purpose.", node, certain=False))
     others = []
+    # A float result computed from the source that no recorded op read, made before the
+    # target: the usual trace of a value taken out of the tape (h.numpy(), float(h),
+    # tg.constant(h.numpy())), whose copy is a constant to the tape.
+    read = {x._id for node in tape.recorded_nodes() for x in node.inputs}
+    for node in reversed(tape.recorded_nodes()):
+        left = [out for out in node.outputs if out._id in reached and out._id not in read
+                and out.dtype.kind == "f" and out._id < target._id]
+        if left and any(x._id in reached for x in node.inputs):
+            out = left[0]
+            name = f"{out.name} ({node.name})" if out.name else f"the output of {node.name}"
+            others.append(Cause("left_the_tape", f"{name}, a {node.op.name}, was "
+                                f"computed from {source_name}, but no op the tape recorded "
+                                f"read it: if the target was computed from its value "
+                                f"(.numpy(), float(), .item() or tg.constant(...) of it), that "
+                                f"copy is a constant to the tape, and the path ends there",
+                                f"Compute with the tensor itself, not with its value: "
+                                f"teachgrad ops instead of numpy ones.", node, certain=False))
+            break
     if len(tape.recording_spans()) > 1:
         others.append(Cause("not_recording", "the tape stopped recording for a while "
                             "(stop_recording()); values computed then have no record, so a "
