@@ -255,21 +255,31 @@ def _signature(args, kwargs=None):
     keyword ones by name). Python values are keyed by type as well as value: 1, 1.0
     and True are equal in Python, yet trace different graphs."""
     key, tensors = [], []
-    named = [(f"argument {i}", a) for i, a in enumerate(args)]
-    named += [(k, kwargs[k]) for k in sorted(kwargs or ())]
-    for name, a in named:
-        if _is_tensor_argument(a):
-            t = a if isinstance(a, Tensor) else Tensor(_to_array(a, None, name, "tg.function"))
-            key.append((name, "tensor", t.shape, str(t.dtype)))
-            tensors.append(a if isinstance(a, Tensor) else t)
+    values = list(args)
+    if kwargs:   # keyword arguments by name, after the positional ones (a marker between)
+        key.append(tuple(sorted(kwargs)))
+        values += [kwargs[k] for k in sorted(kwargs)]
+    for i, a in enumerate(values):
+        if isinstance(a, Tensor):
+            key.append((a.shape, a.dtype))
+            tensors.append(a)
+        elif _is_tensor_argument(a):
+            t = Tensor(_to_array(a, None, _argument_name(i, args, kwargs), "tg.function"))
+            key.append((t.shape, t.dtype))
+            tensors.append(t)
         else:
             try:
                 hash(a)
             except TypeError:
-                validate.fail(TypeError, "tg.function", name, "a tensor, an array or a hashable "
-                              "Python value (a number, a string, a tuple)", a)
-            key.append((name, "value", _value_key(a)))
+                validate.fail(TypeError, "tg.function", _argument_name(i, args, kwargs),
+                              "a tensor, an array or a hashable Python value (a number, a "
+                              "string, a tuple)", a)
+            key.append(("value", _value_key(a)))
     return tuple(key), tensors
+
+
+def _argument_name(i, args, kwargs):
+    return f"argument {i}" if i < len(args) else sorted(kwargs)[i - len(args)]
 
 
 def _value_key(value):

@@ -29,7 +29,9 @@ def _axis(axis, ndim, where="tg", name="axis"):
 reshape_p = primitive("reshape", lambda x, shape: backend.xp.reshape(x, shape))
 defeffect(reshape_p, "view")
 def reshape(x, shape):
-    return bind(reshape_p, x, shape=validate.shape(shape, "shape", "tg.reshape", inferred=True))
+    if type(shape) is not tuple or not all(type(n) is int and n >= -1 for n in shape):
+        shape = validate.shape(shape, "shape", "tg.reshape", inferred=True)
+    return bind(reshape_p, x, shape=shape)
 defvjp(reshape_p, lambda ct, ans, x, shape: reshape_as(ct, x))
 
 
