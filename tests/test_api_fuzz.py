@@ -390,6 +390,23 @@ def _fuzzable_parameters(name, fn):
     return ["*" if p.kind is p.VAR_POSITIONAL else p.name for p in params]
 
 
+def _drawn():
+    """A tensor with the tape that recorded it, and a backward-pass trace of it."""
+    x = tg.constant([1.0, 2.0])
+    with tg.viz.record() as rec:
+        with tg.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = tg.sum(x * x)
+        tape.gradient(y, x)
+    return y, tape, rec.traces[0]
+
+
+# The visualizers' entry points: working keyword arguments for each.
+VIZ = {
+    "viz.draw": (tg.viz.draw, lambda: dict(zip(("obj", "tape"), _drawn()[:2]))),
+    "viz.BackpropStepper": (tg.viz.BackpropStepper, lambda: {"trace": _drawn()[2]}),
+}
+
 FUNCTIONS = {n: f for n, f in _public_functions().items() if n not in SKIP}
 
 
@@ -446,6 +463,15 @@ def _fuzz(label, fn, kwargs, graph, data, numpy_name):
 def test_function_contract(name, data):
     kwargs, graph = _good_kwargs(name, FUNCTIONS[name])
     _fuzz(f"tg.{name}", FUNCTIONS[name], kwargs, graph, data, numpy_name=name)
+
+
+@pytest.mark.parametrize("label", sorted(VIZ))
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_visualizer_contract(label, data):
+    fn, make = VIZ[label]
+    _fuzz(f"tg.{label}", fn, make(), None, data, numpy_name=None)
 
 
 @pytest.mark.parametrize("label", sorted(_methods()))

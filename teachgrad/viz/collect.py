@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..autodiff.engine import upstream_nodes
+from ..autodiff.tape import GradientTape
 from ..autodiff.events import Recorder, Trace
 from ..graph.function import ConcreteFunction, Function
 from ..graph.graph import Graph
@@ -45,9 +46,12 @@ def scene_of(obj, tape=None, fetches=None):
             raise ValueError(f"This recorder holds {len(obj.traces)} traces (one per backward "
                              f"pass run inside `record()`): draw one, e.g. rec.traces[0].")
         obj = obj.traces[0]
+    if tape is not None and not isinstance(tape, GradientTape):
+        raise TypeError(f"tg.viz.draw: `tape` must be the tg.GradientTape that recorded the "
+                        f"tensor, but got {type(tape).__name__}.")
     if tape is not None and not _is_tensors(obj):
         raise ValueError("tape= is only used to draw an eager tensor's history; "
-                         f"leave it out for a {type(obj).__name__}.")
+                         f"leave it out for a {type(obj).__name__} (the obj to draw).")
     if fetches is not None and not isinstance(obj, (Graph, Function, ConcreteFunction)):
         raise ValueError("fetches= chooses which part of a graph to draw; pass it with a "
                          f"tg.Graph or a tg.function, not a {type(obj).__name__}.")
@@ -109,7 +113,7 @@ def _tape_for(tensors, tape):
         if tape is not None:
             name = _describe(missing[0])
             raise ValueError(
-                f"{name} has no recorded history on this tape: no op recorded by the tape "
+                f"{name} (obj) has no recorded history on this tape: no op recorded by the tape "
                 f"produced it. Compute it inside the tape's `with` block from a watched "
                 f"tensor (tape.watch(x), or a trainable tg.Variable). A watched input itself "
                 f"has no history to draw.")

@@ -139,7 +139,8 @@ def _events_of(trace):
     event_list = getattr(trace, "events", None)
     if not isinstance(event_list, list):
         raise TypeError(f"Expected a Trace from `with tg.viz.record() as rec:` (use "
-                        f"rec.traces[i]), got {type(trace).__name__}.")
+                        f"rec.traces[i]) as the trace to step through, got "
+                        f"{type(trace).__name__}.")
     if not event_list:
         raise ValueError("The trace has no events. Run tape.gradient(...) or tg.gradients(...) "
                          "inside `with tg.viz.record() as rec:` and pass rec.traces[0].")

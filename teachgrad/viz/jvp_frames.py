@@ -83,7 +83,7 @@ def jvp_frames(trace, transpose_traces=()):
     traces recorded with it, searched for each transposed op's backward pass."""
     event_list = getattr(trace, "events", None)
     if not isinstance(event_list, list):
-        raise TypeError(f"Expected a Trace from `with tg.viz.record() as rec:`, got "
+        raise TypeError(f"Expected a Trace from `with tg.viz.record() as rec:` as the trace, got "
                         f"{type(trace).__name__}.")
     jvps = [e for e in event_list if isinstance(e, events.JVP)]
     if not jvps:
