@@ -28,6 +28,9 @@ from .ops import (arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, ce
                   remainder, rint, sinc, sinh, tan, trunc)
 from .ops import (all, any, argmax, argmin, argsort, cumprod, cumsum, diagonal, diff, prod, sort,
                   std, take_along_axis, trace, var)
+from .ops import (arange, array_split, atleast_1d, atleast_2d, atleast_3d, column_stack, diag,
+                  dstack, flatten, flip, fliplr, flipud, hstack, linspace, moveaxis, pad, ravel,
+                  repeat, roll, rot90, select, swapaxes, take, tile, tril, triu, vstack)
 from .graph import Graph, Session, function, get_default_graph, name_scope, placeholder
 from .tensor import SymbolicTensor, Tensor, Variable, constant, convert_to_tensor
 from . import debug, exercises

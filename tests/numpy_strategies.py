@@ -178,3 +178,198 @@ def undiagonal_case(draw):
     x = case.arrays[0]
     g = draw(arrays(np.diagonal(x, **case.params).shape))
     return Case((g, x), case.params)
+
+
+# -- rearranging, copying, joining ----------------------------------------------------
+@st.composite
+def axes_or_none(draw, ndim):
+    """None, one axis, or a tuple of distinct axes (negative ones too)."""
+    kind = draw(st.sampled_from(["none", "int", "tuple"])) if ndim else "none"
+    if kind == "none":
+        return None
+    if kind == "int":
+        return draw(S.axis_for(ndim))
+    chosen = draw(st.lists(st.integers(0, ndim - 1), unique=True, min_size=1, max_size=ndim))
+    return tuple(a - ndim * draw(st.integers(0, 1)) for a in chosen)
+
+
+@st.composite
+def flip_case(draw):
+    shape = draw(shapes())
+    return Case((draw(arrays(shape)),), {"axis": draw(axes_or_none(len(shape)))})
+
+
+@st.composite
+def roll_case(draw):
+    """roll(x, shift, axis): an int shift (axis None or one axis), or one per axis."""
+    shape = draw(shapes())
+    axis = draw(axes_or_none(len(shape)))
+    if isinstance(axis, tuple):
+        shift = tuple(draw(st.integers(-4, 4)) for _ in axis)
+    else:
+        shift = draw(st.integers(-4, 4))
+    return Case((draw(arrays(shape)),), {"shift": shift, "axis": axis})
+
+
+@st.composite
+def rot90_case(draw):
+    shape = draw(shapes(min_dims=2))
+    a, b = draw(st.lists(st.integers(-len(shape), len(shape) - 1), min_size=2, max_size=2)
+                .filter(lambda ab: ab[0] % len(shape) != ab[1] % len(shape)))
+    return Case((draw(arrays(shape)),), {"k": draw(st.integers(-1, 4)), "axes": (a, b)})
+
+
+@st.composite
+def moveaxis_case(draw):
+    shape = draw(shapes(min_dims=1, max_dims=4, max_side=2))
+    n = len(shape)
+    k = draw(st.integers(1, n))
+    source = draw(st.lists(st.integers(0, n - 1), unique=True, min_size=k, max_size=k))
+    destination = draw(st.lists(st.integers(0, n - 1), unique=True, min_size=k, max_size=k))
+    if k == 1 and draw(st.booleans()):
+        source, destination = source[0], destination[0] - n
+    return Case((draw(arrays(shape)),), {"source": source, "destination": destination})
+
+
+@st.composite
+def swapaxes_case(draw):
+    shape = draw(shapes(min_dims=1))
+    return Case((draw(arrays(shape)),), {"axis1": draw(S.axis_for(len(shape))),
+                                         "axis2": draw(S.axis_for(len(shape)))})
+
+
+@st.composite
+def repeat_case(draw):
+    """repeat(x, repeats, axis): an int, or one count (0 to 2) per entry along the axis."""
+    shape = draw(shapes())
+    axis = None if not shape or draw(st.booleans()) else draw(S.axis_for(len(shape)))
+    n = int(np.prod(shape)) if axis is None else shape[axis]
+    if draw(st.booleans()):
+        repeats = draw(st.integers(0, 3))
+    else:
+        repeats = draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
+    return Case((draw(arrays(shape)),), {"repeats": repeats, "axis": axis})
+
+
+@st.composite
+def unrepeat_case(draw):
+    case = draw(repeat_case())
+    x = case.arrays[0]
+    axis = case.params["axis"]
+    if axis is None:
+        x, axis = x.ravel(), 0
+    g = draw(arrays(np.repeat(x, case.params["repeats"], axis=axis).shape))
+    return Case((g, x), {"repeats": case.params["repeats"], "axis": axis % x.ndim})
+
+
+@st.composite
+def tile_case(draw):
+    shape = draw(shapes(max_side=2))
+    reps = tuple(draw(st.lists(st.integers(0, 2), min_size=1, max_size=3)))
+    return Case((draw(arrays(shape)),), {"reps": reps if len(reps) > 1 else reps[0]})
+
+
+@st.composite
+def untile_case(draw):
+    case = draw(tile_case())
+    x = case.arrays[0]
+    reps = case.params["reps"]
+    reps = reps if isinstance(reps, tuple) else (reps,)
+    return Case((draw(arrays(np.tile(x, reps).shape)), x), {"reps": reps})
+
+
+@st.composite
+def pad_case(draw):
+    """pad(x, pad_width, mode, ...): widths 0 to 3 (wider than x too: reflect repeats),
+    as an int, a pair, or a pair per axis; every axis non-empty except in constant mode."""
+    mode = draw(st.sampled_from(["constant", "edge", "reflect", "symmetric", "wrap"]))
+    shape = draw(shapes(min_side=0 if mode == "constant" else 1))
+    kind = draw(st.sampled_from(["int", "pair", "per_axis"] if shape else ["int", "pair"]))
+    width = st.integers(0, 3)
+    if kind == "int":
+        pad_width = draw(width)
+    elif kind == "pair":
+        pad_width = (draw(width), draw(width))
+    else:
+        pad_width = tuple((draw(width), draw(width)) for _ in shape)
+    params = {"pad_width": pad_width, "mode": mode}
+    if mode == "constant":
+        params["constant_values"] = draw(st.sampled_from([0, 1.5, -2.0]))
+    return Case((draw(arrays(shape)),), params)
+
+
+@st.composite
+def unpad_case(draw):
+    case = draw(pad_case().filter(lambda c: c.arrays[0].ndim > 0))   # (0-d: pad_width ())
+    x = case.arrays[0]
+    widths = tuple(map(tuple, np.broadcast_to(np.asarray(case.params["pad_width"]),
+                                              (x.ndim, 2)).tolist()))
+    g = draw(arrays(np.pad(x, widths, mode=case.params["mode"]).shape))
+    return Case((g, x), {"pad_width": widths, "mode": case.params["mode"]})
+
+
+@st.composite
+def joinable(draw, kind):
+    """1 to 3 arrays that numpy's vstack / hstack / dstack / column_stack join."""
+    n = draw(st.integers(1, 3))
+    side = st.integers(0, 3)
+    rest = draw(shapes(max_dims=1))
+    if kind == "column_stack":
+        rows = draw(side)
+        shapes_ = [(rows,) if draw(st.booleans()) else (rows, draw(side)) for _ in range(n)]
+    elif kind == "vstack" and draw(st.booleans()):
+        shapes_ = [draw(shapes(max_dims=1))] * n            # 0-d or 1-D of one length: rows
+    elif kind == "hstack" and draw(st.booleans()):
+        shapes_ = [(draw(side),) for _ in range(n)]         # 1-D of any lengths
+    elif kind == "dstack" and draw(st.booleans()):
+        shapes_ = [draw(shapes(max_dims=2))] * n            # fewer than 3 axes, one shape
+    else:
+        at = {"vstack": 0, "hstack": 1, "dstack": 2}[kind]
+        rank = max(at + 1, 2)   # (vstack of 1-D tensors is the case above)
+        base = draw(shapes(min_dims=rank, max_dims=rank)) + rest
+        shapes_ = [base[:at] + (draw(side),) + base[at + 1:] for _ in range(n)]
+    return Case(tuple(draw(arrays(s)) for s in shapes_))
+
+
+@st.composite
+def array_split_case(draw):
+    shape = draw(shapes(min_dims=1))
+    axis = draw(S.axis_for(len(shape)))
+    n = shape[axis]
+    if draw(st.booleans()):
+        split = draw(st.integers(1, 4))
+    else:
+        split = draw(st.lists(st.integers(-n - 1, n + 1), max_size=3))
+    return Case((draw(arrays(shape)),), {"indices_or_sections": split, "axis": axis})
+
+
+@st.composite
+def take_case(draw):
+    shape = draw(shapes(min_dims=1))
+    axis = None if draw(st.booleans()) else draw(S.axis_for(len(shape)))
+    n = int(np.prod(shape)) if axis is None else shape[axis]
+    indices = draw(S.index_arrays(n, shapes(max_dims=2)))
+    return Case((draw(arrays(shape)),), {"indices": indices, "axis": axis})
+
+
+@st.composite
+def select_case(draw):
+    """select(condlist, choicelist, default): 1 to 3 conditions and choices, broadcasting."""
+    k = draw(st.integers(1, 3))
+    all_shapes = draw(broadcastable_shapes(2 * k))
+    conditions = [draw(hnp.arrays(np.bool_, s)) for s in all_shapes[:k]]
+    return Case(tuple(draw(arrays(s)) for s in all_shapes[k:]),
+                {"condlist": conditions, "default": draw(st.sampled_from([0.0, -1.5]))})
+
+
+@st.composite
+def diag_case(draw):
+    n = draw(st.integers(0, 3))
+    return Case((draw(arrays((n,))),), {"k": draw(st.integers(-2, 2))})
+
+
+@st.composite
+def triangle_case(draw):
+    """tril/triu(m, k): rank 1 (numpy broadcasts it to a square) to 3."""
+    shape = draw(shapes(min_dims=1))
+    return Case((draw(arrays(shape)),), {"k": draw(st.integers(-2, 2))})

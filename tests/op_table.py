@@ -143,6 +143,38 @@ def _undiagonal(g, x, offset, axis1, axis2):
     return out
 
 
+def _unrepeat(g, x, repeats, axis):
+    out = np.zeros(x.shape, g.dtype)
+    np.add.at(out, (slice(None),) * axis + (np.repeat(np.arange(x.shape[axis]), repeats),), g)
+    return out
+
+
+def _untile(g, x, reps):
+    n = max(x.ndim, len(reps))
+    shape, reps = (1,) * (n - x.ndim) + x.shape, (1,) * (n - len(reps)) + tuple(reps)
+    out = np.zeros(shape, g.dtype)
+    for block in np.ndindex(*reps):
+        out += g[tuple(slice(b * d, (b + 1) * d) for b, d in zip(block, shape))]
+    return out.reshape(x.shape)
+
+
+def _unpad(g, x, pad_width, mode):
+    """The transpose of np.pad, column by column of its Jacobian (numpy pads a basis)."""
+    out = np.zeros(x.shape, g.dtype)
+    for i in np.ndindex(*x.shape):
+        e = np.zeros(x.shape)
+        e[i] = 1.0
+        out[i] = np.sum(g * np.pad(e, pad_width, mode=mode))
+    return out
+
+
+def _as_matrix_case(case):
+    """A diagonal_case made into one for diag of a matrix (2-D, offset as k)."""
+    x = case.arrays[0]
+    x = x.reshape(x.shape[0], int(np.prod(x.shape[1:])))
+    return S.Case((x,), {"k": case.params["offset"]})
+
+
 # -- the table -----------------------------------------------------------------------
 OPS = [
     # binary arithmetic, with broadcasting
@@ -281,6 +313,45 @@ OPS = [
     OpSpec("split", tg.split, _split, S.split_case()),
     OpSpec("split_first_piece", lambda x, **kw: tg.split(x, **kw)[0],
            lambda x, **kw: _split(x, **kw)[0], S.split_case(), primitive="split"),
+    # numpy's rearranging, copying and joining
+    OpSpec("ravel", tg.ravel, np.ravel, S.unary(), primitive="reshape"),
+    OpSpec("flatten_method", lambda x: x.flatten(), lambda x: x.flatten(), S.unary(),
+           primitive="reshape"),
+    OpSpec("flip", tg.flip, np.flip, N.flip_case(), second_order=True),
+    OpSpec("flipud", tg.flipud, np.flipud, S.unary(shape=S.shapes(min_dims=1)), primitive="flip"),
+    OpSpec("fliplr", tg.fliplr, np.fliplr, S.unary(shape=S.shapes(min_dims=2)), primitive="flip"),
+    OpSpec("rot90", tg.rot90, np.rot90, N.rot90_case(), primitive="flip"),
+    OpSpec("roll", tg.roll, np.roll, N.roll_case(), second_order=True),
+    OpSpec("moveaxis", tg.moveaxis, np.moveaxis, N.moveaxis_case(), primitive="transpose"),
+    OpSpec("swapaxes", tg.swapaxes, np.swapaxes, N.swapaxes_case(), primitive="transpose"),
+    OpSpec("atleast_1d", tg.atleast_1d, np.atleast_1d, S.unary(), primitive="reshape"),
+    OpSpec("atleast_2d", tg.atleast_2d, np.atleast_2d, S.unary(), primitive="reshape"),
+    OpSpec("atleast_3d", tg.atleast_3d, np.atleast_3d, S.unary(), primitive="reshape"),
+    OpSpec("repeat", tg.repeat, np.repeat, N.repeat_case(), second_order=True),
+    OpSpec("unrepeat", tg.ops.unrepeat, _unrepeat, N.unrepeat_case()),
+    OpSpec("tile", tg.tile, np.tile, N.tile_case(), second_order=True),
+    OpSpec("untile", tg.ops.untile, _untile, N.untile_case()),
+    OpSpec("pad", tg.pad, np.pad, N.pad_case(), second_order=True),
+    OpSpec("unpad", tg.ops.unpad, _unpad, N.unpad_case()),
+    OpSpec("vstack", lambda *xs: tg.vstack(xs), lambda *xs: np.vstack(xs), N.joinable("vstack"),
+           primitive="concat"),
+    OpSpec("hstack", lambda *xs: tg.hstack(xs), lambda *xs: np.hstack(xs), N.joinable("hstack"),
+           primitive="concat"),
+    OpSpec("dstack", lambda *xs: tg.dstack(xs), lambda *xs: np.dstack(xs), N.joinable("dstack"),
+           primitive="concat"),
+    OpSpec("column_stack", lambda *xs: tg.column_stack(xs), lambda *xs: np.column_stack(xs),
+           N.joinable("column_stack"), primitive="concat"),
+    OpSpec("array_split", tg.array_split, np.array_split, N.array_split_case(),
+           primitive="split"),
+    OpSpec("take", tg.take, np.take, N.take_case(), primitive="gather"),
+    OpSpec("select", lambda *xs, condlist, default: tg.select(condlist, list(xs), default),
+           lambda *xs, condlist, default: np.select(condlist, list(xs), default),
+           N.select_case(), primitive="where"),
+    OpSpec("diag", tg.diag, np.diag, N.diag_case(), second_order=True),
+    OpSpec("diag_of_matrix", tg.diag, np.diag, N.diagonal_case().map(_as_matrix_case),
+           primitive="diagonal"),
+    OpSpec("tril", tg.tril, np.tril, N.triangle_case(), second_order=True),
+    OpSpec("triu", tg.triu, np.triu, N.triangle_case(), second_order=True),
     # indexing (gradients along axis 0 come back as tg.IndexedSlices)
     OpSpec("gather", tg.gather, np.take, S.gather_case(), second_order=True),
     OpSpec("scatter_add", lambda x, values, indices, axis: tg.ops.scatter_add(x, indices, values, axis),

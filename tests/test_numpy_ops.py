@@ -163,3 +163,71 @@ def test_std_of_equal_entries_has_gradient_zero():
     np.testing.assert_array_equal(gradient(lambda t: tg.std(t), np.ones(4)), np.zeros(4))
     np.testing.assert_allclose(tg.std(tg.constant(M), axis=1, ddof=1).numpy(),
                                np.std(M, axis=1, ddof=1))
+
+
+def test_linspace_and_arange_are_numpys_constants():
+    np.testing.assert_array_equal(tg.linspace(0, 1, 5).numpy(), np.linspace(0, 1, 5))
+    np.testing.assert_array_equal(tg.linspace(0, 1, 4, endpoint=False, dtype=tg.float32)
+                                  .numpy(), np.linspace(0, 1, 4, endpoint=False, dtype=np.float32))
+    for args in [(5,), (2, 7), (1.0, 2.0, 0.25), (5, 0, -2)]:
+        got, want = tg.arange(*args), np.arange(*args)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want)
+    with pytest.raises(ValueError, match="step"):
+        tg.arange(0, 3, 0)
+
+
+def test_tensor_methods_numpy_users_type():
+    x = tg.constant(M)
+    assert x.T.shape == (3, 2) and x.transpose().shape == (3, 2)
+    assert x.transpose(1, 0).shape == (3, 2)
+    assert x.reshape(3, 2).shape == (3, 2) and x.reshape((6,)).shape == (6,)
+    np.testing.assert_array_equal(x.ravel().numpy(), M.ravel())
+    np.testing.assert_array_equal(x.flatten().numpy(), M.flatten())
+    assert x.sum().numpy() == M.sum() and x.mean(axis=0).shape == (3,)
+    assert x.max().numpy() == M.max() and x.min(axis=1).numpy().tolist() == M.min(axis=1).tolist()
+    assert x.astype(tg.float32).dtype == tg.float32
+    assert len(x) == 2
+    rows = list(x)
+    assert len(rows) == 2 and all(isinstance(r, tg.Tensor) for r in rows)
+    np.testing.assert_array_equal(rows[1].numpy(), M[1])
+    with pytest.raises(TypeError, match="0-d"):
+        len(tg.constant(1.0))
+
+
+def test_iterating_over_a_tensor_is_differentiable():
+    # each row is x[i]: the gradient of a loop over the rows reaches every row
+    np.testing.assert_array_equal(gradient(lambda t: sum(tg.sum(row) * i for i, row in
+                                                         enumerate(t)), M),
+                                  [[0, 0, 0], [1, 1, 1]])
+
+
+@pytest.mark.parametrize("stack", ["vstack", "hstack", "column_stack"])
+def test_stacks_of_unknown_sizes_say_what_they_need(stack):
+    # numpy's stacks are concats: joining along an axis of unknown size has no gradient
+    # in a graph (see STACKS_EXCLUDED in test_graph_vs_tape.py)
+    graph = tg.Graph()
+    with graph.as_default():
+        x = tg.placeholder(tg.float64, (None, None), name="x")
+        with pytest.raises(ValueError, match="size"):
+            tg.gradients(getattr(tg, stack)([x, x]), x)
+
+
+def test_array_split_of_an_unknown_size_says_so():
+    graph = tg.Graph()
+    with graph.as_default():
+        x = tg.placeholder(tg.float64, (None,), name="x")
+        with pytest.raises(ValueError, match="size"):
+            tg.array_split(x, 2)
+
+
+def test_pad_modes_that_are_not_copies_are_refused():
+    with pytest.raises(ValueError, match="mode"):
+        tg.pad(tg.constant(M), 1, mode="mean")
+
+
+def test_rot90_four_times_and_flip_twice_give_the_input_back():
+    x = tg.constant(M)
+    np.testing.assert_array_equal(tg.rot90(tg.rot90(x, 3), 1).numpy(), M)
+    np.testing.assert_array_equal(tg.flip(tg.flip(x)).numpy(), M)
+    np.testing.assert_array_equal(tg.rot90(x, 1, axes=(1, 0)).numpy(), np.rot90(M, 1, (1, 0)))

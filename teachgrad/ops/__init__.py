@@ -24,7 +24,13 @@ from .rounding import (ceil, clip, floor, fmax, fmin, fmod, mod, nan_to_num, rem
 from .along_axis import add_along_axis, take_along_axis
 from .scans import argsort, cumprod, cumsum, diff, sort
 from .aggregate import all, any, argmax, argmin, prod, std, var
-from .diagonals import diagonal, trace, undiagonal
+from .diagonals import diag, diagonal, trace, tril, triu, undiagonal
+from .rearrange import (atleast_1d, atleast_2d, atleast_3d, flatten, flip, fliplr, flipud,
+                        moveaxis, ravel, repeat, roll, rot90, swapaxes, tile, unrepeat, untile)
+from .padding import pad, unpad
+from .stacking import array_split, column_stack, dstack, hstack, vstack
+from .selection import select, take
+from .ranges import arange, linspace
 from .nn import (log_softmax, relu, relu_grad, softmax,
                  sparse_softmax_cross_entropy_with_logits)
 from . import operators  # noqa: F401  (gives Tensor its operators and methods)

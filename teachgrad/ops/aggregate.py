@@ -7,7 +7,7 @@ entries each result summarises.
 """
 import math
 
-from .. import backend
+from .. import backend, validate
 from .arithmetic import where
 from .core import bind, defeffect, defjvp, defvjp, not_differentiable, primitive
 from .grad_util import as_tensor, known
@@ -32,8 +32,8 @@ prod_p = primitive("prod", lambda x, axes, keepdims: x.prod(axis=axes, keepdims=
 defeffect(prod_p, "reduction")
 def prod(a, axis=None, keepdims=False):
     r"""$\prod_i x_i$ over ``axis``.  $\partial / \partial x_i = \prod_{j \ne i} x_j$, zeros included."""
-    x = as_tensor(a)
-    return bind(prod_p, x, axes=_axes(axis, x.ndim), keepdims=keepdims)
+    x = as_tensor(a, "a", "tg.prod")
+    return bind(prod_p, x, axes=_axes(axis, x.ndim, "tg.prod"), keepdims=keepdims)
 defvjp(prod_p, lambda ct, ans, x, axes, keepdims:
        _keep(ct, x, axes, keepdims) * _others(x, ans, axes, keepdims))
 defjvp(prod_p, lambda x_dot, ans, x, axes, keepdims:
@@ -43,8 +43,9 @@ defjvp(prod_p, lambda x_dot, ans, x, axes, keepdims:
 def var(a, axis=None, ddof=0, keepdims=False):
     r"""$\frac{1}{n - \mathrm{ddof}} \sum_i (x_i - \bar x)^2$ over ``axis`` (numpy's ``var``),
     made of mean, subtract, multiply and sum.  $\partial / \partial x_i = 2 (x_i - \bar x) / (n - \mathrm{ddof})$"""
-    x = as_tensor(a)
-    axes = _axes(axis, x.ndim)
+    x = as_tensor(a, "a", "tg.var")
+    axes = _axes(axis, x.ndim, "tg.var")
+    ddof = validate.integer(ddof, "ddof", "tg.var", minimum=0)
     centered = x - mean(x, axes, keepdims=True)
     sizes = [x.shape[i] for i in axes]
     n = _count(x, axes, centered.dtype) if not known(sizes) else math.prod(sizes)
@@ -66,9 +67,10 @@ def _never_differentiated(name, doc, one_axis):
         x, axis=axis, keepdims=keepdims)))
     defeffect(op, "reduction")
     def reduce(a, axis=None, keepdims=False):
-        x = as_tensor(a)
+        x = as_tensor(a, "a", f"tg.{name}")
         if axis is not None:
-            axis = _axis(axis, x.ndim) if one_axis else _axes(axis, x.ndim)
+            axis = _axis(axis, x.ndim, f"tg.{name}") if one_axis \
+                else _axes(axis, x.ndim, f"tg.{name}")
         return bind(op, x, axis=axis, keepdims=keepdims)
     reduce.__name__ = reduce.__qualname__ = name
     reduce.__doc__ = doc

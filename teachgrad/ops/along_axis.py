@@ -6,7 +6,7 @@ give). Its VJP puts each cotangent back where its entry came from, adding up whe
 an entry was picked twice: that is ``add_along_axis``, the transpose of picking
 (as ``scatter_add`` is ``gather``'s).
 """
-from .. import backend
+from .. import backend, validate
 from .core import bind, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor
 from .misc import zeros_like
@@ -36,13 +36,20 @@ def take_along_axis(arr, indices, axis):
     r"""$\mathrm{out}_{\dots i \dots} = \mathrm{arr}_{\dots \mathrm{indices}_{\dots i \dots} \dots}$
     along ``axis`` (None: of the flattened ``arr``).  The VJP adds the cotangent back
     where each entry was taken."""
-    arr, indices = as_tensor(arr), as_tensor(indices)
+    where = "tg.take_along_axis"
+    arr, indices = as_tensor(arr, "arr", where), as_tensor(indices, "indices", where)
     if indices.dtype.kind not in "iu":
         raise TypeError(f"take_along_axis: indices must be integers, got {indices.dtype}.")
     if axis is None:
         arr, axis = reshape(arr, (-1,)), 0
+    if arr.ndim == 0:
+        validate.fail(ValueError, where, "arr", "a tensor with at least one axis (or axis=None)",
+                      arr)
+    axis = validate.one_axis(axis, None, "axis", where)
+    if not -arr.ndim <= axis < arr.ndim:
+        raise ValueError(f"{where}: `axis` {axis} is out of range for `arr` of rank {arr.ndim}.")
     if indices.ndim != arr.ndim:
-        raise ValueError(f"take_along_axis: indices of rank {indices.ndim} for an array of "
+        raise ValueError(f"{where}: `indices` of rank {indices.ndim} for `arr` of "
                          f"rank {arr.ndim}; they must have the same rank.")
     return bind(take_along_axis_p, arr, indices, axis=_axis(axis, arr.ndim))
 defvjp(take_along_axis_p,
@@ -67,7 +74,7 @@ defeffect(add_along_axis_p, "fresh")
 def add_along_axis(x, indices, values, axis):
     r"""$x$ plus ``values`` added where ``take_along_axis(x, indices, axis)`` would read.
     $\partial_x = 1$; the cotangent of ``values`` is ``take_along_axis(ct, indices, axis)``."""
-    x = as_tensor(x)
+    x = as_tensor(x, "x", "tg.ops.add_along_axis")
     return bind(add_along_axis_p, x, indices, values, axis=_axis(axis, x.ndim))
 defvjp(add_along_axis_p,
        lambda ct, ans, x, indices, values, axis: ct,

@@ -1,22 +1,24 @@
-"""Diagonals: reading them (diagonal, trace) and the transpose that writes one back.
+"""Diagonals and triangles: diagonal, trace and diag read or build a diagonal, tril and
+triu keep a triangle, and undiagonal is the transpose that writes a diagonal back.
 
 ``diagonal`` picks the entries x[..., i, i + offset] (of two chosen axes) into a last
 axis. Its VJP writes the cotangent back onto that diagonal of a zero tensor:
 ``undiagonal``, its transpose, whose own VJP is ``diagonal`` again.
 """
-from .. import backend
+from .. import backend, validate
 from .core import bind, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor
 from .reduction import sum
-from .shape import _axis
+from .shape import unbroadcast
 
 
-def _diagonal_axes(x, axis1, axis2, where):
+def _diagonal_axes(x, axis1, axis2, where, name="a"):
     if x.ndim < 2:
-        raise ValueError(f"{where} needs a tensor of rank 2 or more, got shape {x.shape}.")
-    axis1, axis2 = _axis(axis1, x.ndim), _axis(axis2, x.ndim)
+        validate.fail(ValueError, where, name, "a tensor of rank 2 or more", x)
+    axis1 = validate.one_axis(axis1, x.ndim, "axis1", where) % x.ndim
+    axis2 = validate.one_axis(axis2, x.ndim, "axis2", where) % x.ndim
     if axis1 == axis2:
-        raise ValueError(f"{where}: axis1 and axis2 are the same axis ({axis1}).")
+        raise ValueError(f"{where}: `axis1` and `axis2` are the same axis ({axis1}).")
     return axis1, axis2
 
 
@@ -28,9 +30,10 @@ defeffect(diagonal_p, "view")
 def diagonal(a, offset=0, axis1=0, axis2=1):
     r"""$\mathrm{out}_{\dots i} = x_{i,\, i + \mathrm{offset}}$ over ``axis1``, ``axis2``.
     VJP: the cotangent placed on that diagonal of zeros."""
-    x = as_tensor(a)
-    axis1, axis2 = _diagonal_axes(x, axis1, axis2, "diagonal")
-    return bind(diagonal_p, x, offset=int(offset), axis1=axis1, axis2=axis2)
+    x = as_tensor(a, "a", "tg.diagonal")
+    axis1, axis2 = _diagonal_axes(x, axis1, axis2, "tg.diagonal")
+    offset = validate.integer(offset, "offset", "tg.diagonal")
+    return bind(diagonal_p, x, offset=offset, axis1=axis1, axis2=axis2)
 defvjp(diagonal_p, lambda ct, ans, x, offset, axis1, axis2:
        undiagonal(ct, x, offset, axis1, axis2))
 defjvp(diagonal_p, lambda x_dot, ans, x, offset, axis1, axis2:
@@ -52,8 +55,8 @@ defeffect(undiagonal_p, "fresh", shape_only_inputs=(1,))
 def undiagonal(g, x, offset=0, axis1=0, axis2=1):
     """Zeros shaped like ``x`` with ``g`` written on the diagonal ``diagonal(x, offset,
     axis1, axis2)`` reads: the transpose of ``diagonal``."""
-    x = as_tensor(x)
-    axis1, axis2 = _diagonal_axes(x, axis1, axis2, "undiagonal")
+    x = as_tensor(x, "x", "tg.ops.undiagonal")
+    axis1, axis2 = _diagonal_axes(x, axis1, axis2, "tg.ops.undiagonal", "x")
     return bind(undiagonal_p, g, x, offset=int(offset), axis1=axis1, axis2=axis2)
 defvjp(undiagonal_p, lambda ct, ans, g, x, offset, axis1, axis2:
        diagonal(ct, offset, axis1, axis2), None)
@@ -66,3 +69,42 @@ def trace(a, offset=0, axis1=0, axis2=1):
     r"""$\sum_i x_{i,\, i + \mathrm{offset}}$ over ``axis1``, ``axis2``: the sum of
     ``diagonal``.  $\partial / \partial x$ = ones on that diagonal."""
     return sum(diagonal(a, offset, axis1, axis2), axis=-1)
+
+
+# diag(v, k): a vector v becomes the k-th diagonal of a square matrix of zeros;
+# the VJP reads that diagonal of ct back. (A matrix's diag is its diagonal.)
+diag_p = primitive("diag", lambda v, k: backend.xp.diag(v, k))
+defeffect(diag_p, "fresh")
+def diag(v, k=0):
+    r"""For a 1-D ``v``: the matrix with ``v`` on its k-th diagonal, zeros elsewhere.
+    For a 2-D ``v``: its k-th diagonal (``diagonal``).  VJP of the first: diagonal(ct, k)."""
+    x = as_tensor(v, "v", "tg.diag")
+    k = validate.integer(k, "k", "tg.diag")
+    if x.ndim == 2:
+        return diagonal(x, k)
+    if x.ndim != 1:
+        validate.fail(ValueError, "tg.diag", "v", "a 1-D or 2-D tensor", x)
+    return bind(diag_p, x, k=k)
+defvjp(diag_p, lambda ct, ans, v, k: diagonal(ct, k))
+defjvp(diag_p, lambda v_dot, ans, v, k: diag(v_dot, k))
+
+
+# tril / triu: the entries on and below (above) the k-th diagonal of the last two axes,
+# zeros elsewhere. Each is its own transpose: the VJP keeps the same entries of ct.
+# (A 1-D input is broadcast to a square matrix first, as numpy does: unbroadcast sums back.)
+def _triangle(name, doc):
+    """``(op, function)`` for numpy's ``tril`` or ``triu``, whose VJP is itself."""
+    op = primitive(name, lambda x, k: getattr(backend.xp, name)(x, k))
+    defeffect(op, "fresh")
+    def keep(m, k=0):
+        return bind(op, as_tensor(m, "m", f"tg.{name}"), k=validate.integer(k, "k", f"tg.{name}"))
+    keep.__name__ = keep.__qualname__ = name
+    keep.__doc__ = doc
+    defvjp(op, lambda ct, ans, x, k: unbroadcast(keep(ct, k), x))
+    defjvp(op, lambda x_dot, ans, x, k: keep(x_dot, k))
+    return op, keep
+
+tril_p, tril = _triangle("tril", r"""$\mathrm{out}_{ij} = x_{ij}$ where $j \le i + k$, else 0
+    (last two axes).  VJP: tril(ct, k).""")
+triu_p, triu = _triangle("triu", r"""$\mathrm{out}_{ij} = x_{ij}$ where $j \ge i + k$, else 0
+    (last two axes).  VJP: triu(ct, k).""")

@@ -5,7 +5,8 @@ same shape" means "could be the same shape" (``compatible``). The helpers
 that move a cotangent to an input's shape (``unbroadcast``, ``reshape_as``,
 ``broadcast_as``) are ops of their own kind and live with the shape ops.
 """
-from ..tensor import Tensor, convert_to_tensor
+from .. import validate
+from ..tensor import Tensor
 
 
 def known(shape):
@@ -28,7 +29,20 @@ def require_same_shape(op_name, first, second, names):
                          f"{first.shape} and {second.shape}.")
 
 
-def as_tensor(x):
-    """``x`` as a Tensor, for an op that reads its shape before ``bind`` (a number or a
-    nested list becomes a constant; a Tensor, Variable or symbolic tensor is kept)."""
-    return x if isinstance(x, Tensor) else convert_to_tensor(x)
+def as_tensor(x, name, where):
+    """``x`` (the argument ``name`` of ``where``) as a Tensor, for an op that reads its
+    shape before ``bind``: a number or nested list becomes a constant (checked, with a
+    message naming the argument); a Tensor, Variable or symbolic tensor is kept."""
+    return x if isinstance(x, Tensor) else Tensor(validate.tensor_like(x, name, where))
+
+
+#: The most entries an op that makes entries from counts (repeat, tile, pad, arange,
+#: linspace) makes: a count that is wrong (10**12) is an error, not a machine out of memory.
+MAX_ENTRIES = 2 ** 31
+
+
+def check_entries(entries, name, value, where):
+    """Refuse (ValueError naming ``name``) a result of more than ``MAX_ENTRIES`` entries."""
+    if entries > MAX_ENTRIES:
+        validate.fail(ValueError, where, name, "a count giving at most 2**31 entries", value,
+                      f"It would make {entries} entries.")

@@ -16,6 +16,7 @@ from .linalg import matmul
 from .math import abs, negative
 from .misc import cast
 from .reduction import max, mean, min, sum
+from .rearrange import flatten, ravel
 from .rounding import mod
 from .shape import reshape, transpose
 
@@ -44,6 +45,7 @@ _METHODS = {
     "reshape": lambda self, *shape: reshape(self, shape[0] if len(shape) == 1 else shape),
     "transpose": lambda self, *axes: transpose(self, axes or None),
     "astype": cast,
+    "ravel": ravel, "flatten": flatten,
 }
 
 for _name, _op in {**_OPERATORS, **_METHODS}.items():

@@ -5,7 +5,7 @@ only moves entries, so its VJP moves each cotangent back to where its entry came
 from (``take_along_axis`` by the inverse permutation). ``argsort`` gives indices,
 which have no derivative.
 """
-from .. import backend
+from .. import backend, validate
 from .arithmetic import where
 from .along_axis import take_along_axis
 from .core import bind, defeffect, defjvp, defvjp, not_differentiable, primitive
@@ -14,12 +14,17 @@ from .misc import cast
 from .shape import _axis, reshape
 
 
-def _flat_or_axis(x, axis):
-    """numpy's convention: ``axis=None`` works on the flattened array."""
-    x = as_tensor(x)
+def _flat_or_axis(x, axis, where):
+    """``x`` (the argument ``a``) and ``axis``, checked; numpy's convention: ``axis=None``
+    works on the flattened array."""
+    x = as_tensor(x, "a", where)
     if axis is None:
         return reshape(x, (-1,)), 0
-    return x, _axis(axis, x.ndim)
+    return x, _axis(axis, x.ndim, where)
+
+
+#: numpy's sorting algorithms (None: its default).
+KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
 
 def _cumsum_kernel(x, axis, reverse):
@@ -35,10 +40,10 @@ defeffect(cumsum_p, "fresh")
 def cumsum(a, axis=None, dtype=None, reverse=False):
     r"""$\mathrm{out}_k = \sum_{i \le k} x_i$ along ``axis`` (None: flattened; ``reverse``:
     $\sum_{i \ge k}$, TensorFlow's option).  VJP: $\mathrm{ct}$ summed in the other direction."""
-    x, axis = _flat_or_axis(a, axis)
+    x, axis = _flat_or_axis(a, axis, "tg.cumsum")
     if dtype is not None:
         x = cast(x, dtype)
-    return bind(cumsum_p, x, axis=axis, reverse=reverse)
+    return bind(cumsum_p, x, axis=axis, reverse=validate.boolean(reverse, "reverse", "tg.cumsum"))
 defvjp(cumsum_p, lambda ct, ans, x, axis, reverse: cumsum(ct, axis, reverse=not reverse))
 defjvp(cumsum_p, lambda x_dot, ans, x, axis, reverse: cumsum(x_dot, axis, reverse=reverse))
 
@@ -60,7 +65,7 @@ defeffect(cumprod_p, "fresh")
 def cumprod(a, axis=None, dtype=None):
     r"""$\mathrm{out}_k = \prod_{i \le k} x_i$ along ``axis`` (None: flattened).
     VJP: $\mathrm{ct}_i = \sum_{k \ge i} \mathrm{ct}_k \prod_{j \le k, j \ne i} x_j$, zeros included."""
-    x, axis = _flat_or_axis(a, axis)
+    x, axis = _flat_or_axis(a, axis, "tg.cumprod")
     if dtype is not None:
         x = cast(x, dtype)
     return bind(cumprod_p, x, axis=axis)
@@ -70,12 +75,13 @@ defvjp(cumprod_p, _cumprod_vjp)
 def diff(a, n=1, axis=-1):
     r"""The n-th discrete difference along ``axis``: $\mathrm{out}_i = x_{i+1} - x_i$, n
     times (numpy's ``diff``), made of slices and subtractions."""
-    x = as_tensor(a)
-    if type(n) is not int or n < 0:
-        raise ValueError(f"diff: n must be a non-negative integer, got {n!r}.")
+    x = as_tensor(a, "a", "tg.diff")
+    n = validate.integer(n, "n", "tg.diff", minimum=0)
     if x.ndim == 0:
-        raise ValueError("diff needs at least one axis; got a 0-d tensor.")
-    axis = _axis(axis, x.ndim)
+        validate.fail(ValueError, "tg.diff", "a", "a tensor with at least one axis", x)
+    axis = _axis(axis, x.ndim, "tg.diff")
+    if x.shape[axis] is not None:   # after as many differences as entries, none are left
+        n = min(n, x.shape[axis])
     before = (slice(None),) * axis
     for _ in range(n):
         x = x[before + (slice(1, None),)] - x[before + (slice(None, -1),)]
@@ -89,8 +95,8 @@ defeffect(argsort_p, "fresh")
 def argsort(a, axis=-1, kind=None):
     """The indices that sort ``a`` along ``axis`` (None: flattened), numpy's
     ``argsort``; an integer tensor, never differentiated."""
-    x, axis = _flat_or_axis(a, axis)
-    return bind(argsort_p, x, axis=axis, kind=kind)
+    x, axis = _flat_or_axis(a, axis, "tg.argsort")
+    return bind(argsort_p, x, axis=axis, kind=validate.one_of(kind, "kind", "tg.argsort", KINDS))
 
 # sort: x's entries along an axis in increasing order: out = take_along_axis(x, argsort(x)).
 # It only moves entries: out_k's cotangent goes back to the entry that moved there.
@@ -99,8 +105,8 @@ defeffect(sort_p, "fresh")
 def sort(a, axis=-1, kind=None):
     r"""$x$ sorted along ``axis`` (None: flattened).  VJP: each cotangent goes back to its
     entry's place, $\mathrm{ct}$ taken along the inverse permutation."""
-    x, axis = _flat_or_axis(a, axis)
-    return bind(sort_p, x, axis=axis, kind=kind)
+    x, axis = _flat_or_axis(a, axis, "tg.sort")
+    return bind(sort_p, x, axis=axis, kind=validate.one_of(kind, "kind", "tg.sort", KINDS))
 defvjp(sort_p, lambda ct, ans, x, axis, kind:
        take_along_axis(ct, argsort(argsort(x, axis, kind), axis), axis))
 defjvp(sort_p, lambda x_dot, ans, x, axis, kind:

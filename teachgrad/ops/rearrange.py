@@ -1,0 +1,272 @@
+"""numpy's ways of rearranging entries: flip, roll, repeat, tile and pad as ops of their
+own, and ravel, moveaxis, swapaxes, rot90 and the atleast_* family made of reshape,
+transpose and flip.
+
+Each op only moves (or copies) entries, so its VJP moves the cotangent back: flip
+and roll undo themselves, and where an entry was copied (repeat, tile, pad's edge
+and reflect modes) the cotangents of its copies add up. That adding-up is an op of
+its own (``unrepeat``, ``untile``, ``unpad``), the transpose of the copying op, whose
+own VJP is the copying op again. Only the input's shape is read by those, so they
+work in graphs whose sizes are unknown until they run.
+"""
+import math
+
+from .. import backend, validate
+from .core import bind, defeffect, defjvp, defvjp, primitive
+from .grad_util import as_tensor, check_entries, known
+from .shape import _axis, expand_dims, reshape, transpose
+
+
+def ravel(a):
+    """The entries of ``a`` as a 1-D tensor, in row-major order: ``reshape(a, (-1,))``."""
+    return reshape(a, (-1,))
+
+
+def flatten(a):
+    """numpy's ``ndarray.flatten``: the same as ``ravel`` (a tensor is never changed in place)."""
+    return reshape(a, (-1,))
+
+
+def _axes_tuple(axis, ndim, where, name="axis"):
+    """``axis`` (None: every axis; an int; a list or tuple) as a tuple of distinct axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = validate.axis(axis, ndim, name, where)
+    axes = tuple(a % max(ndim, 1) for a in ((axes,) if isinstance(axes, int) else axes))
+    if len(set(axes)) != len(axes):
+        validate.fail(ValueError, where, name, "distinct axes", axis)
+    return axes
+
+
+def _at_least_rank(m, rank, where):
+    x = as_tensor(m, "m", where)
+    if x.ndim < rank:
+        validate.fail(ValueError, where, "m", f"a tensor of rank {rank} or more", x)
+    return x
+
+
+# flip: reverse the order along some axes.  Its own inverse: the VJP flips ct back.
+flip_p = primitive("flip", lambda x, axes: backend.xp.flip(x, axes))
+defeffect(flip_p, "view")
+def flip(m, axis=None):
+    r"""$\mathrm{out}_i = x_{n - 1 - i}$ along ``axis`` (None: every axis).  VJP: ct flipped back."""
+    x = as_tensor(m, "m", "tg.flip")
+    return bind(flip_p, x, axes=_axes_tuple(axis, x.ndim, "tg.flip"))
+defvjp(flip_p, lambda ct, ans, x, axes: flip(ct, axes))
+defjvp(flip_p, lambda x_dot, ans, x, axes: flip(x_dot, axes))
+
+
+def flipud(m):
+    """``m`` upside down: ``flip(m, axis=0)``."""
+    return flip(_at_least_rank(m, 1, "tg.flipud"), 0)
+
+
+def fliplr(m):
+    """``m`` left to right: ``flip(m, axis=1)``."""
+    return flip(_at_least_rank(m, 2, "tg.fliplr"), 1)
+
+
+def _shift(shift, where):
+    """One shift, an integer small enough for numpy's index arithmetic."""
+    shift = validate.integer(shift, "shift", where)
+    if not -2 ** 62 < shift < 2 ** 62:
+        validate.fail(ValueError, where, "shift", "an integer that fits in 63 bits", shift)
+    return shift
+
+# roll: shift entries along axes, those that fall off one end coming back at the other
+# (axis None: along the flattened tensor).  The VJP rolls ct back by -shift.
+roll_p = primitive("roll", lambda x, shift, axis: backend.xp.roll(x, shift, axis))
+defeffect(roll_p, "fresh")
+def roll(a, shift, axis=None):
+    r"""$\mathrm{out}_{(i + \mathrm{shift}) \bmod n} = x_i$ along ``axis``.  VJP: ct rolled by -shift."""
+    where = "tg.roll"
+    x = as_tensor(a, "a", where)
+    if isinstance(shift, (list, tuple)):
+        shift = tuple(_shift(s, where) for s in shift)
+        if not isinstance(axis, (list, tuple)) or len(axis) != len(shift):
+            validate.fail(ValueError, where, "axis", f"{len(shift)} axes, one per shift", axis)
+    else:
+        shift = _shift(shift, where)
+    if axis is not None:
+        axis = _axes_tuple(axis, x.ndim, where) if isinstance(axis, (list, tuple)) \
+            else _axis(axis, x.ndim, where)
+    return bind(roll_p, x, shift=shift, axis=axis)
+def _negated(shift):
+    return -shift if isinstance(shift, int) else tuple(-s for s in shift)
+defvjp(roll_p, lambda ct, ans, x, shift, axis: roll(ct, _negated(shift), axis))
+defjvp(roll_p, lambda x_dot, ans, x, shift, axis: roll(x_dot, shift, axis))
+
+
+def moveaxis(a, source, destination):
+    """``a`` with axes ``source`` moved to positions ``destination`` (the others keep
+    their order): a ``transpose``."""
+    x = as_tensor(a, "a", "tg.moveaxis")
+    if x.ndim == 0:
+        validate.fail(ValueError, "tg.moveaxis", "a", "a tensor with at least one axis", x)
+    source = _axes_tuple(source, x.ndim, "tg.moveaxis", "source")
+    destination = _axes_tuple(destination, x.ndim, "tg.moveaxis", "destination")
+    if len(source) != len(destination):
+        validate.fail(ValueError, "tg.moveaxis", "destination",
+                      f"as many axes as `source` ({len(source)})", destination)
+    order = [n for n in range(x.ndim) if n not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return transpose(x, order)
+
+
+def swapaxes(a, axis1, axis2):
+    """``a`` with axes ``axis1`` and ``axis2`` exchanged: a ``transpose``."""
+    x = as_tensor(a, "a", "tg.swapaxes")
+    order = list(range(x.ndim))
+    axis1 = validate.one_axis(axis1, x.ndim, "axis1", "tg.swapaxes") % max(x.ndim, 1)
+    axis2 = validate.one_axis(axis2, x.ndim, "axis2", "tg.swapaxes") % max(x.ndim, 1)
+    order[axis1], order[axis2] = order[axis2], order[axis1]
+    return transpose(x, order)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """``m`` rotated by 90 degrees ``k`` times, from the first of ``axes`` towards the
+    second (numpy's ``rot90``): flips and a transpose."""
+    x = _at_least_rank(m, 2, "tg.rot90")
+    k = validate.integer(k, "k", "tg.rot90") % 4
+    if not isinstance(axes, (list, tuple)) or len(axes) != 2:
+        validate.fail(ValueError, "tg.rot90", "axes", "two distinct axes", axes)
+    a, b = _axes_tuple(axes, x.ndim, "tg.rot90", "axes")
+    if k == 0:
+        return x
+    if k == 2:
+        return flip(x, (a, b))
+    order = list(range(x.ndim))
+    order[a], order[b] = order[b], order[a]
+    return transpose(flip(x, b), order) if k == 1 else flip(transpose(x, order), b)
+
+
+def _atleast(arrays, ndim, new_axes):
+    """Each of ``arrays`` with at least ``ndim`` axes: a 0-d one reshaped to ones, the
+    others given the new size-1 axes ``new_axes[rank]`` (works with unknown sizes)."""
+    out = []
+    for a in arrays:
+        x = as_tensor(a, "arys", f"tg.atleast_{ndim}d")
+        if x.ndim == 0:
+            x = reshape(x, (1,) * ndim)
+        elif x.ndim < ndim:
+            x = expand_dims(x, new_axes[x.ndim])
+        out.append(x)
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_1d(*arys):
+    """Each input with at least one axis: a scalar becomes shape (1,)."""
+    return _atleast(arys, 1, {})
+
+
+def atleast_2d(*arys):
+    """Each input with at least two axes: (N,) becomes (1, N), a scalar (1, 1)."""
+    return _atleast(arys, 2, {1: 0})
+
+
+def atleast_3d(*arys):
+    """Each input with at least three axes: (N,) becomes (1, N, 1), (M, N) becomes (M, N, 1)."""
+    return _atleast(arys, 3, {1: (0, 2), 2: 2})
+
+
+# -- copying entries: repeat, tile, pad, and the transposes that add copies back up ----
+
+def _unrepeat_kernel(g, x, repeats, axis):
+    xp = backend.xp
+    n = x.shape[axis]
+    if isinstance(repeats, int):   # n blocks of `repeats` copies: sum each block
+        return g.reshape(x.shape[:axis] + (n, repeats) + x.shape[axis + 1:]).sum(axis=axis + 1)
+    out = xp.zeros(x.shape, g.dtype)
+    xp.add.at(out, (slice(None),) * axis + (xp.repeat(xp.arange(n), _counts(repeats)),), g)
+    return out
+
+# repeat: each entry along `axis` copied `repeats` times (an int, or one count per entry).
+# VJP: unrepeat, which adds up the cotangents of each entry's copies.
+def _counts(repeats):
+    """``repeats`` as the backend wants it: an int, or an int64 array of counts."""
+    return repeats if isinstance(repeats, int) else backend.xp.asarray(repeats, dtype="int64")
+
+repeat_p = primitive("repeat", lambda x, repeats, axis: backend.xp.repeat(
+    x, _counts(repeats), axis))
+defeffect(repeat_p, "fresh")
+def repeat(a, repeats, axis=None):
+    r"""Each entry of ``a`` along ``axis`` (None: of the flattened ``a``) repeated.
+    VJP: $\mathrm{ct}_i = $ the sum of the cotangents of entry i's copies."""
+    where = "tg.repeat"
+    x = as_tensor(a, "a", where)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = _axis(axis, x.ndim, where)
+    n = x.shape[axis]
+    if isinstance(repeats, (list, tuple)) or getattr(repeats, "ndim", 0) == 1:
+        repeats = tuple(validate.integer(r, "repeats", where, minimum=0) for r in repeats)
+        if n is not None and len(repeats) != n:
+            validate.fail(ValueError, where, "repeats", f"one count per entry ({n})", repeats)
+        made = sum(repeats)
+    else:
+        repeats = validate.integer(repeats, "repeats", where, minimum=0)
+        made = repeats * (n or 0)
+    if known(x.shape):
+        check_entries(made * x.size // max(n, 1), "repeats", repeats, where)
+    return bind(repeat_p, x, repeats=repeats, axis=axis)
+
+
+def _repeat_shape(x, repeats, axis):   # counts need the exact size: no stand-ins
+    if x.shape is None:
+        return [(None, x.dtype)]
+    n = x.shape[axis]
+    size = (None if n is None else n * repeats) if isinstance(repeats, int) else sum(repeats)
+    return [(x.shape[:axis] + (size,) + x.shape[axis + 1:], x.dtype)]
+repeat_p.shape_rule = _repeat_shape
+defvjp(repeat_p, lambda ct, ans, x, repeats, axis: unrepeat(ct, x, repeats, axis))
+defjvp(repeat_p, lambda x_dot, ans, x, repeats, axis: repeat(x_dot, repeats, axis))
+
+unrepeat_p = primitive("unrepeat", _unrepeat_kernel)
+defeffect(unrepeat_p, "fresh", shape_only_inputs=(1,))
+def unrepeat(g, x, repeats, axis):
+    """The transpose of ``repeat(x, repeats, axis)``: shaped like ``x``, each entry the
+    sum of the entries of ``g`` that were its copies."""
+    return bind(unrepeat_p, g, x, repeats=repeats, axis=axis)
+defvjp(unrepeat_p, lambda ct, ans, g, x, repeats, axis: repeat(ct, repeats, axis), None)
+defjvp(unrepeat_p, lambda g_dot, ans, g, x, repeats, axis: unrepeat(g_dot, x, repeats, axis),
+       None)
+unrepeat_p.shape_rule = lambda g, x, repeats, axis: [(x.shape, g.dtype)]
+
+
+def _tile_reps(x_shape, reps):
+    """numpy's tile: the shape and reps padded with leading 1s to one length."""
+    n = max(len(x_shape), len(reps))
+    return (1,) * (n - len(x_shape)) + tuple(x_shape), (1,) * (n - len(reps)) + tuple(reps)
+
+def _untile_kernel(g, x, reps):
+    shape, reps = _tile_reps(x.shape, reps)
+    blocks = [d for r, n in zip(reps, shape) for d in (r, n)]   # (r0, n0, r1, n1, ...)
+    summed = g.reshape(blocks).sum(axis=tuple(range(0, 2 * len(reps), 2)))
+    return summed.reshape(x.shape)
+
+# tile: the whole tensor repeated reps[i] times along axis i. VJP: untile, the sum of
+# the cotangents of all the tiles.
+tile_p = primitive("tile", lambda x, reps: backend.xp.tile(x, reps))
+defeffect(tile_p, "fresh")
+def tile(A, reps):
+    r"""``A`` repeated ``reps[i]`` times along axis i (numpy's ``tile``).  VJP: the
+    cotangents of the tiles, added up."""
+    where = "tg.tile"
+    x = as_tensor(A, "A", where)
+    reps = tuple(reps) if isinstance(reps, (list, tuple)) else (reps,)
+    reps = tuple(validate.integer(r, "reps", where, minimum=0) for r in reps)
+    if known(x.shape):
+        check_entries(math.prod(reps) * x.size, "reps", reps, where)
+    return bind(tile_p, x, reps=reps)
+defvjp(tile_p, lambda ct, ans, x, reps: untile(ct, x, reps))
+defjvp(tile_p, lambda x_dot, ans, x, reps: tile(x_dot, reps))
+
+untile_p = primitive("untile", _untile_kernel)
+defeffect(untile_p, "reduction", shape_only_inputs=(1,))
+def untile(g, x, reps):
+    """The transpose of ``tile(x, reps)``: the sum of ``g``'s tiles, shaped like ``x``."""
+    return bind(untile_p, g, x, reps=reps)
+defvjp(untile_p, lambda ct, ans, g, x, reps: tile(ct, reps), None)
+defjvp(untile_p, lambda g_dot, ans, g, x, reps: untile(g_dot, x, reps), None)
+untile_p.shape_rule = lambda g, x, reps: [(x.shape, g.dtype)]
