@@ -405,7 +405,23 @@ def _drawn():
 VIZ = {
     "viz.draw": (tg.viz.draw, lambda: dict(zip(("obj", "tape"), _drawn()[:2]))),
     "viz.BackpropStepper": (tg.viz.BackpropStepper, lambda: {"trace": _drawn()[2]}),
+    "debug.verify_gradients": (lambda raise_on_failure=True, seed=0, custom_gradients=False:
+                               _entered(tg.debug.verify_gradients(
+                                   raise_on_failure=raise_on_failure, seed=seed,
+                                   custom_gradients=custom_gradients)),
+                               lambda: {"raise_on_failure": True, "seed": 0,
+                                        "custom_gradients": False}),
 }
+
+
+def _entered(context):
+    """A context manager entered around a small gradient (its arguments act on entering)."""
+    with context:
+        x = tg.constant([1.0, 2.0])
+        with tg.GradientTape() as tape:
+            tape.watch(x)
+            y = tg.sum(x * x)
+        return tape.gradient(y, x)
 
 FUNCTIONS = {n: f for n, f in _public_functions().items() if n not in SKIP}
 

@@ -31,6 +31,7 @@ from typing import Optional
 
 import numpy as np
 
+from .. import validate
 from ..autodiff.custom import checkable, custom_gradient_p
 from ..autodiff.engine import call_vjp
 from ..autodiff.forward import jvp_of
@@ -174,6 +175,10 @@ def verify_gradients(raise_on_failure=True, seed=0, custom_gradients=False):
 
     Yields a ``VerificationReport`` that fills in as ops run.
     """
+    where = "tg.debug.verify_gradients"
+    raise_on_failure = validate.boolean(raise_on_failure, "raise_on_failure", where)
+    custom_gradients = validate.boolean(custom_gradients, "custom_gradients", where)
+    seed = validate.integer(seed, "seed", where, minimum=0)
     report = VerificationReport()
     with hooks.installed(VerifyCheck(report, raise_on_failure, seed, custom_gradients)):
         yield report
