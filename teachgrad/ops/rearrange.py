@@ -178,17 +178,18 @@ def _unrepeat_kernel(g, x, repeats, axis):
     if isinstance(repeats, int):   # n blocks of `repeats` copies: sum each block
         return g.reshape(x.shape[:axis] + (n, repeats) + x.shape[axis + 1:]).sum(axis=axis + 1)
     out = xp.zeros(x.shape, g.dtype)
-    xp.add.at(out, (slice(None),) * axis + (xp.repeat(xp.arange(n), _counts(repeats)),), g)
+    if g.size:
+        xp.add.at(out, (slice(None),) * axis + (_repeat_kernel(xp.arange(n), repeats, 0),), g)
     return out
 
 # repeat: each entry along `axis` copied `repeats` times (an int, or one count per entry).
 # VJP: unrepeat, which adds up the cotangents of each entry's copies.
-def _counts(repeats):
-    """``repeats`` as the backend wants it: an int, or an int64 array of counts."""
-    return repeats if isinstance(repeats, int) else backend.xp.asarray(repeats, dtype="int64")
+def _repeat_kernel(x, repeats, axis):
+    if repeats == ():   # no counts for an empty axis (numpy would read () as floats)
+        return backend.xp.array(x, copy=True)
+    return backend.xp.repeat(x, repeats if isinstance(repeats, int) else list(repeats), axis)
 
-repeat_p = primitive("repeat", lambda x, repeats, axis: backend.xp.repeat(
-    x, _counts(repeats), axis))
+repeat_p = primitive("repeat", _repeat_kernel)
 defeffect(repeat_p, "fresh")
 def repeat(a, repeats, axis=None):
     r"""Each entry of ``a`` along ``axis`` (None: of the flattened ``a``) repeated.
