@@ -405,7 +405,7 @@ def _drawn():
 VIZ = {
     "viz.draw": (tg.viz.draw, lambda: dict(zip(("obj", "tape"), _drawn()[:2]))),
     "viz.BackpropStepper": (tg.viz.BackpropStepper, lambda: {"trace": _drawn()[2]}),
-    "debug.verify_gradients": (lambda raise_on_failure=True, seed=0, custom_gradients=False:
+    "debug.verify_gradients": (lambda raise_on_failure=True, seed=0, custom_gradients=True:
                                _entered(tg.debug.verify_gradients(
                                    raise_on_failure=raise_on_failure, seed=seed,
                                    custom_gradients=custom_gradients)),

@@ -399,9 +399,15 @@ def test_verify_gradients_passes_a_right_custom_gradient():
     assert any(c.op == "custom_gradient" and c.status == "ok" for c in report.checks)
 
 
-def test_verify_gradients_skips_custom_gradients_unless_asked():
+def test_verify_gradients_checks_custom_gradients_unless_told_not_to():
     x = tg.constant([0.5, 1.0])
     with tg.debug.verify_gradients(raise_on_failure=False) as report:
+        with tg.GradientTape() as tape:
+            tape.watch(x)
+            z = tg.sum(_exp_with_grad(2.0)(x))
+        tape.gradient(z, x)
+    assert [c.op for c in report.failures] == ["custom_gradient"]
+    with tg.debug.verify_gradients(raise_on_failure=False, custom_gradients=False) as report:
         with tg.GradientTape() as tape:
             tape.watch(x)
             z = tg.sum(_exp_with_grad(2.0)(x))

@@ -131,7 +131,7 @@ class VerificationReport:
 class VerifyCheck(hooks.Check):
     """The check behind ``verify_gradients``."""
 
-    def __init__(self, report, raise_on_failure, seed, custom_gradients=False):
+    def __init__(self, report, raise_on_failure, seed, custom_gradients=True):
         self.report = report
         self.raise_on_failure = raise_on_failure
         self.rng = np.random.default_rng(seed)
@@ -162,7 +162,7 @@ class VerifyCheck(hooks.Check):
 
 
 @contextlib.contextmanager
-def verify_gradients(raise_on_failure=True, seed=0, custom_gradients=False):
+def verify_gradients(raise_on_failure=True, seed=0, custom_gradients=True):
     """Check every op's VJP (and native JVP) rule as it runs, against finite differences.
 
     Args:
@@ -170,8 +170,9 @@ def verify_gradients(raise_on_failure=True, seed=0, custom_gradients=False):
         (the default); with False, run on and read the report afterwards.
       seed: for the random directions and cotangents (the same seed, the same checks).
       custom_gradients: check the grad_fn of each ``tg.custom_gradient`` function too,
-        against finite differences of the function (with False, the default for now,
-        they are skipped with a note, as lesson 8 shows).
+        against finite differences of the function it stands for (the default: a
+        student's own rule is where a wrong gradient most often comes from); with
+        False they are skipped with a note.
 
     Yields a ``VerificationReport`` that fills in as ops run.
     """
@@ -191,7 +192,6 @@ def _skip(named, op, note):
 def check_op(op, arrays, params, rng, named, custom_gradients=True):
     """Judge ``op``'s rules at ``arrays``; ``named`` is the node to report it as."""
     if op is custom_gradient_p and not custom_gradients:
-        # (Lesson 8 prints this note; verify_gradients(custom_gradients=True) does check it.)
         return _skip(named, op, "a custom gradient: its op holds the result, not the function, "
                                 "so there is nothing to difference (check the function with "
                                 "tg.gradcheck)")
