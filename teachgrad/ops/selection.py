@@ -17,7 +17,7 @@ def take(a, indices, axis=None):
 
 def select(condlist, choicelist, default=0):
     """Entry by entry, the choice whose condition is the first true one, else ``default``
-    (numpy's ``select``): nested ``where``s, so each choice gets the cotangent where it
+    (numpy's ``select``): nested ``where`` ops, so each choice gets the cotangent where it
     was chosen."""
     site = "tg.select"
     condlist = validate.sequence(condlist, "condlist", site)
