@@ -544,3 +544,15 @@ def test_every_op_gives_the_same_bits_optimised(spec, data):
         np.testing.assert_array_equal(g.numpy(), w.numpy(), err_msg=spec.name)
     for a, c in zip(arrays, copies):
         np.testing.assert_array_equal(a, c)
+
+
+def test_defeffect_refuses_what_the_optimiser_could_misread():
+    from teachgrad.ops.core import defeffect, primitive
+    op = primitive("scratch_op", lambda x: x)
+    with pytest.raises(ValueError, match="effect"):
+        defeffect(op, "pure")
+    with pytest.raises(TypeError, match="elementwise"):
+        defeffect(op, "fresh", elementwise=3)
+    with pytest.raises(TypeError, match="shape_only_inputs"):
+        defeffect(op, "fresh", shape_only_inputs=("x",))
+    assert op.effect is None and defeffect(op, "fresh", elementwise="add").effect == "fresh"

@@ -154,8 +154,10 @@ class Contributions:
         if len(contributions) == 1:
             total = contributions[0]
         else:
-            # In a graph, the summing nodes are grouped with the node whose output they serve.
-            with override(gradient_of=node):
+            if _rule_marks_read():   # the summing ops belong to the node they serve
+                with override(gradient_of=node):
+                    total, how = aggregate(contributions, self._method)
+            else:
                 total, how = aggregate(contributions, self._method)
             if report: report.aggregate(node, index, contributions, how, total, tensor)
         if tensor._id in self._source_ids:
@@ -339,6 +341,13 @@ def _skip_reason(node, stop_nodes, stop_ids):
     return "no incoming gradient"
 
 
+def _rule_marks_read():
+    """Does anything read which forward node's rule made an op? A graph being built
+    groups gradient nodes under it, and a tg.debug check notes it; eagerly, with no
+    check on, nothing does, and the mark is not set."""
+    return state.graph is not None or bool(state.recorders and state.checks())
+
+
 def call_vjp(node, out_grads, needed):
     """Run ``node``'s VJP rule for the inputs that lead to a source."""
     op = node.op
@@ -351,9 +360,7 @@ def call_vjp(node, out_grads, needed):
             out_grads = [g.to_dense() if type(g) is IndexedSlices else g for g in out_grads]
     elif type(out_grads[0]) is IndexedSlices and not op.accepts_sparse:
         out_grads = [out_grads[0].to_dense()]
-    # Building a graph: label the gradient nodes with `node`; under tg.debug checks,
-    # tell them which forward op's rule made them.
-    if state.graph is not None or (state.recorders and state.checks()):
+    if _rule_marks_read():
         with override(gradient_of=node):
             in_grads = op.vjp(node, out_grads, needed)
     else:

@@ -98,11 +98,14 @@ def _power_dx(ct, ans, x, y):
 def _may_be_zero(t):
     """Could tensor ``t`` hold a 0? Its value decides when it is known: eagerly, or a
     graph's constant; otherwise (a placeholder, a computed tensor in a graph) it could."""
-    value = getattr(t, "_value", t)
-    node = getattr(t, "node", None)
-    if value is None and node is not None and node.op.name == "const":
-        value = node.params["value"]
-    return value is None or bool((value == 0).any())
+    value = t._value
+    if value is None:                       # a graph tensor: known only for a constant
+        if t.node.op.name != "const":
+            return True
+        value = t.node.params["value"]
+    if value.ndim == 0:                     # the usual exponent: no array reduction
+        return bool(value == 0)
+    return bool((value == 0).any())
 
 # x^y.  d/dx = y x^(y-1);  d/dy = ln(x) x^y, taken as 0 where x <= 0 (as TensorFlow does)
 power_p = primitive("power", _power_kernel)

@@ -177,10 +177,24 @@ def defeffect(op, effect, elementwise=None, shape_only_inputs=()):
       shape_only_inputs: the inputs of which only the shape is read, never the values
         (``zeros_like``'s): with the shape known, constant folding treats them as constant.
     """
+    # A wrong word here would let the optimiser assume too much, silently: refuse it.
+    if effect not in _EFFECTS:
+        raise ValueError(f"defeffect({op.name}): `effect` must be one of {', '.join(_EFFECTS)}, "
+                         f"got {effect!r}.")
+    if elementwise is not None and not (isinstance(elementwise, str) or callable(elementwise)):
+        raise TypeError(f"defeffect({op.name}): `elementwise` must be a numpy ufunc's name or "
+                        f"a function steps(emit, *inputs), got {type(elementwise).__name__}.")
+    shape_only_inputs = tuple(shape_only_inputs)
+    if not all(type(i) is int and i >= 0 for i in shape_only_inputs):
+        raise TypeError(f"defeffect({op.name}): `shape_only_inputs` must be input positions "
+                        f"(ints >= 0), got {shape_only_inputs!r}.")
     op.effect = effect
     op.elementwise = elementwise
-    op.shape_only_inputs = tuple(shape_only_inputs)
+    op.shape_only_inputs = shape_only_inputs
     return op
+
+
+_EFFECTS = ("fresh", "view", "reduction")
 
 
 def defvjp_all(op, rule):
