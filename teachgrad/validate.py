@@ -137,8 +137,9 @@ def _contains_none(value):
     return isinstance(value, (list, tuple)) and any(_contains_none(v) for v in value)
 
 
-def integer(value, name, where, minimum=None):
-    """A Python int (or numpy integer; not a bool, not a float), at least ``minimum``."""
+def integer(value, name, where, minimum=None, maximum=None):
+    """A Python int (or numpy integer; not a bool, not a float), at least ``minimum``
+    and at most ``maximum``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         if hasattr(value, "__index__") and not isinstance(value, bool) \
                 and getattr(value, "dtype", np.dtype("i8")).kind in "iu":
@@ -148,6 +149,8 @@ def integer(value, name, where, minimum=None):
     value = int(value)
     if minimum is not None and value < minimum:
         fail(ValueError, where, name, f"an integer >= {minimum}", value)
+    if maximum is not None and value > maximum:
+        fail(ValueError, where, name, f"an integer <= {maximum}", value)
     return value
 
 
@@ -253,8 +256,9 @@ def arity(f, count, name, where):
 
 
 def one_of(value, name, where, choices):
-    """``value`` if it is one of ``choices``."""
-    if value not in choices:
+    """``value`` if it is one of ``choices`` (compared by type too: an array, a list or
+    a 1 is not the string or None it equals)."""
+    if not any(type(value) is type(c) and value == c for c in choices):
         fail(ValueError, where, name, "one of " + ", ".join(repr(c) for c in choices), value)
     return value
 

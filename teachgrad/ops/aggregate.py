@@ -33,6 +33,7 @@ defeffect(prod_p, "reduction")
 def prod(a, axis=None, keepdims=False):
     r"""$\prod_i x_i$ over ``axis``.  $\partial / \partial x_i = \prod_{j \ne i} x_j$, zeros included."""
     x = as_tensor(a, "a", "tg.prod")
+    keepdims = validate.boolean(keepdims, "keepdims", "tg.prod")
     return bind(prod_p, x, axes=_axes(axis, x.ndim, "tg.prod"), keepdims=keepdims)
 defvjp(prod_p, lambda ct, ans, x, axes, keepdims:
        _keep(ct, x, axes, keepdims) * _others(x, ans, axes, keepdims))
@@ -44,7 +45,7 @@ def var(a, axis=None, ddof=0, keepdims=False):
     r"""$\frac{1}{n - \mathrm{ddof}} \sum_i (x_i - \bar x)^2$ over ``axis`` (numpy's ``var``),
     made of mean, subtract, multiply and sum.  $\partial / \partial x_i = 2 (x_i - \bar x) / (n - \mathrm{ddof})$"""
     x = as_tensor(a, "a", "tg.var")
-    axes = _axes(axis, x.ndim, "tg.var")
+    axes = _axes(axis, x.ndim, "tg.var", keepdims)
     ddof = validate.integer(ddof, "ddof", "tg.var", minimum=0)
     centered = x - mean(x, axes, keepdims=True)
     sizes = [x.shape[i] for i in axes]
@@ -68,6 +69,7 @@ def _never_differentiated(name, doc, one_axis):
     defeffect(op, "reduction")
     def reduce(a, axis=None, keepdims=False):
         x = as_tensor(a, "a", f"tg.{name}")
+        keepdims = validate.boolean(keepdims, "keepdims", f"tg.{name}")
         if axis is not None:
             axis = _axis(axis, x.ndim, f"tg.{name}") if one_axis \
                 else _axes(axis, x.ndim, f"tg.{name}")

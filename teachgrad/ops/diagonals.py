@@ -22,6 +22,12 @@ def _diagonal_axes(x, axis1, axis2, where, name="a"):
     return axis1, axis2
 
 
+def _offset(value, where, name="offset"):
+    """A diagonal's offset: an int that fits in 32 bits (a larger one selects nothing,
+    and the kernels cannot take it)."""
+    return validate.integer(value, name, where, minimum=-2 ** 31, maximum=2 ** 31 - 1)
+
+
 # diagonal(x)[..., i] = x[..., i, i + offset] over axes (axis1, axis2), numpy's order:
 # the other axes first, the diagonal last.  VJP: the cotangent written back on it.
 diagonal_p = primitive("diagonal", lambda x, offset, axis1, axis2: backend.xp.diagonal(
@@ -32,7 +38,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     VJP: the cotangent placed on that diagonal of zeros."""
     x = as_tensor(a, "a", "tg.diagonal")
     axis1, axis2 = _diagonal_axes(x, axis1, axis2, "tg.diagonal")
-    offset = validate.integer(offset, "offset", "tg.diagonal")
+    offset = _offset(offset, "tg.diagonal")
     return bind(diagonal_p, x, offset=offset, axis1=axis1, axis2=axis2)
 defvjp(diagonal_p, lambda ct, ans, x, offset, axis1, axis2:
        undiagonal(ct, x, offset, axis1, axis2))
@@ -79,7 +85,7 @@ def diag(v, k=0):
     r"""For a 1-D ``v``: the matrix with ``v`` on its k-th diagonal, zeros elsewhere.
     For a 2-D ``v``: its k-th diagonal (``diagonal``).  VJP of the first: diagonal(ct, k)."""
     x = as_tensor(v, "v", "tg.diag")
-    k = validate.integer(k, "k", "tg.diag")
+    k = _offset(k, "tg.diag", "k")
     if x.ndim == 2:
         return diagonal(x, k)
     if x.ndim != 1:
@@ -97,7 +103,7 @@ def _triangle(name, doc):
     op = primitive(name, lambda x, k: getattr(backend.xp, name)(x, k))
     defeffect(op, "fresh")
     def keep(m, k=0):
-        return bind(op, as_tensor(m, "m", f"tg.{name}"), k=validate.integer(k, "k", f"tg.{name}"))
+        return bind(op, as_tensor(m, "m", f"tg.{name}"), k=_offset(k, f"tg.{name}", "k"))
     keep.__name__ = keep.__qualname__ = name
     keep.__doc__ = doc
     defvjp(op, lambda ct, ans, x, k: unbroadcast(keep(ct, k), x))

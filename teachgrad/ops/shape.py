@@ -196,7 +196,7 @@ def split(x, num_or_size_splits, axis=0):
         num_or_size_splits = validate.integer(num_or_size_splits, "num_or_size_splits",
                                               "tg.split", minimum=1)
         if length % num_or_size_splits:
-            raise ValueError(f"split: axis {axis} of size {length} cannot be cut into "
+            raise ValueError(f"split: axis {axis} of x (size {length}) cannot be cut into "
                              f"{num_or_size_splits} equal pieces (num_or_size_splits).")
         sizes = (length // num_or_size_splits,) * num_or_size_splits
     else:
