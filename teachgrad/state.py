@@ -39,7 +39,7 @@ class RecordingState:
     """The fields every op consults. There is one instance: ``state``."""
 
     __slots__ = ("graph", "recorders", "observers", "gradient_of", "control_context",
-                 "native_jvp", "_entries")
+                 "native_jvp", "arrays", "_entries")
 
     def __init__(self):
         #: The graph ops add nodes to now, or None when they compute eagerly.
@@ -56,6 +56,10 @@ class RecordingState:
         self.control_context = None
         #: False inside ``transposition_only()``: forward mode ignores native JVP rules.
         self.native_jvp = True
+        #: True while a backward pass that nothing records runs its VJP rules on raw
+        #: backend arrays (see ``teachgrad.autodiff.engine``): ops then compute and
+        #: return arrays, and make no Tensor or Node.
+        self.arrays = False
         self._entries = itertools.count()
 
     def next_entry(self):
@@ -113,4 +117,4 @@ def unobserved():
     """A block that nothing the user set up sees: no graph, recorder or observer, and
     no enclosing gradient rule or loop iteration (for a check's own computations)."""
     return override(graph=None, recorders=(), observers=(), gradient_of=None,
-                    control_context=None)
+                    control_context=None, arrays=False)

@@ -15,7 +15,7 @@ import warnings
 
 from .. import nest, validate
 from ..ops import IndexedSlices, identity
-from ..ops.core import ANY_GRAPH, bind, defvjp_all, primitive
+from ..ops.core import ANY_GRAPH, bind, defvjp_all, primitive, rules_need_tensors
 from ..state import override, state
 from ..tensor import Tensor, constant
 
@@ -97,7 +97,7 @@ def _custom_jvp(node, tangents):
 # custom_gradient(*results, *args, *variables): the results again, with a VJP given by grad_fn.
 custom_gradient_p = primitive("custom_gradient", _custom_forward, multiple_results=True)
 custom_gradient_p.shape_rule = _custom_shape
-defvjp_all(custom_gradient_p, _custom_vjp)
+rules_need_tensors(defvjp_all(custom_gradient_p, _custom_vjp))   # calls grad_fn
 custom_gradient_p.jvp = _custom_jvp
 
 

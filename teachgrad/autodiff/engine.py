@@ -22,6 +22,7 @@ import collections
 from ..ops import IndexedSlices, zeros_like
 from ..ops.grad_util import compatible
 from ..state import override, state
+from ..tensor import Tensor
 from . import events
 from .aggregation import aggregate, check_method
 
@@ -46,38 +47,39 @@ def backward(targets, target_grads, sources, producer,
     """
     parents, pending = pending_counts(targets, sources, producer, all_reached=all_reached)
     stop_nodes = _stop_nodes(sources, stop_tensors, producer, pending)
-    grads = Contributions(sources, check_method(aggregation_method))
+    arrays = _rules_take_arrays(observer)   # nothing records the rules: run them on arrays
+    grads = Contributions(sources, check_method(aggregation_method), arrays)
     # Events are built only when someone listens: otherwise `report` is None, and each
     # step costs one test of it.
     report = Reporter(observer, stop_nodes, stop_tensors) if observer is not None else None
     for y, g in zip(targets, target_grads):
-        grads.add(y, g)
+        grads.seed(y, g)
     queue = collections.deque(_ready(targets, producer, pending))
     if report: report.start(targets, sources, pending, queue, target_grads)
 
-    while queue:
-        node = queue.popleft()                                  # Pop: no longer pending
-        node_parents = parents.pop(node)
-        del pending[node]
-        if report: report.pop(node, queue)
-        out_grads = grads.of_outputs(node, report)              # Aggregate each output's
-        if _rule_runs(node, out_grads, stop_nodes):
-            # An input needs a cotangent if a pending node made it, or if it is a source.
-            needed = [p is not None or grads.is_source(x)
-                      for x, p in zip(node.inputs, node_parents)]
-            in_grads = call_vjp(node, out_grads, needed)        # CallVJP
-            for x, g in zip(node.inputs, in_grads):             # hand each input its ct
-                grads.add(x, g)
-            if report: report.call_vjp(node, out_grads, in_grads)
-        elif report:
-            report.skip(node)                                   # Skip
-        if on_done is not None:
-            on_done(node)
-        for parent in _release(node_parents, pending, report):  # Release
-            queue.append(parent)                                # Enqueue
-            if report: report.enqueue(parent)
-
-    results = [grads.total(s, None, 0, report) for s in sources]
+    with override(arrays=arrays):
+        while queue:
+            node = queue.popleft()                              # Pop: no longer pending
+            node_parents = parents.pop(node)
+            del pending[node]
+            if report: report.pop(node, queue)
+            out_grads = grads.of_outputs(node, report)          # Aggregate each output's
+            if _rule_runs(node, out_grads, stop_nodes):
+                # An input needs a cotangent if a pending node made it, or is a source.
+                needed = [p is not None or grads.is_source(x)
+                          for x, p in zip(node.inputs, node_parents)]
+                in_grads = call_vjp(node, out_grads, needed, arrays)   # CallVJP
+                for x, g in zip(node.inputs, in_grads):         # hand each input its ct
+                    grads.add(x, g)
+                if report: report.call_vjp(node, out_grads, in_grads)
+            elif report:
+                report.skip(node)                               # Skip
+            if on_done is not None:
+                on_done(node)
+            for parent in _release(node_parents, pending, report):  # Release
+                queue.append(parent)                            # Enqueue
+                if report: report.enqueue(parent)
+        results = [grads.result(s, report) for s in sources]
     if report: report.finish(results)
     return results
 
@@ -90,6 +92,19 @@ def _ready(targets, producer, pending):
         if pending.get(node) == 0 and node not in ready:
             ready.append(node)
     return ready
+
+
+def _rules_take_arrays(observer):
+    """May this backward pass run its VJP rules on raw arrays (``state.arrays``)?
+
+    Only when nothing would see the ops the rules make: no graph is being built (the
+    rules add its gradient nodes), no recorder is on (a tape or accumulator recording
+    them for a higher derivative, a tg.debug check, a watcher), and no observer hears
+    the pass (the visualizers show each rule's Tensors). Then a rule's ops compute on
+    arrays and make no Tensor or Node (``teachgrad.ops.core.on_arrays``), which is
+    most of a rule's cost on small values: the same rules, at numpy's speed.
+    """
+    return observer is None and state.graph is None and not state.recorders
 
 
 def _rule_runs(node, out_grads, stop_nodes):
@@ -123,12 +138,23 @@ class Contributions:
     source computed from another source also passes it on).
     """
 
-    __slots__ = ("_by_id", "_source_ids", "_method")
+    __slots__ = ("_by_id", "_source_ids", "_method", "_arrays")
 
-    def __init__(self, sources, method):
+    def __init__(self, sources, method, arrays=False):
         self._by_id = {}      # tensor id -> the contributions received so far
         self._source_ids = {s._id for s in sources}
         self._method = method
+        self._arrays = arrays  # the rules run on raw arrays: seeds in, Tensors out
+
+    def seed(self, target, g):
+        """``g`` is the seed cotangent of ``target`` (a Tensor, or an array when the
+        rules run on arrays)."""
+        self.add(target, unboxed(g) if self._arrays else g)
+
+    def result(self, source, report):
+        """The gradient of ``source`` at the end, as a Tensor (or IndexedSlices, or None)."""
+        total = self.total(source, None, 0, report)
+        return boxed(total) if self._arrays else total
 
     def is_source(self, tensor):
         """Is ``tensor`` a source of a kind that carries gradients?"""
@@ -348,8 +374,25 @@ def _rule_marks_read():
     return state.graph is not None or bool(state.recorders and state.checks())
 
 
-def call_vjp(node, out_grads, needed):
-    """Run ``node``'s VJP rule for the inputs that lead to a source."""
+def unboxed(g):
+    """A cotangent's raw array (an IndexedSlices keeps its form, with raw values)."""
+    if type(g) is IndexedSlices:
+        return IndexedSlices(unboxed(g.values), g.indices, g.dense_shape)
+    return g._value if isinstance(g, Tensor) else g
+
+
+def boxed(g):
+    """A cotangent computed on raw arrays as a Tensor (or IndexedSlices of one)."""
+    if g is None or isinstance(g, Tensor):
+        return g
+    if type(g) is IndexedSlices:
+        return IndexedSlices(boxed(g.values), g.indices, g.dense_shape)
+    return Tensor(g)
+
+
+def call_vjp(node, out_grads, needed, arrays=False):
+    """Run ``node``'s VJP rule for the inputs that lead to a source (on raw arrays with
+    ``arrays=True``: the cotangents are arrays, and so are the rule's results)."""
     op = node.op
     if op.multiple_results:
         if not op.accepts_missing:
@@ -360,7 +403,10 @@ def call_vjp(node, out_grads, needed):
             out_grads = [g.to_dense() if type(g) is IndexedSlices else g for g in out_grads]
     elif type(out_grads[0]) is IndexedSlices and not op.accepts_sparse:
         out_grads = [out_grads[0].to_dense()]
-    if _rule_marks_read():
+    if arrays:
+        in_grads = op.vjp(node, out_grads, needed, True) if op.array_rules \
+            else _on_tensors(op, node, out_grads, needed)
+    elif _rule_marks_read():
         with override(gradient_of=node):
             in_grads = op.vjp(node, out_grads, needed)
     else:
@@ -372,3 +418,11 @@ def call_vjp(node, out_grads, needed):
                 f"Forward operation: {node.name}. Input index: {i}. Original input shape: "
                 f"{tuple(x.shape)}. Calculated input gradient shape: {tuple(g.shape)}.")
     return in_grads
+
+
+def _on_tensors(op, node, out_grads, needed):
+    """Run a rule that needs Tensors (``rules_need_tensors``) in a pass on arrays: its
+    cotangents boxed, its ops on Tensors, its results back to arrays."""
+    with override(arrays=False):
+        in_grads = op.vjp(node, [boxed(g) for g in out_grads], needed)
+    return [unboxed(g) for g in in_grads]

@@ -11,7 +11,7 @@ eager code.
 from .. import nest
 from ..graph.function import ConcreteFunction, FuncGraph, call_p
 from ..graph.graph import placeholder
-from ..ops.core import bind, defvjp_all
+from ..ops.core import bind, defvjp_all, rules_need_tensors
 from ..state import override, state
 from .gradients import gradients
 
@@ -32,7 +32,7 @@ def _call_op_vjp(cts, ans, *inputs, function):
     float_grads = iter([None if g is None else next(computed) for g in grad_fn.structure])
     return [next(float_grads) if x.dtype.kind == "f" else None for x in inputs]
 
-defvjp_all(call_p, _call_op_vjp)
+rules_need_tensors(defvjp_all(call_p, _call_op_vjp))   # runs a graph
 
 
 def _trace_gradient(function):

@@ -26,7 +26,7 @@ from ..graph.session import plan_for
 from ..ops import IndexedSlices, zeros, zeros_like
 from ..ops import core
 from ..state import state
-from ..ops.core import defvjp_all, primitive
+from ..ops.core import defvjp_all, primitive, rules_need_tensors
 from .outputs import add_output
 from .structure import check_same_structure, paths
 from .subgraph import MirrorGraph, as_tensor, differentiable_sources, entered, trace
@@ -232,4 +232,4 @@ def _if_vjp(cts, ans, pred, *inputs, true_fn, false_fn, branches):
 if_p = primitive("If", _if_kernel, multiple_results=True)
 if_p.shape_rule = _if_shapes
 if_p.accepts_missing = True
-defvjp_all(if_p, _if_vjp)
+rules_need_tensors(defvjp_all(if_p, _if_vjp))   # builds and runs branches

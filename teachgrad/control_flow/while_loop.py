@@ -32,7 +32,7 @@ from ..graph.session import plan_for
 from ..ops import IndexedSlices, gather, zeros, zeros_like
 from ..ops import core
 from ..state import state
-from ..ops.core import defvjp_all, primitive
+from ..ops.core import defvjp_all, primitive, rules_need_tensors
 from .outputs import add_output
 from .stacks import stack_values
 from ..tensor import Tensor
@@ -422,4 +422,4 @@ def _while_vjp(cts, ans, *inputs, cond, body, loop):
 while_p = primitive("While", _while_kernel, multiple_results=True)
 while_p.shape_rule = _while_shapes
 while_p.accepts_missing = True
-defvjp_all(while_p, _while_vjp)
+rules_need_tensors(defvjp_all(while_p, _while_vjp))   # builds and runs loops

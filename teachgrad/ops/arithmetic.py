@@ -12,10 +12,11 @@ but on the numpy scalars that 0-d results are, the operator takes a fast path
 import sys
 
 from .. import backend, validate
+from ..state import state
 from ..tensor import Tensor, convert_to_tensor
 from .core import (bind, defeffect, defjvp, defvjp, defvjp_all, input_error,
                    not_differentiable, primitive)
-from .grad_util import known
+from .grad_util import known, value_of
 from .math import log
 from .shape import broadcast_as, unbroadcast
 
@@ -97,8 +98,9 @@ def _power_dx(ct, ans, x, y):
 
 def _may_be_zero(t):
     """Could tensor ``t`` hold a 0? Its value decides when it is known: eagerly, or a
-    graph's constant; otherwise (a placeholder, a computed tensor in a graph) it could."""
-    value = t._value
+    graph's constant; otherwise (a placeholder, a computed tensor in a graph) it could.
+    (``t`` is a raw array when the rule runs on arrays.)"""
+    value = value_of(t)
     if value is None:                       # a graph tensor: known only for a constant
         if t.node.op.name != "const":
             return True
@@ -136,7 +138,8 @@ defvjp(minimum_p,
 where_p = primitive("where", lambda c, x, y: backend.xp.where(c, x, y))
 defeffect(where_p, "fresh", elementwise="where")
 def where(condition, x, y):
-    x, y = _binary(x, y)
+    if not state.arrays:   # (on arrays, bind converts a number next to the float branch)
+        x, y = _binary(x, y)
     return bind(where_p, condition, x, y)
 defvjp(where_p,
        None,

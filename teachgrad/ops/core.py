@@ -29,7 +29,7 @@ class Op:
 
     __slots__ = ("name", "forward", "multiple_results", "vjp_rules", "vjp_all",
                  "jvp", "differentiable", "accepts_sparse", "accepts_missing", "shape_rule",
-                 "effect", "elementwise", "shape_only_inputs")
+                 "effect", "elementwise", "shape_only_inputs", "array_rules")
 
     def __init__(self, name, forward, multiple_results=False):
         self.name = name
@@ -52,24 +52,34 @@ class Op:
         self.effect = None
         self.elementwise = None
         self.shape_only_inputs = ()
+        # May its VJP rules be handed raw arrays when nothing records them? (See
+        # ``rules_take_arrays``: set by defvjp and defvjp_all.)
+        self.array_rules = False
 
     def __repr__(self):
         return f"<op {self.name}>"
 
-    def vjp(self, node, output_grads, needed):
+    def vjp(self, node, output_grads, needed, arrays=False):
         """Input cotangents for ``node``, given its outputs' cotangents.
 
         ``needed[i]`` says whether input i leads to a source; rules for the
         others are not run at all (that saves, e.g., the gradient of a matmul
-        with respect to the input data).
+        with respect to the input data). ``arrays=True`` hands the rule the node's
+        raw arrays instead of its Tensors (the cotangents are arrays then too).
         """
         if not self.differentiable:
             return [None] * len(node.inputs)
+        inputs, params = node.inputs, node.params
         if self.multiple_results:
             ct, ans = tuple(output_grads), node.outputs
+            if arrays:
+                ans = tuple([t._value for t in ans])
         else:
             ct, ans = output_grads[0], node.outputs[0]
-        inputs, params = node.inputs, node.params
+            if arrays:
+                ans = ans._value
+        if arrays:
+            inputs = [t._value for t in inputs]
         rules = self.vjp_rules
         if rules is not None:
             if len(rules) == 1:
@@ -136,6 +146,7 @@ def defvjp(op, *rules):
     index, say).
     """
     op.vjp_rules = tuple(rule if rule is not None else _no_gradient for rule in rules)
+    op.array_rules = rules_take_arrays(rules)
     return op
 
 
@@ -200,6 +211,28 @@ _EFFECTS = ("fresh", "view", "reduction")
 def defvjp_all(op, rule):
     """Give ``op`` one rule returning all input cotangents (for variadic ops)."""
     op.vjp_all = rule
+    op.array_rules = rules_take_arrays((rule,))
+    return op
+
+
+def rules_take_arrays(rules):
+    """May these VJP rules run on raw arrays (``on_arrays``) when nothing records them?
+
+    Yes for the rules teachgrad declares (written with teachgrad ops and the
+    attributes a numpy array has too: ``shape``, ``ndim``, ``dtype``, operators;
+    ``tests/test_unboxed_rules.py`` runs each both ways). No for anyone else's: a
+    student's rule may call ``x.numpy()``, as lesson 6's does, and gets Tensors. An op of
+    teachgrad's whose rule needs Tensors (one that calls user code or runs a graph)
+    says so with ``rules_need_tensors``.
+    """
+    return all((getattr(rule, "__module__", None) or "").startswith("teachgrad.")
+               for rule in rules if rule is not None)
+
+
+def rules_need_tensors(op):
+    """Mark ``op``'s VJP rules as needing Tensors even when nothing records them (they
+    call user code, or run a graph): the engine boxes their cotangents for them."""
+    op.array_rules = False
     return op
 
 
@@ -221,6 +254,8 @@ def bind(op, *args, **params):
     built (``graph.as_default()``, ``tg.function``) the op adds a node to it
     instead of computing.
     """
+    if state.arrays:
+        return on_arrays(op, args, params)
     if state.graph is not None:
         return add_to_graph(op, args, params)
     for a in args:
@@ -246,6 +281,41 @@ def bind(op, *args, **params):
     if state.recorders:
         _hand_to_recorders(Node(op, args, outputs, params), None)
     return outputs if op.multiple_results else outputs[0]
+
+
+def on_arrays(op, args, params):
+    """Apply ``op`` to raw arrays and return raw arrays: no Tensor, no Node.
+
+    This is how a VJP rule runs when nothing records the backward pass (the engine
+    sets ``state.arrays``; see ``teachgrad.autodiff.engine``): the same rule code that
+    builds differentiable Tensors for a second derivative then costs only its
+    kernels, as in HIPS autograd, where an op called on unboxed values just computes.
+    The arguments may still be Tensors (a constant a rule made, a value it closed
+    over) or Python numbers (``ct * 2``); they are read as ``bind`` reads them.
+    """
+    values, numbers = [], False
+    for a in args:
+        if isinstance(a, Tensor):
+            if isinstance(a, Variable):
+                a = a._snapshot
+            elif isinstance(a, SymbolicTensor):
+                raise RuntimeError(f"{op.name}: a gradient rule run on arrays was given "
+                                   f"the graph tensor {a.name}.")
+            a = a._value
+        elif not hasattr(a, "dtype"):   # a Python number or list: converted below
+            numbers = True
+        values.append(a)
+    if numbers:   # as bind converts them: a number takes the first float array's dtype
+        like = next((v for v in values if getattr(v, "dtype", None) is not None
+                     and v.dtype.kind == "f"), None)
+        values = [v if hasattr(v, "dtype") else convert_to_tensor(v, like)._value
+                  for v in values]
+    try:
+        out = op.forward(*values, **params)
+    except (ValueError, TypeError) as error:
+        shapes = ", ".join(str(getattr(v, "shape", ())) for v in values)
+        raise with_context(error, op.name, shapes) from None
+    return tuple(out) if op.multiple_results else out
 
 
 def add_to_graph(op, args, params, name=None):

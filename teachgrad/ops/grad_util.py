@@ -29,6 +29,13 @@ def require_same_shape(op_name, first, second, names):
                          f"{first.shape} and {second.shape}.")
 
 
+def value_of(t):
+    """The array a rule's argument holds: a Tensor's value (None for a graph tensor), or
+    the argument itself when the rule runs on raw arrays (``core.on_arrays``). For a
+    rule that must look at a value (is the exponent 0? are the indices known?)."""
+    return t._value if isinstance(t, Tensor) else t
+
+
 def as_tensor(x, name, where):
     """``x`` (the argument ``name`` of ``where``) as a Tensor, for an op that reads its
     shape before ``bind``: a number or nested list becomes a constant (checked, with a

@@ -14,7 +14,7 @@ import numpy as np
 from .. import backend, validate
 from ..tensor import Tensor
 from .core import bind, defeffect, defjvp, defvjp, operand, primitive
-from .grad_util import known
+from .grad_util import known, value_of
 from .misc import zeros, zeros_like
 from .shape import _axis, reshape
 from .shape_inference import STAND_IN_SIZES, infer_by_stand_ins
@@ -147,8 +147,9 @@ def gather(params, indices, axis=0):
     return bind(gather_p, params, indices, axis=axis)
 
 def _gather_vjp(ct, ans, params, indices, axis):
-    if axis == 0 and indices._value is not None and known(params.shape):
-        rows = backend.xp.reshape(indices._value, (-1,))
+    index_values = value_of(indices)   # None in a graph (a raw array on arrays)
+    if axis == 0 and index_values is not None and known(params.shape):
+        rows = backend.xp.reshape(index_values, (-1,))
         return IndexedSlices(reshape(ct, (rows.shape[0],) + params.shape[1:]), rows, params.shape)
     return scatter_add(zeros_like(params, dtype=ct.dtype), indices, ct, axis=axis)
 defvjp(gather_p, _gather_vjp, None)
