@@ -277,6 +277,7 @@ def _numpy_gives_nan(name, kwargs):
     fn = getattr(np, name, None)
     if fn is None:
         return False
+    kwargs = {k: v for k, v in kwargs.items() if k != "name"}   # teachgrad's label, not numpy's
     def plain(v):
         return np.asarray(v) if isinstance(v, tg.Tensor) else v
     for call in (lambda: fn(*[plain(v) for v in kwargs.values()]),

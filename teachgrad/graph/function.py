@@ -213,7 +213,7 @@ class Function:
         graph = FuncGraph(self.python_function.__name__)
         with graph.as_default():
             placeholders = []
-            names = [f"arg{i}" for i in range(len(args))] + sorted(kwargs)
+            names = self._argument_names(len(args)) + sorted(kwargs)
             traced = []
             for name, a in zip(names, list(args) + [kwargs[k] for k in sorted(kwargs)]):
                 if _is_tensor_argument(a):
@@ -231,6 +231,20 @@ class Function:
                        if o is not None]
         return ConcreteFunction(self.python_function, graph, placeholders, outputs, result,
                                 optimize=self.optimize)
+
+
+    def _argument_names(self, count):
+        """The placeholders' names: the Python parameters' (``x``, ``w``); the extra
+        arguments of a ``*args`` parameter ``args_0``, ``args_1``, ...; ``arg3`` when
+        the function's signature is unknown."""
+        names = []
+        if self._parameters is not None:
+            for p in self._parameters.parameters.values():
+                if p.kind is p.VAR_POSITIONAL:
+                    names += [f"{p.name}_{i}" for i in range(count - len(names))]
+                elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                    names.append(p.name)
+        return (names + [f"arg{i}" for i in range(len(names), count)])[:count]
 
 
 def _is_tensor_argument(a):

@@ -93,6 +93,14 @@ class Graph:
         self._names_used.add(name)
         return name
 
+    def rename(self, node, name):
+        """Call ``node`` ``name`` under the current scopes (numbered if taken), and its
+        outputs ``name`` (one output) or ``name:0``, ``name:1``, ...: what an op's
+        ``name=`` does in a graph."""
+        node.label = self.unique_name(name)
+        for i, t in enumerate(node.outputs):
+            t.name = node.label if len(node.outputs) == 1 else f"{node.label}:{i}"
+
     def get_operations(self):
         """The nodes in the order they were made."""
         return list(self._nodes)

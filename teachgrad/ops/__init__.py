@@ -34,3 +34,7 @@ from .ranges import arange, linspace
 from .nn import (log_softmax, relu, relu_grad, softmax,
                  sparse_softmax_cross_entropy_with_logits)
 from . import operators  # noqa: F401  (gives Tensor its operators and methods)
+
+# Every public op above takes name= too (the label drawings, steppers and errors use).
+from .naming import take_names as _take_names
+_take_names(globals())
