@@ -80,15 +80,14 @@ bench-teachgrad: setup
 	$(PYTHON) benchmarks/recompute_grad.py
 	$(PYTHON) benchmarks/while_loop.py
 
-# The GPU tests, on a machine with an NVIDIA GPU and CUDA 12: installs CuPy (the `gpu`
-# extra) into .venv, stops with what is missing if CuPy cannot reach a GPU, then runs
-# the tests that take the `backend` fixture (tests/conftest.py) on numpy and on CuPy.
+# The GPU tests, on a machine with an NVIDIA GPU (scripts/test-gpu.sh says what runs):
+# installs CuPy (the `gpu` extra) into .venv if missing, stops with what is missing if
+# CuPy cannot reach a GPU, then runs the backend tests and tests/test_gpu.py on CuPy, the
+# op table's property tests with the whole files on CuPy, and lesson 9 under nbval.
 # Everywhere else `make test` runs the same tests, and their CuPy cases skip with the
-# reason. The GPU benchmark: .bench-venv/bin/pip install cupy-cuda12x, then make bench.
+# reason. The GPU benchmarks: benchmarks/peers/gpu_mlp.py and benchmarks/gpu_fusion.py.
 test-gpu: setup
-	$(PYTHON) -m pip install --quiet -e ".[gpu]"
-	$(PYTHON) -c 'import teachgrad as tg; tg.set_backend("cupy"); print("CuPy backend ready")'
-	$(PYTHON) -m pytest -rs tests/test_backends.py
+	PYTHON=$(PYTHON) bash scripts/test-gpu.sh
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) .hub-proxy .pytest_cache .hypothesis docs/_build docs/lessons docs/api.md

@@ -1,3 +1,5 @@
+import os
+
 import numpy as np
 import pytest
 
@@ -30,3 +32,20 @@ def backend(request):
         pytest.skip(f"backend {request.param!r} is not available here: {error}")
     with using(request.param):
         yield request.param
+
+
+#: ``TEACHGRAD_TEST_BACKEND=cupy pytest tests/test_op_gradients.py`` runs whole test files
+#: with that backend in use (``make test-gpu`` does, for the op table's property tests).
+#: Unset, tests run on numpy, the default backend, as everywhere else.
+TEST_BACKEND = os.environ.get("TEACHGRAD_TEST_BACKEND")
+
+
+@pytest.fixture(autouse=True)
+def _whole_test_backend():
+    if not TEST_BACKEND:
+        yield
+        return
+    from teachgrad.backend import using
+
+    with using(TEST_BACKEND):
+        yield

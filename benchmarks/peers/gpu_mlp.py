@@ -12,11 +12,13 @@ times, interleaved in one process, one gradient:
 * ``teachgrad cupy``: a ``tg.GradientTape`` with ``tg.backend.using("cupy")``;
 * ``teachgrad cupy tg.function``: the same as a traced ``tg.function``;
 * ``cupy by hand``: the hand-written forward and backward pass on CuPy arrays
-  (the GPU floor).
+  (the GPU floor);
+* ``pytorch cuda``: the same network in PyTorch on the same GPU (``torch.autograd.grad``),
+  where PyTorch has CUDA.
 
 Each GPU call ends with a device synchronize, so the time includes the kernels
 and not only their launch. The report is the speed-up, numpy time / GPU time
-(the goal for teachgrad on CuPy: at least 20x). Every GPU gradient is copied to
+(the goal for teachgrad on CuPy: at least 20x, and within 1.3x of PyTorch CUDA). Every GPU gradient is copied to
 the host and checked against numpy's before timing.
 """
 import dataclasses
@@ -67,6 +69,7 @@ def main(argv=None):
     candidates = {"teachgrad cupy": (synced(mlp.teachgrad_gradient, gpu), _tg_host),
                   "teachgrad cupy tg.function": (synced(mlp.graph_gradient, gpu), _tg_host),
                   "cupy by hand": (synced(mlp.numpy_gradient, floor), _cupy_host)}
+    candidates.update(_torch_cuda(p))
     fns, failed = {"numpy": ref.gradient}, {}
     for name, (fn, host) in candidates.items():
         try:
@@ -88,9 +91,35 @@ def main(argv=None):
     for name in fns:
         speedup = 1 / common.median_ratio(times, name, "numpy")
         rows[name] = {"ms": common.median_ms(times[name]), "speedup": speedup}
-        print(f"  {name:28s} {rows[name]['ms']:9.3f} ms   {speedup:7.1f}x numpy")
+        vs_torch = ""
+        if "pytorch cuda" in times and name != "numpy":
+            rows[name]["vs_torch"] = common.median_ratio(times, name, "pytorch cuda")
+            vs_torch = f"   {rows[name]['vs_torch']:5.2f}x PyTorch CUDA's time"
+        print(f"  {name:28s} {rows[name]['ms']:9.3f} ms   {speedup:7.1f}x numpy{vs_torch}")
     return common.write(args, {"workload": "gpu", "label": label, "repeats": n, "rows": rows,
                                "failed": failed})
+
+
+def _torch_cuda(p):
+    """PyTorch's autograd on the same GPU, when this machine's PyTorch has CUDA."""
+    try:
+        torch_peer = mlp_peers.Torch(p, *mlp_peers.directions(p), device="cuda")
+    except Exception as error:  # no PyTorch, or a PyTorch built without CUDA
+        note = f"no PyTorch CUDA row: {type(error).__name__}: {error}"
+        print("note: " + note)
+        common._notes.append(note)
+        return {}
+    sync = torch_peer.torch.cuda.synchronize
+
+    def run():
+        out = torch_peer.gradient()
+        sync()
+        return out
+
+    def host(result):
+        loss, grads = result
+        return loss.detach().cpu().numpy(), [g.cpu().numpy() for g in grads]
+    return {"pytorch cuda": (run, host)}
 
 
 def _tg_host(result):

@@ -171,18 +171,21 @@ class Teachgrad:
 class Torch:
     name = "torch"
 
-    def __init__(self, p, v, vx):
+    def __init__(self, p, v, vx, device="cpu"):
         torch = common.load("torch")
         if torch is None:
             raise Unavailable("torch")
         import torch.func  # noqa: F401
         self.torch = torch
-        self.x = torch.from_numpy(p.x)
-        self.rows, self.labels = torch.from_numpy(p.rows), torch.from_numpy(p.labels)
-        self.params = [torch.tensor(w, requires_grad=True) for w in p.weights]
-        self.plain = tuple(torch.tensor(w) for w in p.weights)    # for no-grad and torch.func
-        self.v = tuple(torch.from_numpy(d) for d in v)
-        self.vx = torch.from_numpy(vx)
+
+        def on_device(a, **kw):
+            return torch.tensor(a, device=device, **kw)
+        self.x = on_device(p.x)
+        self.rows, self.labels = on_device(p.rows), on_device(p.labels)
+        self.params = [on_device(w, requires_grad=True) for w in p.weights]
+        self.plain = tuple(on_device(w) for w in p.weights)    # for no-grad and torch.func
+        self.v = tuple(on_device(d) for d in v)
+        self.vx = on_device(vx)
 
     def loss(self, params, x=None):
         torch = self.torch

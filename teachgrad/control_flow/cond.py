@@ -20,7 +20,7 @@ A gradient branch needs values its forward branch computed: the forward If
 node then outputs them too (the branch that did not run outputs nothing
 there, and its gradient branch never reads them).
 """
-from .. import dtypes, nest, validate
+from .. import backend, dtypes, nest, validate
 from ..autodiff.engine import backward, trainable
 from ..graph.session import plan_for
 from ..ops import IndexedSlices, zeros, zeros_like
@@ -138,9 +138,22 @@ def _if_kernel(pred, *arrays, true_fn, false_fn, branches):
     saved_ids = [t._id for s, t in branches.saved if s == side]
     values = plan_for(chosen.graph, out_ids + saved_ids, set(chosen.feed_ids)).run(
         dict(zip(chosen.feed_ids, captures)))
-    # The untaken branch's intermediates are None: only its own gradient branch reads them.
-    saved = [values[t._id] if s == side else None for s, t in branches.saved]
+    # Only the untaken branch's own gradient branch reads its intermediates, and it does
+    # not run; they are zeros that take no memory, so that an op of the enclosing graph
+    # that reads one (a second derivative's ones_like, say) gets an array of the right
+    # dtype (numpy made an object array of None; CuPy refused it).
+    saved = [values[t._id] if s == side else _untaken(t) for s, t in branches.saved]
     return (*[values[i] for i in out_ids], *saved)
+
+
+def _untaken(tensor):
+    """A stand-in for an intermediate of the branch not taken: a broadcast zero of its
+    shape, its unknown sizes 0 (a loop's stack pads it with zeros to the others' size);
+    None only when even its rank is unknown (the stack makes it zeros)."""
+    if tensor.shape is None:
+        return None
+    shape = tuple(0 if d is None else d for d in tensor.shape)
+    return backend.xp.broadcast_to(backend.xp.zeros((), dtype=tensor.dtype), shape)
 
 
 def _merged_shape(a, b):

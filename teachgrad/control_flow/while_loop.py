@@ -25,7 +25,7 @@ gradient (a second derivative through the loop) comes out the same way.
 """
 import numpy as np
 
-from .. import dtypes, nest, validate
+from .. import backend, dtypes, nest, validate
 from ..autodiff import events
 from ..autodiff.engine import backward, trainable
 from ..graph.session import plan_for
@@ -300,7 +300,7 @@ def _while_kernel(*arrays, cond, body, loop):
             stack.append(results[t])
         values = [results[t] for t in out_ids]
         i += 1
-    return (*values, np.asarray(i, dtype=np.int64),
+    return (*values, backend.xp.asarray(i, dtype=np.int64),   # on the backend's device
             *[stack_values(s, t.shape, t.dtype) for s, t in zip(stacks, loop.saved)])
 
 

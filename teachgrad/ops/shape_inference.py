@@ -8,9 +8,12 @@ take no memory (``np.broadcast_to`` of one zero), with each unknown dimension
 set to a few different sizes. A result dimension that comes out the same every
 time is known; one that varies is not.
 """
+import contextlib
 import warnings
 
 import numpy as np
+
+from .. import backend
 
 
 def _stand_in(tensor, fill):
@@ -71,9 +74,27 @@ def _try_stand_ins(op, inputs, params, fill):
         return None
 
 
+def _numpy_kernels():
+    """The stand-ins are numpy arrays, so the kernel must run with numpy's namespace,
+    also while another backend (CuPy) is in use: a CuPy kernel refuses numpy arrays."""
+    return contextlib.nullcontext() if backend.xp is np else backend.using("numpy")
+
+
+def _on_host(value):
+    """A parameter as the numpy kernels take it: a GPU array (an index's entries, say)
+    copied to the host, inside tuples and lists too."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(_on_host(v) for v in value)
+    if type(value).__module__.startswith("cupy"):
+        return backend.to_numpy(value)
+    return value
+
+
 def _run_on_stand_ins(op, inputs, params, fill):
     arrays = [_stand_in(t, fill) for t in inputs]
-    with np.errstate(all="ignore"), warnings.catch_warnings():
+    if backend.xp is not np:
+        params = {k: _on_host(v) for k, v in params.items()}
+    with np.errstate(all="ignore"), warnings.catch_warnings(), _numpy_kernels():
         warnings.simplefilter("ignore")   # e.g. the mean of a stand-in of size 0
         try:
             out = op.forward(*arrays, **params)
