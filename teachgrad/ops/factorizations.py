@@ -14,19 +14,18 @@ the symmetric G would.
 from .. import backend, validate
 from .arithmetic import divide
 from .core import bind, defeffect, defvjp, primitive
-from .diagonals import tril
+from .diagonals import diagonal, tril, undiagonal
+from .misc import ones_like
 from .grad_util import as_tensor
 from .linalg import matmul
-from .matrix import inv, square
+from .matrix import float_dtype, inv, same_shape_rule, square
 from .shape import expand_dims, swap_last_two
 
 
-def _eye(x, n):
-    """The n x n identity matrix in ``x``'s dtype (a constant)."""
-    if n is None:
-        raise ValueError("tg.linalg: this gradient needs the matrix size, which is not "
-                         "known yet.")
-    return backend.xp.eye(n, dtype=x.dtype)
+def _eye_like(m):
+    """Identity matrices shaped like the square matrices ``m`` (ones written on the
+    diagonal of zeros, so that the size need not be known when a graph is built)."""
+    return undiagonal(ones_like(diagonal(m, 0, -2, -1)), m, 0, -2, -1)
 
 
 def _lower_of_symmetric(g, eye):
@@ -55,7 +54,7 @@ def cholesky(a):
 
 
 def _cholesky_vjp(ct, ans, a):
-    eye = _eye(a, a.shape[-1])
+    eye = _eye_like(ans)
     l_inv = inv(ans)
     middle = matmul(ans, ct, transpose_a=True)
     phi = tril(middle) - 0.5 * middle * eye
@@ -63,6 +62,7 @@ def _cholesky_vjp(ct, ans, a):
 
 
 defvjp(cholesky_p, _cholesky_vjp)
+cholesky_p.shape_rule = same_shape_rule
 
 
 # eigh: S = V diag(w) V^T.  dw = diag(V^T dS V),  dV = V (F o (V^T dS V)) with
@@ -84,7 +84,7 @@ def eigh(a):
 def _eigh_vjp(ct, ans, a):
     ct_w, ct_v = ct
     w, v = ans
-    eye = _eye(a, a.shape[-1])
+    eye = _eye_like(v)
     gaps = expand_dims(w, -2) - expand_dims(w, -1) + eye   # w_j - w_i, 1 on the diagonal
     f = divide(1.0 - eye, gaps)
     inner = _diag(ct_w, eye) + f * matmul(v, ct_v, transpose_a=True)
@@ -92,6 +92,8 @@ def _eigh_vjp(ct, ans, a):
 
 
 defvjp(eigh_p, _eigh_vjp)
+eigh_p.shape_rule = lambda a: [(None if a.shape is None else a.shape[:-1],
+                                float_dtype(a.dtype)), same_shape_rule(a)[0]]
 
 
 # svd (Townsend 2016), A = U diag(s) V^T with k = min(m, n) columns kept, and
@@ -110,11 +112,10 @@ def _svd_vjp(ct, ans, a, full_matrices):
     if full_matrices and m != n:
         raise ValueError("tg.linalg.svd: the gradient needs full_matrices=False (the extra "
                          "columns of a full U or V are not determined by A).")
-    k = s.shape[-1]
-    eye = _eye(a, k)
+    ut_ctu = matmul(u, ct_u, transpose_a=True)          # k x k
+    eye = _eye_like(ut_ctu)
     s_row, s_col = expand_dims(s, -2), expand_dims(s, -1)
     f = divide(1.0 - eye, s_row * s_row - s_col * s_col + eye)
-    ut_ctu = matmul(u, ct_u, transpose_a=True)
     v_ctv = matmul(vh, ct_vh, transpose_b=True)          # V^T ct_V
     j = f * (ut_ctu - swap_last_two(ut_ctu))
     kk = f * (v_ctv - swap_last_two(v_ctv))
@@ -130,6 +131,24 @@ def _svd_vjp(ct, ans, a, full_matrices):
 defvjp(svd_p, _svd_vjp)
 
 
+def _factor_shapes(a, full_matrices=False):
+    """(batch, m, n, k, dtype) of matrices ``a``, k = min(m, n) (None: unknown)."""
+    batch, (m, n) = a.shape[:-2], a.shape[-2:]
+    k = None if m is None or n is None else min(m, n)
+    return batch, m, (m if full_matrices else k), n, k, float_dtype(a.dtype)
+
+
+def _svd_shape(a, full_matrices):
+    if a.shape is None:
+        return [(None, float_dtype(a.dtype))] * 3
+    batch, m, cols, n, k, dtype = _factor_shapes(a, full_matrices)
+    rows = n if full_matrices else k
+    return [(batch + (m, cols), dtype), (batch + (k,), dtype), (batch + (rows, n), dtype)]
+
+
+svd_p.shape_rule = _svd_shape
+
+
 # svdvals: the singular values alone.  ds_i = u_i^T dA v_i, so ct_A = U diag(ct_s) V^T,
 # defined even where singular values repeat (then any singular basis gives the same sum).
 svdvals_p = primitive("svdvals", lambda a: backend.xp.linalg.svd(a, compute_uv=False))
@@ -140,6 +159,7 @@ def _svdvals_vjp(ct, ans, a):
 
 
 defvjp(svdvals_p, _svdvals_vjp)
+svdvals_p.shape_rule = lambda a: _svd_shape(a, False)[1:2]
 
 
 def svd(a, full_matrices=True, compute_uv=True):
@@ -189,11 +209,21 @@ def _qr_vjp(ct, ans, a):
                          f"columns, got a {m} x {n} matrix.")
     mm = matmul(r, ct_r, transpose_b=True) - matmul(ct_q, q, transpose_a=True)
     low = tril(mm)
-    copyltu = low + swap_last_two(low) - mm * _eye(a, n)
+    copyltu = low + swap_last_two(low) - mm * _eye_like(mm)
     return matmul(ct_q + matmul(q, copyltu), inv(r), transpose_b=True)
 
 
 defvjp(qr_p, _qr_vjp)
+
+
+def _qr_shape(a):
+    if a.shape is None:
+        return [(None, float_dtype(a.dtype))] * 2
+    batch, m, _, n, k, dtype = _factor_shapes(a)
+    return [(batch + (m, k), dtype), (batch + (k, n), dtype)]
+
+
+qr_p.shape_rule = _qr_shape
 
 
 def _pinv_kernel(a, rcond):
@@ -232,3 +262,5 @@ def _pinv_vjp(ct, ans, a, rcond):
 
 
 defvjp(pinv_p, _pinv_vjp)
+pinv_p.shape_rule = lambda a, rcond: [(None if a.shape is None else
+                                       a.shape[:-2] + a.shape[-2:][::-1], float_dtype(a.dtype))]

@@ -11,6 +11,10 @@ Each adjoint comes from differentiating a defining identity:
 A singular matrix has no inverse: numpy's ``LinAlgError`` (a ValueError) says so,
 in the forward pass or, for ``det``, in the gradient.
 """
+import builtins
+
+import numpy as np
+
 from .. import backend, validate
 from .core import bind, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor
@@ -29,6 +33,27 @@ def square(a, where, name="a"):
     return x
 
 
+def float_dtype(dtype):
+    """The dtype numpy's linalg gives for input of ``dtype``: floats keep theirs."""
+    return dtype if np.dtype(dtype).kind == "f" else np.dtype(np.float64)
+
+
+def batch_of(*shapes):
+    """The broadcast leading (batch) shape of matrices' batch shapes (None: unknown)."""
+    n = builtins.max(len(s) for s in shapes)
+    out = []
+    for dims in zip(*[(1,) * (n - len(s)) + tuple(s) for s in shapes]):
+        known = {d for d in dims if d is not None and d != 1}
+        out.append(known.pop() if len(known) == 1 and None not in dims else
+                   None if None in dims or len(known) > 1 else 1)
+    return tuple(out)
+
+
+def same_shape_rule(a, **params):
+    """The output has the input's shape (inv, cholesky)."""
+    return [(a.shape, float_dtype(a.dtype))]
+
+
 def _ct_matrix(ct):
     """A cotangent of one number per matrix, made to broadcast against the matrices."""
     return expand_dims(expand_dims(ct, -1), -1)
@@ -44,6 +69,7 @@ def inv(a):
 defvjp(inv_p, lambda ct, ans, a: -matmul(matmul(ans, ct, transpose_a=True), ans,
                                          transpose_b=True))
 defjvp(inv_p, lambda a_dot, ans, a: -matmul(matmul(ans, a_dot), ans))
+inv_p.shape_rule = same_shape_rule
 
 
 def _solve_kernel(a, b, vector):
@@ -96,6 +122,18 @@ def _from_columns(t, vector):
     return squeeze(t, -1) if vector else t
 
 
+def _solve_shape(a, b, vector):
+    dtype = float_dtype(np.result_type(a.dtype, b.dtype))
+    if a.shape is None or b.shape is None:
+        return [(None, dtype)]
+    if vector:
+        return [(batch_of(a.shape[:-2], b.shape[:-1]) + a.shape[-1:], dtype)]
+    return [(batch_of(a.shape[:-2], b.shape[:-2]) + tuple(b.shape[-2:]), dtype)]
+
+
+solve_p.shape_rule = _solve_shape
+
+
 # det: Jacobi's formula, ct_A = ct det(A) A^{-T}.
 det_p = primitive("det", lambda a: backend.xp.linalg.det(a))
 defeffect(det_p, "fresh")
@@ -105,6 +143,8 @@ def det(a):
     return bind(det_p, square(a, "tg.linalg.det"))
 defvjp(det_p, lambda ct, ans, a: _ct_matrix(ct * ans) * swap_last_two(inv(a)))
 defjvp(det_p, lambda a_dot, ans, a: ans * sum(swap_last_two(inv(a)) * a_dot, axis=(-2, -1)))
+det_p.shape_rule = lambda a: [(None if a.shape is None else a.shape[:-2],
+                               float_dtype(a.dtype))]
 
 
 # slogdet: (sign, log|det A|). The sign is piecewise constant (its derivative is 0
@@ -118,3 +158,4 @@ def slogdet(a):
     $\bar A = \overline{\mathrm{logabsdet}}\, A^{-T}$."""
     return tuple(bind(slogdet_p, square(a, "tg.linalg.slogdet")))
 defvjp(slogdet_p, lambda ct, ans, a: _ct_matrix(ct[1]) * swap_last_two(inv(a)))
+slogdet_p.shape_rule = lambda a: det_p.shape_rule(a) * 2

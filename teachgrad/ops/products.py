@@ -132,7 +132,8 @@ def kron(a, b):
     (or ``a``)."""
     a, b = _operands(a, b, "tg.kron")
     if None in a.shape or None in b.shape:
-        raise ValueError("tg.kron: `a` and `b` must have known shapes.")
+        raise ValueError("tg.kron: `a` and `b` must have known sizes (the result's are their "
+                         "products).")
     n = max(a.ndim, b.ndim)
     sa = (1,) * (n - a.ndim) + tuple(a.shape)
     sb = (1,) * (n - b.ndim) + tuple(b.shape)
@@ -173,6 +174,9 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
                           "(rank 1 or more)", t)
         validate.one_axis(ax, t.ndim, name, where)
     a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
+    if None in (a.shape[-1], b.shape[-1]):
+        raise ValueError("tg.cross: the sizes of `axisa` of a and `axisb` of b (the number of "
+                         "components) must be known.")
     if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
         raise ValueError(f"tg.cross: the vectors of `a` and `b` must have 2 or 3 components, "
                          f"got {a.shape[-1]} and {b.shape[-1]}.")
