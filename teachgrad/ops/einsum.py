@@ -143,8 +143,8 @@ def _parse(subscripts, ndims):
     left, arrow, right = spec.partition("->")
     terms = left.split(",")
     if len(terms) != len(ndims):
-        validate.fail(ValueError, where, "subscripts", f"{len(ndims)} comma-separated terms, "
-                      f"one per operand", subscripts)
+        validate.fail(ValueError, where, "subscripts", f"one comma-separated term for each of "
+                      f"the {len(ndims)} operands", subscripts)
     for term in terms + ([right] if arrow else []):
         if term.count("...") > 1 or any(c not in _LETTERS for c in term.replace("...", "")):
             validate.fail(ValueError, where, "subscripts", "letters and at most one '...' "
@@ -156,7 +156,8 @@ def _parse(subscripts, ndims):
         extra = ndim - named
         if extra < 0 or (extra > 0 and "..." not in term):
             validate.fail(ValueError, where, "subscripts", f"a term for each operand's rank "
-                          f"(the term {term!r} is for an operand of rank {ndim})", subscripts)
+                          f"(the term {term!r} is for one of the operands, of rank {ndim})",
+                          subscripts)
         broadcast = max(broadcast, extra)
         explicit.append(term.replace("...", "".join(spare[len(spare) - extra:]) if extra else ""))
     axes = "".join(spare[len(spare) - broadcast:]) if broadcast else ""

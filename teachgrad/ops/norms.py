@@ -28,9 +28,12 @@ def _ord(value):
         return value
     if isinstance(value, str):
         validate.fail(ValueError, _WHERE, "ord", "None, 'fro', 'nuc' or a number", value)
-    if isinstance(value, bool) or not hasattr(value, "__float__"):
+    try:
+        if isinstance(value, bool) or getattr(value, "ndim", 0):
+            raise TypeError
+        value = float(value)
+    except (TypeError, ValueError):
         validate.fail(TypeError, _WHERE, "ord", "None, 'fro', 'nuc' or a number", value)
-    value = float(value)
     if value != value:
         validate.fail(ValueError, _WHERE, "ord", "a number that is not NaN", value)
     return value

@@ -51,7 +51,10 @@ def _tensordot_axes(axes, a, b, where):
         if len(axes_a) != len(axes_b):
             validate.fail(ValueError, where, "axes", "two lists of the same length", axes)
         return axes_a, axes_b
-    n = validate.integer(axes, "axes", where, minimum=0, maximum=min(a.ndim, b.ndim))
+    n = validate.integer(axes, "axes", where, minimum=0)
+    if n > min(a.ndim, b.ndim):
+        validate.fail(ValueError, where, "axes", f"at most the rank of a ({a.ndim}) and of b "
+                      f"({b.ndim})", axes)
     return list(range(a.ndim - n, a.ndim)), list(range(n))
 
 
