@@ -134,14 +134,16 @@ def _solve_shape(a, b, vector):
 solve_p.shape_rule = _solve_shape
 
 
-# det: Jacobi's formula, ct_A = ct det(A) A^{-T}.
+# det: Jacobi's formula, ct_A = ct det(A) A^{-T}.  A^{-T} is computed as inv(A^T), a fresh
+# contiguous array (a transposed view of inv(A) would make the sums of the second
+# derivative depend on memory layout, and so differ in the last bit once optimised).
 det_p = primitive("det", lambda a: backend.xp.linalg.det(a))
 defeffect(det_p, "fresh")
 def det(a):
     r"""$\det A$ of each square matrix.  VJP (Jacobi's formula): $\bar A = \bar{\mathrm{out}}
     \det(A)\, A^{-T}$ (needs $A$ invertible)."""
     return bind(det_p, square(a, "tg.linalg.det"))
-defvjp(det_p, lambda ct, ans, a: _ct_matrix(ct * ans) * swap_last_two(inv(a)))
+defvjp(det_p, lambda ct, ans, a: _ct_matrix(ct * ans) * inv(swap_last_two(a)))
 defjvp(det_p, lambda a_dot, ans, a: ans * sum(swap_last_two(inv(a)) * a_dot, axis=(-2, -1)))
 det_p.shape_rule = lambda a: [(None if a.shape is None else a.shape[:-2],
                                float_dtype(a.dtype))]
@@ -157,5 +159,5 @@ def slogdet(a):
     overflow. Only ``logabsdet`` is differentiated (the sign's derivative is 0):
     $\bar A = \overline{\mathrm{logabsdet}}\, A^{-T}$."""
     return tuple(bind(slogdet_p, square(a, "tg.linalg.slogdet")))
-defvjp(slogdet_p, lambda ct, ans, a: _ct_matrix(ct[1]) * swap_last_two(inv(a)))
+defvjp(slogdet_p, lambda ct, ans, a: _ct_matrix(ct[1]) * inv(swap_last_two(a)))
 slogdet_p.shape_rule = lambda a: det_p.shape_rule(a) * 2
