@@ -39,6 +39,7 @@ SECTIONS = [
 
 # Submodules documented as a whole (their own public members), when the package has them.
 SUBMODULES = [
+    ("Linear algebra: `tg.linalg`", "linalg"),
     ("Visualizers: `tg.viz`", "viz"),
     ("Debugging: `tg.debug`", "debug"),
     ("Exercises: `tg.exercises`", "exercises"),

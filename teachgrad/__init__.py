@@ -31,9 +31,10 @@ from .ops import (all, any, argmax, argmin, argsort, cumprod, cumsum, diagonal, 
 from .ops import (arange, array_split, atleast_1d, atleast_2d, atleast_3d, column_stack, diag,
                   dstack, flatten, flip, fliplr, flipud, hstack, linspace, moveaxis, pad, ravel,
                   repeat, roll, rot90, select, swapaxes, take, tile, tril, triu, vstack)
+from .ops import cross, dot, einsum, inner, kron, outer, tensordot, vdot
 from .graph import Graph, Session, function, get_default_graph, name_scope, placeholder
 from .tensor import SymbolicTensor, Tensor, Variable, constant, convert_to_tensor
-from . import debug, exercises
+from . import debug, exercises, linalg
 from .debug import explain_gradient
 
 __version__ = "0.1.0"

@@ -20,6 +20,7 @@ import teachgrad as tg
 from teachgrad import nest
 from teachgrad.ops import getitem, index_add
 
+import linalg_strategies as L
 import numpy_strategies as N
 import strategies as S
 
@@ -168,6 +169,34 @@ def _unpad(g, x, pad_width, mode):
     return out
 
 
+def _signed(columns, *xp):
+    """Eigen- or singular vectors with each column's sign fixed by its first entry (a
+    decomposition's signs are arbitrary; finite differences need them to stay put)."""
+    return columns * (np.sign(columns[..., :1, :]) if xp else tg.sign(columns[..., :1, :]))
+
+
+def _eigh(a):
+    w, v = tg.linalg.eigh(a)
+    return [w, _signed(v)]
+
+
+def _eigh_ref(a):
+    w, v = np.linalg.eigh(a)
+    return [w, _signed(v, np)]
+
+
+def _svd(a):
+    u, s, vh = tg.linalg.svd(a, full_matrices=False)
+    sign = tg.sign(u[..., :1, :])
+    return [u * sign, s, vh * tg.swapaxes(sign, -1, -2)]
+
+
+def _svd_ref(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    sign = np.sign(u[..., :1, :])
+    return [u * sign, s, vh * np.swapaxes(sign, -1, -2)]
+
+
 def _as_matrix_case(case):
     """A diagonal_case made into one for diag of a matrix (2-D, offset as k)."""
     x = case.arrays[0]
@@ -259,6 +288,33 @@ OPS = [
     OpSpec("matmul", tg.matmul, np.matmul, S.matmul_case(), second_order=True),
     OpSpec("matmul_transposed", tg.matmul, _matmul_transposed, S.matmul_transposed_case(),
            second_order=True, primitive="matmul"),
+    # products (one einsum each, or matmul) and tg.linalg; the matrix functions are
+    # drawn well conditioned (tests/linalg_strategies.py)
+    OpSpec("einsum", lambda *xs, subscripts: tg.einsum(subscripts, *xs),
+           lambda *xs, subscripts: np.einsum(subscripts, *xs), L.einsum_case(),
+           second_order=True),
+    OpSpec("dot", tg.dot, np.dot, L.dot_case(), primitive="einsum"),
+    OpSpec("inner", tg.inner, np.inner, L.inner_case(), primitive="einsum"),
+    OpSpec("vdot", tg.vdot, np.vdot, L.vdot_case(), primitive="einsum"),
+    OpSpec("outer", tg.outer, np.outer, L.two_any(), primitive="einsum"),
+    OpSpec("tensordot", tg.tensordot, np.tensordot, L.tensordot_case(), primitive="einsum"),
+    OpSpec("kron", tg.kron, np.kron, L.two_any(), primitive="multiply"),
+    OpSpec("cross", tg.cross, np.cross, L.cross_case(), primitive="multiply"),
+    OpSpec("inv", tg.linalg.inv, np.linalg.inv, L.matrix_case(), second_order=True),
+    OpSpec("solve", tg.linalg.solve, np.linalg.solve, L.solve_case(), second_order=True),
+    OpSpec("det", tg.linalg.det, np.linalg.det, L.matrix_case(), second_order=True),
+    OpSpec("slogdet", lambda a: list(tg.linalg.slogdet(a)), lambda a: list(np.linalg.slogdet(a)),
+           L.matrix_case(), second_order=True),
+    OpSpec("cholesky", tg.linalg.cholesky, np.linalg.cholesky, L.cholesky_case(),
+           second_order=True),
+    OpSpec("eigh", _eigh, _eigh_ref, L.eigh_case(), second_order=True),
+    OpSpec("svd", _svd, _svd_ref, L.svd_case(), second_order=True),
+    OpSpec("svdvals", lambda a: tg.linalg.svd(a, compute_uv=False),
+           lambda a: np.linalg.svd(a, compute_uv=False), L.svd_case(), second_order=True),
+    OpSpec("qr", lambda a: list(tg.linalg.qr(a)), lambda a: list(np.linalg.qr(a)),
+           L.tall_case(), second_order=True),
+    OpSpec("pinv", tg.linalg.pinv, np.linalg.pinv, L.svd_case(), second_order=True),
+    OpSpec("norm", tg.linalg.norm, np.linalg.norm, L.norm_case(), primitive="sum"),
     # reductions
     OpSpec("sum", tg.sum, np.sum, S.reduction_case()),
     OpSpec("mean", tg.mean, np.mean, S.reduction_case()),

@@ -91,6 +91,8 @@ GOOD = {
     "kind": lambda: None, "source": lambda: 0, "destination": lambda: 1,
     "indices_or_sections": lambda: 2, "pad_width": lambda: 1, "mode": lambda: "constant",
     "constant_values": lambda: 0.0, "default": lambda: 0.0,
+    # products and tg.linalg
+    "b": _x,
 }
 
 # Functions whose call needs more than GOOD's values (arguments that belong together).
@@ -117,6 +119,8 @@ SPECIAL = {
     "select": lambda: {"condlist": [tg.constant([[True, False], [False, True]])],
                        "choicelist": [_x()]},
     "take_along_axis": lambda: {"arr": _x(), "indices": tg.constant([[0], [1]]), "axis": 1},
+    "einsum": lambda: {"subscripts": "ij,jk->ik", "*": [_x(), _x()]},
+    "linalg.cholesky": lambda: {"a": tg.constant([[2.0, 1.0], [1.0, 2.0]])},
 }
 
 # Called inside a graph (they are graph-mode only); GOOD's tensors are made there too.
@@ -152,11 +156,14 @@ SKIP = {
 
 
 def _public_functions():
+    """``tg``'s public functions and classes, and those of ``tg.linalg`` (as ``linalg.inv``)."""
     found = {}
     for name, value in sorted(vars(tg).items()):
         if name.startswith("_") or isinstance(value, types.ModuleType) or not callable(value):
             continue
         found[name] = value
+    for name in tg.linalg.__all__:
+        found[f"linalg.{name}"] = getattr(tg.linalg, name)
     return found
 
 
@@ -274,7 +281,9 @@ def _contains_none(value):
 
 def _numpy_gives_nan(name, kwargs):
     """Does numpy's function of this name give NaN for these arguments too?"""
-    fn = getattr(np, name, None)
+    fn = np
+    for part in name.split("."):   # "linalg.inv" is np.linalg.inv
+        fn = getattr(fn, part, None)
     if fn is None:
         return False
     kwargs = {k: v for k, v in kwargs.items() if k != "name"}   # teachgrad's label, not numpy's

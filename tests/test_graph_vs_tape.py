@@ -94,8 +94,22 @@ STACKS_EXCLUDED = {
 }
 
 
+#: Products that need sizes (tests/test_linalg.py checks that they say so).
+PRODUCTS_EXCLUDED = {
+    "einsum": (lambda case, unknown: any(len(set(term)) < len(term) for term in
+                                         case.params["subscripts"].split("->")[0].split(",")),
+               "einsum's VJP for a repeated index (a diagonal) builds an identity matrix of "
+               "that axis's size, so it " + _SIZE_NEEDED),
+    "kron": (lambda case, unknown: True, "kron reshapes to products of sizes, so it "
+             + _SIZE_NEEDED),
+    "cross": (lambda case, unknown: True, "cross reads the number of components, so it "
+              + _SIZE_NEEDED),
+}
+
+
 def unknown_dims_excluded(spec, case, unknown):
-    rule = UNKNOWN_DIMS_EXCLUDED.get(spec.name) or STACKS_EXCLUDED.get(spec.name)
+    rule = (UNKNOWN_DIMS_EXCLUDED.get(spec.name) or STACKS_EXCLUDED.get(spec.name)
+            or PRODUCTS_EXCLUDED.get(spec.name))
     return rule is not None and rule[0](case, unknown)
 
 

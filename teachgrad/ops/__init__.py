@@ -16,6 +16,8 @@ from .reduction import logsumexp, max, mean, min, sum
 from .arithmetic import (add, add_n, divide, equal, greater, greater_equal, less, less_equal,
                          maximum, minimum, multiply, not_equal, power, subtract, where)
 from .linalg import matmul
+from .einsum import einsum
+from .products import cross, dot, inner, kron, outer, tensordot, vdot
 from .trig import (arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, cosh, deg2rad,
                    degrees, hypot, rad2deg, radians, sinc, sinh, tan)
 from .exponential import exp2, expm1, log2, log10, logaddexp, logaddexp2, reciprocal

@@ -1,0 +1,21 @@
+"""``tg.linalg``: numpy's ``linalg`` functions, differentiable.
+
+    import teachgrad as tg
+    a = tg.Variable([[2.0, 1.0], [1.0, 3.0]])
+    with tg.GradientTape() as tape:
+        y = tg.linalg.det(a)
+    tape.gradient(y, a)          # det(a) * inv(a)^T = [[3, -1], [-1, 2]]
+
+Each function is an op of ``teachgrad/ops/`` (``matrix.py``: inv, solve, det,
+slogdet; ``factorizations.py``: cholesky, eigh, svd, qr, pinv; ``norms.py``: norm),
+declared there once with its adjoint; this module only gathers them under numpy's
+names. Every one takes ``name=`` and works on batches of matrices (leading axes).
+"""
+from .ops.factorizations import cholesky, eigh, pinv, qr, svd
+from .ops.matrix import det, inv, slogdet, solve
+from .ops.naming import take_names as _take_names
+from .ops.norms import norm
+
+__all__ = ["inv", "solve", "det", "slogdet", "cholesky", "eigh", "svd", "qr", "pinv", "norm"]
+
+_take_names(globals())

@@ -1,0 +1,163 @@
+"""Inverse, linear solve and determinants of square matrices (``tg.linalg``), batched
+over leading axes as numpy's are.
+
+Each adjoint comes from differentiating a defining identity:
+
+* ``A A^{-1} = I`` gives  d(A^{-1}) = -A^{-1} dA A^{-1},  so  ct_A = -A^{-T} ct A^{-T};
+* ``A x = b`` gives  dx = A^{-1}(db - dA x),  so  ct_b = A^{-T} ct  and  ct_A = -ct_b x^T;
+* Jacobi's formula  d det A = det A  tr(A^{-1} dA),  so  ct_A = ct det(A) A^{-T}
+  (and for log|det A|, ct_A = ct A^{-T}).
+
+A singular matrix has no inverse: numpy's ``LinAlgError`` (a ValueError) says so,
+in the forward pass or, for ``det``, in the gradient.
+"""
+import builtins
+
+import numpy as np
+
+from .. import backend, validate
+from .core import bind, defeffect, defjvp, defvjp, primitive
+from .grad_util import as_tensor
+from .linalg import matmul
+from .reduction import sum
+from .shape import expand_dims, squeeze, swap_last_two, unbroadcast
+
+
+def square(a, where, name="a"):
+    """``a`` as a Tensor of square matrices (rank >= 2, the last two axes equal)."""
+    x = as_tensor(a, name, where)
+    if x.shape is not None and (x.ndim < 2 or None not in x.shape[-2:]
+                                and x.shape[-1] != x.shape[-2]):
+        validate.fail(ValueError, where, name, "square matrices: a tensor of shape "
+                      "(..., M, M)", x)
+    return x
+
+
+def float_dtype(dtype):
+    """The dtype numpy's linalg gives for input of ``dtype``: floats keep theirs."""
+    return dtype if np.dtype(dtype).kind == "f" else np.dtype(np.float64)
+
+
+def batch_of(*shapes):
+    """The broadcast leading (batch) shape of matrices' batch shapes (None: unknown)."""
+    n = builtins.max(len(s) for s in shapes)
+    out = []
+    for dims in zip(*[(1,) * (n - len(s)) + tuple(s) for s in shapes]):
+        known = {d for d in dims if d is not None and d != 1}
+        out.append(known.pop() if len(known) == 1 and None not in dims else
+                   None if None in dims or len(known) > 1 else 1)
+    return tuple(out)
+
+
+def same_shape_rule(a, **params):
+    """The output has the input's shape (inv, cholesky)."""
+    return [(a.shape, float_dtype(a.dtype))]
+
+
+def _ct_matrix(ct):
+    """A cotangent of one number per matrix, made to broadcast against the matrices."""
+    return expand_dims(expand_dims(ct, -1), -1)
+
+
+# inv: ct_A = -A^{-T} ct A^{-T}  (ans = A^{-1}).
+inv_p = primitive("inv", lambda a: backend.xp.linalg.inv(a))
+defeffect(inv_p, "fresh")
+def inv(a):
+    r"""$A^{-1}$ of each square matrix.  VJP: $\bar A = -A^{-T}\, \bar{\mathrm{out}}\,
+    A^{-T}$ (from $d(A^{-1}) = -A^{-1}\, dA\, A^{-1}$)."""
+    return bind(inv_p, square(a, "tg.linalg.inv"))
+defvjp(inv_p, lambda ct, ans, a: -matmul(matmul(ans, ct, transpose_a=True), ans,
+                                         transpose_b=True))
+defjvp(inv_p, lambda a_dot, ans, a: -matmul(matmul(ans, a_dot), ans))
+inv_p.shape_rule = same_shape_rule
+
+
+def _solve_kernel(a, b, vector):
+    xp = backend.xp
+    if vector:   # b holds vectors (..., M): solve for each as a one-column matrix
+        return xp.linalg.solve(a, b[..., None])[..., 0]
+    return xp.linalg.solve(a, b)
+
+
+def _as_columns(t, vector):
+    return expand_dims(t, -1) if vector else t
+
+
+# solve: x = A^{-1} b.  ct_b = A^{-T} ct (a solve with A^T);  ct_A = -ct_b x^T.
+# ``vector`` says whether b is a (batch of) vector(s) rather than of matrices.
+solve_p = primitive("solve", _solve_kernel)
+defeffect(solve_p, "fresh")
+def solve(a, b):
+    r"""$x = A^{-1} b$, solving $A x = b$ (numpy's rule: a 1-D ``b`` is a vector,
+    otherwise ``b`` holds matrices (..., M, K); leading axes broadcast).
+
+    VJP: $\bar b = A^{-T} \bar x$ (another solve) and $\bar A = -\bar b\, x^T$."""
+    x = square(a, "tg.linalg.solve")
+    rhs = as_tensor(b, "b", "tg.linalg.solve")
+    if rhs.shape is not None and rhs.ndim == 0:
+        validate.fail(ValueError, "tg.linalg.solve", "b", "a vector (M,) or matrices "
+                      "(..., M, K)", rhs)
+    return bind(solve_p, x, rhs, vector=rhs.ndim == 1)
+
+
+def _solve_vjp_b(ct, ans, a, b, vector):
+    return unbroadcast(bind(solve_p, swap_last_two(a), ct, vector=vector), b)
+
+
+def _solve_vjp_a(ct, ans, a, b, vector):
+    ct_b = bind(solve_p, swap_last_two(a), ct, vector=vector)
+    return unbroadcast(-matmul(_as_columns(ct_b, vector), _as_columns(ans, vector),
+                               transpose_b=True), a)
+
+
+defvjp(solve_p, _solve_vjp_a, _solve_vjp_b)
+# dx = A^{-1}(db - dA x)
+defjvp(solve_p,
+       lambda a_dot, ans, a, b, vector: -bind(solve_p, a, _from_columns(
+           matmul(a_dot, _as_columns(ans, vector)), vector), vector=vector),
+       lambda b_dot, ans, a, b, vector: bind(solve_p, a, b_dot, vector=vector))
+
+
+def _from_columns(t, vector):
+    return squeeze(t, -1) if vector else t
+
+
+def _solve_shape(a, b, vector):
+    dtype = float_dtype(np.result_type(a.dtype, b.dtype))
+    if a.shape is None or b.shape is None:
+        return [(None, dtype)]
+    if vector:
+        return [(batch_of(a.shape[:-2], b.shape[:-1]) + a.shape[-1:], dtype)]
+    return [(batch_of(a.shape[:-2], b.shape[:-2]) + tuple(b.shape[-2:]), dtype)]
+
+
+solve_p.shape_rule = _solve_shape
+
+
+# det: Jacobi's formula, ct_A = ct det(A) A^{-T}.  A^{-T} is computed as inv(A^T), a fresh
+# contiguous array (a transposed view of inv(A) would make the sums of the second
+# derivative depend on memory layout, and so differ in the last bit once optimised).
+det_p = primitive("det", lambda a: backend.xp.linalg.det(a))
+defeffect(det_p, "fresh")
+def det(a):
+    r"""$\det A$ of each square matrix.  VJP (Jacobi's formula): $\bar A = \bar{\mathrm{out}}
+    \det(A)\, A^{-T}$ (needs $A$ invertible)."""
+    return bind(det_p, square(a, "tg.linalg.det"))
+defvjp(det_p, lambda ct, ans, a: _ct_matrix(ct * ans) * inv(swap_last_two(a)))
+defjvp(det_p, lambda a_dot, ans, a: ans * sum(swap_last_two(inv(a)) * a_dot, axis=(-2, -1)))
+det_p.shape_rule = lambda a: [(None if a.shape is None else a.shape[:-2],
+                               float_dtype(a.dtype))]
+
+
+# slogdet: (sign, log|det A|). The sign is piecewise constant (its derivative is 0
+# wherever it is defined), so only log|det A| carries a gradient: ct_A = ct A^{-T}.
+slogdet_p = primitive("slogdet", lambda a: tuple(backend.xp.linalg.slogdet(a)),
+                      multiple_results=True)
+defeffect(slogdet_p, "fresh")
+def slogdet(a):
+    r"""``(sign, logabsdet)``: $\det A = \mathrm{sign}\, e^{\mathrm{logabsdet}}$, without
+    overflow. Only ``logabsdet`` is differentiated (the sign's derivative is 0):
+    $\bar A = \overline{\mathrm{logabsdet}}\, A^{-T}$."""
+    return tuple(bind(slogdet_p, square(a, "tg.linalg.slogdet")))
+defvjp(slogdet_p, lambda ct, ans, a: _ct_matrix(ct[1]) * inv(swap_last_two(a)))
+slogdet_p.shape_rule = lambda a: det_p.shape_rule(a) * 2
