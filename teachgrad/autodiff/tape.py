@@ -49,9 +49,9 @@ class GradientTape:
 
     differentiates = True   # a recorder that takes derivatives (see teachgrad.state)
     #: Warn when ``gradient`` gives a source None because of a usual slip (a tape never
-    #: entered, an integer source, a forgotten ``watch``), saying how to fix it. Off by
-    #: default until the lessons that show these None results expect the warning.
-    explain_none = False
+    #: entered, an integer source, a forgotten ``watch``), saying how to fix it. Set it to
+    #: False (on the class or on one tape) where a None is expected and the warning is noise.
+    explain_none = True
 
     def __init__(self, persistent=False, watch_accessed_variables=True):
         self._persistent = persistent

@@ -7,7 +7,7 @@ axis. Its VJP writes the cotangent back onto that diagonal of a zero tensor:
 """
 from .. import backend, validate
 from .core import bind, defeffect, defjvp, defvjp, primitive
-from .grad_util import as_tensor
+from .grad_util import as_tensor, check_entries
 from .reduction import sum
 from .shape import unbroadcast
 
@@ -90,6 +90,8 @@ def diag(v, k=0):
         return diagonal(x, k)
     if x.ndim != 1:
         validate.fail(ValueError, "tg.diag", "v", "a 1-D or 2-D tensor", x)
+    if x.shape[0] is not None:   # the matrix is (n + |k|) x (n + |k|)
+        check_entries((x.shape[0] + abs(k)) ** 2, "k", k, "tg.diag")
     return bind(diag_p, x, k=k)
 defvjp(diag_p, lambda ct, ans, v, k: diagonal(ct, k))
 defjvp(diag_p, lambda v_dot, ans, v, k: diag(v_dot, k))
