@@ -33,7 +33,7 @@ from .ops import (arange, array_split, atleast_1d, atleast_2d, atleast_3d, colum
                   repeat, roll, rot90, select, swapaxes, take, tile, tril, triu, vstack)
 from .graph import Graph, Session, function, get_default_graph, name_scope, placeholder
 from .tensor import SymbolicTensor, Tensor, Variable, constant, convert_to_tensor
-from . import debug, exercises, nn
+from . import debug, exercises, nn, optimizers
 from .debug import explain_gradient
 
 __version__ = "0.1.0"
