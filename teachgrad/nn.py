@@ -58,8 +58,8 @@ def _one(value, name, where):
     items = list(value) if isinstance(value, (list, tuple)) else [value]
     if len(items) == 3 and items[0] == 1 and items[2] == 1:
         items = items[1:2]
-    if len(items) != 1 or isinstance(items[0], bool) or not hasattr(items[0], "__index__"):
-        _validate.fail(TypeError, where, name, "a positive int (or [1, n, 1])", value)
+    if len(items) != 1:
+        _validate.fail(ValueError, where, name, "a positive int (or [1, n, 1])", value)
     return _validate.integer(items[0], name, where, minimum=1, maximum=2 ** 31)
 
 

@@ -34,6 +34,9 @@ class Optimizer:
     tensor of that dtype)."""
 
     def __init__(self, learning_rate, name):
+        if not isinstance(name, str) or not name:
+            validate.fail(TypeError, "tg.optimizers.Optimizer", "name", "a non-empty string "
+                          "(the prefix of its Variables' names)", name)
         self.name = name
         self.learning_rate = _hyper(learning_rate, "learning_rate", name)
         self.iterations = Variable(backend.xp.asarray(0, dtype="int64"), trainable=False,
@@ -43,7 +46,7 @@ class Optimizer:
     def get_slot(self, variable, slot_name):
         """The slot ``slot_name`` (``"momentum"``; ``"m"``, ``"v"``) kept for ``variable``."""
         key = (getattr(variable, "_id", None), slot_name)
-        if key not in self._slots:
+        if not isinstance(slot_name, str) or key not in self._slots:
             validate.fail(ValueError, f"{self.name}.get_slot", "slot_name", "the name of a "
                           "slot made for this variable by apply_gradients", slot_name)
         return self._slots[key][1]

@@ -273,11 +273,9 @@ def pair(value, name, where):
     ints, 4 meaning ``[1, h, w, 1]``) as ``(h, w)``, each a positive int."""
     items = list(value) if isinstance(value, (list, tuple)) else [value]
     accepted = "a positive int, or 1, 2 or 4 of them (4: [1, height, width, 1])"
-    if len(items) not in (1, 2, 4) or any(
-            isinstance(v, bool) or not hasattr(v, "__index__") for v in items):
-        validate.fail(TypeError if len(items) in (1, 2, 4) else ValueError, where, name,
-                      accepted, value)
-    items = [int(v) for v in items]
+    if len(items) not in (1, 2, 4):
+        validate.fail(ValueError, where, name, accepted, value)
+    items = [validate.integer(v, name, where) for v in items]
     if len(items) == 4:
         if items[0] != 1 or items[3] != 1:
             validate.fail(ValueError, where, name, accepted + " (batch and channel entries "
@@ -304,7 +302,7 @@ def check_images(x, name, where):
         validate.fail(TypeError, where, name, "floating point (cast it with tg.cast)", x)
 
 
-def check_fits(x, kernel, dilations, padding, where):
+def check_fits(x, kernel, dilations, padding, where, window="filters"):
     """Refuse an input with no height or width, or (``"VALID"``) smaller than a window.
     ``kernel`` and ``dilations`` give one entry per spatial axis of ``x`` (NHWC or NWC)."""
     if x.shape is None:
@@ -316,5 +314,5 @@ def check_fits(x, kernel, dilations, padding, where):
                           "(nothing to convolve or pool)", x)
         if known((size, k)) and padding == "VALID" and size < (k - 1) * d + 1:
             validate.fail(ValueError, where, "input", f"at least {(k - 1) * d + 1} entries "
-                          f"along axis {axis}, the span of a window with padding 'VALID'", x,
-                          "Use padding='SAME', or a smaller window.")
+                          f"along axis {axis}, the span of a window of the `{window}` with padding "
+                          f"'VALID'", x, "Use padding='SAME', or a smaller window.")

@@ -36,7 +36,9 @@ def moments(x, axes, keepdims=False):
     keepdims = validate.boolean(keepdims, "keepdims", where)
     axes = validate.axis(axes, x.ndim, "axes", where)
     axes = (axes,) if isinstance(axes, int) else tuple(axes)
-    if len({a % x.ndim for a in axes}) != len(axes):
+    if x.ndim == 0 and axes:
+        validate.fail(ValueError, where, "axes", "no axes for a scalar x (it has none)", axes)
+    if len({a % max(x.ndim, 1) for a in axes}) != len(axes):
         validate.fail(ValueError, where, "axes", "distinct axes", axes)
     mu = reduce_mean(x, axis=axes, keepdims=True)
     variance = reduce_mean(square(x - mu), axis=axes, keepdims=True)
@@ -66,6 +68,10 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon):
     offset = None if offset is None else _like(offset, "offset", x, where)
     scale = None if scale is None else _like(scale, "scale", x, where)
     eps = validate.number(variance_epsilon, "variance_epsilon", where, minimum=0.0)
+    known_variance = variance._value   # None for a graph tensor: checked when it has one
+    if known_variance is not None and known_variance.size and known_variance.min() + eps <= 0:
+        validate.fail(ValueError, where, "variance", "a variance >= 0, and > 0 where "
+                      "variance_epsilon is 0 (it divides)", variance)
     inv = divide(1.0, sqrt(variance + eps))
     if scale is not None:
         inv = inv * scale

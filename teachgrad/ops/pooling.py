@@ -201,5 +201,5 @@ def _checked(input, ksize, strides, padding, where):
     params = {"ksize": pair(ksize, "ksize", where), "strides": pair(strides, "strides", where),
               "padding": padding_mode(padding, where)}
     check_images(x, "input", where)
-    check_fits(x, params["ksize"], _ONES, params["padding"], where)
+    check_fits(x, params["ksize"], _ONES, params["padding"], where, window="ksize")
     return x, params
