@@ -241,7 +241,7 @@ def constant(value, dtype=None, name=None):
     graph = state.graph
     if graph is not None:  # building a graph: a constant node
         if isinstance(value, SymbolicTensor):
-            return value if dtype is None else ops.cast(value, dtype)
+            return value if dtype is None else value.astype(dtype)   # the cast op
         return graph.add_constant(_to_array(value, dtype), name=name)
     if isinstance(value, Tensor) and dtype is None and name is None:
         return value.read_value() if isinstance(value, Variable) else value
