@@ -331,3 +331,12 @@ X, W = np.ones((1, 4, 4, 2)), np.ones((2, 2, 2, 3))
 def test_bad_arguments_are_refused_naming_them(call, error, argument):
     with pytest.raises(error, match=rf"`{argument}`"):
         call()
+
+
+def test_traced_dropout_draws_a_new_mask_each_call_unless_seeded():
+    x = tg.ones((30, 30))
+    fresh = tg.function(lambda a: tg.nn.dropout(a, 0.5))
+    seeded = tg.function(lambda a: tg.nn.dropout(a, 0.5, seed=5))
+    assert not np.array_equal(fresh(x).numpy(), fresh(x).numpy())
+    np.testing.assert_array_equal(seeded(x).numpy(), seeded(x).numpy())
+    np.testing.assert_array_equal(seeded(x).numpy(), tg.nn.dropout(x, 0.5, seed=5).numpy())

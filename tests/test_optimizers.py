@@ -175,3 +175,21 @@ def test_bad_pairs_are_refused_naming_grads_and_vars(pairs, error):
     with pytest.raises(error, match="`grads_and_vars`"):
         tg.optimizers.SGD(0.1).apply_gradients(pairs(w))
     assert w.numpy().tolist() == [1.0]      # nothing half-applied
+
+
+def test_a_traced_step_with_indexed_slices_matches_the_eager_one():
+    start = np.arange(8.0).reshape(4, 2)
+    eager, traced = tg.Variable(start), tg.Variable(start)
+    eager_opt, traced_opt = tg.optimizers.Adam(0.1), tg.optimizers.Adam(0.1)
+
+    def step(table, opt):
+        with tg.GradientTape() as tape:
+            loss = tg.sum(tg.square(tg.gather(table, [1, 3, 1])))
+        opt.apply_gradients([(tape.gradient(loss, table), table)])
+        return loss
+    traced_step = tg.function(lambda: step(traced, traced_opt))
+    for _ in range(3):
+        step(eager, eager_opt)
+        traced_step()
+    np.testing.assert_allclose(traced.numpy(), eager.numpy(), rtol=1e-12)
+    assert int(traced_opt.iterations.numpy()) == 3
