@@ -1,4 +1,4 @@
-r"""``tg.optimizers``: gradient descent with TensorFlow's (Keras's) update rules.
+r"""``tg.optimizers``: gradient descent with TensorFlow's (Keras's) update rules::
 
     opt = tg.optimizers.Adam(learning_rate=1e-3)
     with tg.GradientTape() as tape:
