@@ -40,10 +40,23 @@ SECTIONS = [
 # Submodules documented as a whole (their own public members), when the package has them.
 SUBMODULES = [
     ("Linear algebra: `tg.linalg`", "linalg"),
+    ("Deep learning: `tg.nn`", "nn"),
+    ("Optimizers: `tg.optimizers`", "optimizers"),
     ("Visualizers: `tg.viz`", "viz"),
     ("Debugging: `tg.debug`", "debug"),
     ("Exercises: `tg.exercises`", "exercises"),
 ]
+
+# A submodule whose names come from several modules lists them by family: the module
+# that defines each name gives its family (in this order); unlisted ones come last.
+FAMILIES = {
+    "nn": [("Convolution", ("teachgrad.ops.conv", "teachgrad.nn")),
+           ("Pooling", ("teachgrad.ops.pooling",)),
+           ("Normalisation", ("teachgrad.ops.normalization",)),
+           ("Dropout", ("teachgrad.ops.dropout",)),
+           ("Activations and the fused loss (the same ops as `tg.relu`, ...)",
+            ("teachgrad.ops.nn", "teachgrad.ops.math"))],
+}
 
 DTYPES = ("float32", "float64", "int32", "int64", "bool_")
 
@@ -201,8 +214,20 @@ def _submodule(attribute):
     def group(item):
         obj = item[1]
         return 1 if inspect.isclass(obj) else 0 if callable(obj) else 2
-    return [_rst("automodule", package)] + [_directive(name, obj, package)
-                                            for name, obj in sorted(objects, key=group)]
+    objects = sorted(objects, key=group)
+    lines = [_rst("automodule", package)]
+    families = FAMILIES.get(attribute)
+    if not families:
+        return lines + [_directive(name, obj, package) for name, obj in objects]
+    placed = set()
+    for title, modules in families + [("More", ("",))]:
+        members = [(name, obj) for name, obj in objects if name not in placed and any(
+            _matches(getattr(obj, "__module__", ""), m) or not m for m in modules)]
+        if members:
+            lines += [f"### {title}", ""] + [_directive(name, obj, package)
+                                              for name, obj in members]
+            placed.update(name for name, _ in members)
+    return lines
 
 
 def write_api_page(path):

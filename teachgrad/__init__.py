@@ -34,7 +34,7 @@ from .ops import (arange, array_split, atleast_1d, atleast_2d, atleast_3d, colum
 from .ops import cross, dot, einsum, inner, kron, outer, tensordot, vdot
 from .graph import Graph, Session, function, get_default_graph, name_scope, placeholder
 from .tensor import SymbolicTensor, Tensor, Variable, constant, convert_to_tensor
-from . import debug, exercises, linalg
+from . import debug, exercises, linalg, nn, optimizers
 from .debug import explain_gradient
 
 __version__ = "0.1.0"

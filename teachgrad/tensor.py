@@ -162,7 +162,13 @@ class Variable(Tensor):
         return self._snapshot
 
     def assign(self, value):
-        """Replace the value (same shape and dtype); returns the Variable."""
+        """Replace the value (same shape and dtype); returns the Variable.
+
+        Inside ``tg.function`` the assignment is part of the traced graph: it happens
+        each time the function runs (after its outputs are computed), and later reads
+        in the same function see the new value."""
+        if state.graph is not None:
+            return state.graph.assign_variable(self, value)
         array = self._checked(value, "value", "Variable.assign")
         if array.shape != self.shape:
             raise ValueError(
@@ -175,10 +181,14 @@ class Variable(Tensor):
 
     def assign_add(self, delta):
         """``self = self + delta``, in place of the old value."""
+        if state.graph is not None:
+            return state.graph.assign_variable(self, delta, sign=1)
         return self.assign(self._combined(delta, "Variable.assign_add", 1))
 
     def assign_sub(self, delta):
         """``self = self - delta``, in place of the old value."""
+        if state.graph is not None:
+            return state.graph.assign_variable(self, delta, sign=-1)
         return self.assign(self._combined(delta, "Variable.assign_sub", -1))
 
     def _combined(self, delta, where, sign):
@@ -231,7 +241,7 @@ def constant(value, dtype=None, name=None):
     graph = state.graph
     if graph is not None:  # building a graph: a constant node
         if isinstance(value, SymbolicTensor):
-            return value if dtype is None else ops.cast(value, dtype)
+            return value if dtype is None else value.astype(dtype)   # the cast op
         return graph.add_constant(_to_array(value, dtype), name=name)
     if isinstance(value, Tensor) and dtype is None and name is None:
         return value.read_value() if isinstance(value, Variable) else value

@@ -219,7 +219,11 @@ def number(value, name, where, minimum=None):
     """``value`` as a finite Python float (not a bool), at least ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         fail(TypeError, where, name, "a number", value)
-    if not np.isfinite(value) or (minimum is not None and value < minimum):
+    try:
+        finite = np.isfinite(float(value))   # float() first: a huge Python int is no ufunc input
+    except OverflowError:
+        finite = False
+    if not finite or (minimum is not None and value < minimum):
         fail(ValueError, where, name, "a finite number" + (
             f" >= {minimum}" if minimum is not None else ""), value)
     return float(value)

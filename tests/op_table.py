@@ -21,8 +21,10 @@ from teachgrad import nest
 from teachgrad.ops import getitem, index_add
 
 import linalg_strategies as L
+import nn_strategies as NN
 import numpy_strategies as N
 import strategies as S
+from teachgrad.ops import conv, pooling
 
 
 @dataclass(frozen=True)
@@ -417,6 +419,21 @@ OPS = [
     OpSpec("getitem_function", getitem, lambda x, key: x[key], S.getitem_case(),
            primitive="getitem"),
     OpSpec("index_add", index_add, _index_add, S.index_add_case(), second_order=True),
+    # tg.nn: convolution, the ops its VJP is made of, and pooling (NHWC, HWIO)
+    OpSpec("conv2d", tg.nn.conv2d, NN.conv2d, NN.conv2d_case(), second_order=True),
+    OpSpec("spread", conv.spread, NN.spread, NN.spread_case(), second_order=True),
+    OpSpec("unspread", conv.unspread, NN.unspread, NN.unspread_case()),
+    OpSpec("window_pad", conv.window_pad, NN.window_pad, NN.window_pad_case(),
+           second_order=True),
+    OpSpec("window_unpad", conv.window_unpad, NN.window_unpad, NN.window_unpad_case()),
+    OpSpec("max_pool2d", tg.nn.max_pool2d, NN.max_pool2d, NN.pool_case(distinct=True),
+           second_order=True),
+    OpSpec("max_pool2d_grad", pooling.max_pool2d_grad, NN.max_pool2d_grad,
+           NN.pool_grad_case(distinct=True), second_order=True),
+    OpSpec("max_pool2d_pick", pooling.max_pool2d_pick, NN.max_pool2d_pick, NN.pool_pick_case()),
+    OpSpec("avg_pool2d", tg.nn.avg_pool2d, NN.avg_pool2d, NN.pool_case(), second_order=True),
+    OpSpec("avg_pool2d_grad", pooling.avg_pool2d_grad, NN.avg_pool2d_grad, NN.pool_grad_case(),
+           second_order=True),
 ]
 
 OPS_BY_NAME = {spec.name: spec for spec in OPS}

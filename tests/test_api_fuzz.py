@@ -1,8 +1,8 @@
 """A fuzz test of the public API (issue 17's input contract).
 
-For every public function of ``teachgrad`` (enumerated from the package, so a new
-function is fuzzed without anyone adding it here) and the public methods of its
-classes, hypothesis replaces one argument of a call that works with a bad or
+For every public function of ``teachgrad`` (enumerated from the package and from
+``tg.nn.__all__`` and ``tg.optimizers.__all__``, so a new function is fuzzed without
+anyone adding it here) and the public methods of its classes, hypothesis replaces one argument of a call that works with a bad or
 unusual value: None, strings, bools, ragged and empty lists, complex numbers,
 object arrays, NaN and inf, size-0 arrays, wrong ranks and dtypes, negative and
 huge integers. Each call must then either
@@ -17,6 +17,7 @@ and never hang: each case runs under a time limit.
 A function whose parameters are not in ``GOOD`` (a working value for each
 parameter name) fails ``test_every_public_function_is_fuzzed``: add a line there.
 """
+import functools
 import inspect
 import math
 import re
@@ -93,6 +94,12 @@ GOOD = {
     "constant_values": lambda: 0.0, "default": lambda: 0.0,
     # products and tg.linalg
     "b": _x,
+    # tg.nn and tg.optimizers
+    "input": lambda: tg.ones((1, 4, 4, 2)), "ksize": lambda: 2, "strides": lambda: 1,
+    "stride": lambda: 1, "padding": lambda: "VALID", "dilations": lambda: 1,
+    "mean": lambda: 0.0, "variance": lambda: 1.0, "scale": lambda: 1.0,
+    "variance_epsilon": lambda: 1e-3, "rate": lambda: 0.5, "seed": lambda: 0,
+    "learning_rate": lambda: 0.1,
 }
 
 # Functions whose call needs more than GOOD's values (arguments that belong together).
@@ -121,6 +128,11 @@ SPECIAL = {
     "take_along_axis": lambda: {"arr": _x(), "indices": tg.constant([[0], [1]]), "axis": 1},
     "einsum": lambda: {"subscripts": "ij,jk->ik", "*": [_x(), _x()]},
     "linalg.cholesky": lambda: {"a": tg.constant([[2.0, 1.0], [1.0, 2.0]])},
+    "nn.conv2d": lambda: {"input": tg.ones((1, 4, 4, 2)), "filters": tg.ones((2, 2, 2, 3)),
+                          "strides": 1, "padding": "VALID"},
+    "nn.conv1d": lambda: {"input": tg.ones((1, 4, 2)), "filters": tg.ones((2, 2, 3)),
+                          "stride": 1, "padding": "VALID"},
+    "nn.moments": lambda: {"x": _x(), "axes": [0]},
 }
 
 # Called inside a graph (they are graph-mode only); GOOD's tensors are made there too.
@@ -156,14 +168,20 @@ SKIP = {
 
 
 def _public_functions():
-    """``tg``'s public functions and classes, and those of ``tg.linalg`` (as ``linalg.inv``)."""
+    """``tg``'s public functions and classes, and those of ``tg.linalg``, ``tg.nn`` and
+    ``tg.optimizers`` (as ``linalg.inv``) that are not also top-level names."""
     found = {}
     for name, value in sorted(vars(tg).items()):
         if name.startswith("_") or isinstance(value, types.ModuleType) or not callable(value):
             continue
         found[name] = value
-    for name in tg.linalg.__all__:
-        found[f"linalg.{name}"] = getattr(tg.linalg, name)
+    # the namespaces' own functions (tg.nn.relu is tg.relu: fuzzed once, as tg.relu)
+    for space in ("linalg", "nn", "optimizers"):
+        module = getattr(tg, space)
+        for name in module.__all__:
+            value = getattr(module, name)
+            if value is not getattr(tg, name, None):
+                found[f"{space}.{name}"] = value
     return found
 
 
@@ -191,6 +209,16 @@ def _methods():
             y = x * x
         return acc.jvp, {"primals": y}
 
+    def optimizer(method):
+        def make():
+            w = tg.Variable([1.0, 2.0])
+            opt = tg.optimizers.SGD(0.1, momentum=0.5)
+            opt.apply_gradients([(tg.constant([1.0, 1.0]), w)])
+            good = {"apply_gradients": {"grads_and_vars": [(tg.constant([1.0, 1.0]), w)]},
+                    "get_slot": {"variable": w, "slot_name": "momentum"}}[method]
+            return getattr(opt, method), good
+        return make
+
     def session():
         g = tg.Graph()
         with g.as_default():
@@ -207,6 +235,8 @@ def _methods():
     methods = {f"Variable.{m}": variable(m) for m in ("assign", "assign_add", "assign_sub")}
     methods.update({f"GradientTape.{m}": tape(m) for m in ("watch", "gradient", "jacobian")})
     methods["ForwardAccumulator.jvp"] = accumulator
+    methods["optimizers.Optimizer.apply_gradients"] = optimizer("apply_gradients")
+    methods["optimizers.Optimizer.get_slot"] = optimizer("get_slot")
     methods["Session.run"] = session
     methods.update({f"Tensor.{m}": tensor(m) for m in
                     ("sum", "mean", "max", "min", "reshape", "transpose", "astype", "ravel",
@@ -227,6 +257,7 @@ METHOD_SKIP = {
                                         "the recorder protocol"),
     "Session": {},
     "Tensor": {"numpy": "takes no arguments", "item": "takes no arguments"},
+    "optimizers.Optimizer": {},
 }
 
 
@@ -446,9 +477,10 @@ def test_every_public_function_is_fuzzed():
             missing.append(f"{name}: parameter {error}")
     assert not missing, f"add a working value to GOOD (or SPECIAL) for: {missing}"
     for cls_name, skipped in METHOD_SKIP.items():
-        cls = getattr(tg, cls_name)
+        cls = functools.reduce(getattr, cls_name.split("."), tg)
         public = {n for n, v in vars(cls).items() if not n.startswith("_") and callable(v)}
-        fuzzed = {label.split(".")[1] for label in _methods() if label.startswith(cls_name + ".")}
+        fuzzed = {label.rsplit(".", 1)[1] for label in _methods()
+                  if label.startswith(cls_name + ".")}
         assert public <= fuzzed | set(skipped), (
             f"tg.{cls_name} has public methods neither fuzzed nor skipped: "
             f"{sorted(public - fuzzed - set(skipped))}")

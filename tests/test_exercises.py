@@ -131,6 +131,12 @@ RIGHT_VJPS = {
     "matmul": [lambda g, ans, a, b: g @ tg.transpose(b),
                lambda g, ans, a, b: tg.transpose(a) @ g],
     "sum_rows": [lambda g, ans, x: tg.broadcast_to(tg.expand_dims(g, 1), x.shape)],
+    "conv2d": [lambda g, ans, x, w: tg.nn.conv2d(
+                   tg.pad(g, [(0, 0), (w.shape[0] - 1,) * 2, (w.shape[1] - 1,) * 2, (0, 0)]),
+                   tg.transpose(tg.flip(w, (0, 1)), (0, 1, 3, 2)), 1, "VALID"),
+               lambda g, ans, x, w: tg.transpose(tg.nn.conv2d(
+                   tg.transpose(x, (3, 1, 2, 0)), tg.transpose(g, (1, 2, 0, 3)), 1, "VALID"),
+                   (1, 2, 0, 3))],
 }
 
 

@@ -689,3 +689,12 @@ def test_scratch_takes_away_what_the_block_added():
         w = y * 3.0
     assert w.node.label == z.node.label           # the name is free again
     assert tg.Session(g).run(w, {x: 2.0}) == 12.0
+
+
+def test_constant_of_a_graph_tensor_with_a_dtype_casts_it():
+    g = tg.Graph()
+    with g.as_default():
+        p = tg.placeholder(tg.float64, shape=(2,), name="p")
+        c = tg.constant(p, dtype=tg.float32)
+    assert c.dtype == np.float32 and c.node.op.name == "cast"
+    np.testing.assert_array_equal(tg.Session(g).run(c, {p: [1.5, 2.0]}), [1.5, 2.0])

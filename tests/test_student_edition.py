@@ -232,6 +232,12 @@ WRONG = {
     "l10-ex1-rule": ["return g * (tg.softmax(logits, axis=-1) - onehot)"],
     "l10-ex2-decay": ["W1, b1, W2, b2 = params\n"
                       "return loss_fn(params, x, onehot) + lam * tg.sum(W1 * W1)"],
+    "l11-ex1-input": ["kh, kw = w.shape[0], w.shape[1]\n"
+                      "padded = tg.pad(g, [(0, 0), (kh - 1, kh - 1), (kw - 1, kw - 1), (0, 0)])\n"
+                      "return tg.nn.conv2d(padded, tg.transpose(w, (0, 1, 3, 2)), strides=1, "
+                      "padding=\"VALID\")"],
+    "l11-ex2-filters": ["return tg.nn.conv2d(tg.transpose(x, (3, 1, 2, 0)), "
+                        "tg.transpose(g, (1, 2, 0, 3)), strides=1, padding=\"VALID\")"],
 }
 STUB = re.compile(r"^( *)# YOUR CODE HERE\n *raise NotImplementedError\(\)$", re.M)
 

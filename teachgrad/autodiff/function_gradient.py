@@ -67,6 +67,9 @@ def _trace_gradient(function):
         placeholders = [placeholder(t.dtype, t.shape, name=f"x{i}")
                         for i, t in enumerate(specs)]
         grads = list(gradient_body(*placeholders))
+    # The body ran again only to be differentiated: the Variables it assigns (an
+    # optimizer's step) are assigned by the function's own call, never by its gradient.
+    graph.assignments.clear()
     return ConcreteFunction(gradient_body, graph, placeholders,
                             [g for g in grads if g is not None], grads,
                             optimize=function.optimize)

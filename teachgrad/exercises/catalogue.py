@@ -13,7 +13,7 @@ forgetting to sum a broadcast cotangent shows.
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from .. import ops
+from .. import nn, ops
 from .check import check_jvp, check_vjp
 
 KINDS = ("vjp", "jvp")
@@ -95,6 +95,18 @@ _READY_MADE = [
     Exercise("sum_rows", lambda x: ops.sum(x, axis=1), ([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],),
              _vjp_task("y = tg.sum(x, axis=1) for x of shape (2, 3)"),
              "every entry of a row added once to its row's sum."),
+    Exercise("conv2d", lambda x, w: nn.conv2d(x, w, strides=1, padding="VALID"),
+             ([[[[0.5, -1.0], [1.5, 0.2], [-0.3, 0.8], [1.0, -2.0]],
+                [[0.0, 0.4], [-1.2, 1.1], [0.7, -0.6], [2.0, 0.3]],
+                [[-0.9, 1.3], [0.6, -0.1], [1.4, 0.9], [-0.5, -1.5]]]],
+              [[[[0.3, -0.2, 1.0], [0.5, 0.1, -0.4]], [[-1.0, 0.6, 0.2], [0.8, -0.3, 0.7]]],
+               [[[0.4, 0.9, -0.5], [-0.7, 0.2, 0.1]], [[1.2, -0.8, 0.3], [0.0, 0.5, -1.1]]]]),
+             _vjp_task("y = tg.nn.conv2d(x, w, strides=1, padding='VALID'), for x of shape "
+                       "(1, 3, 4, 2) and w of shape (2, 2, 2, 3), with teachgrad ops",
+                       "the two VJP rules"),
+             "each is a convolution again: for x, g padded by the filter's size less one, "
+             "with the filters turned by 180 degrees and their channels swapped; for w, the "
+             "images with g as the filters, batch and channels trading places."),
     Exercise("sin_jvp", ops.sin, ([0.3, 1.2, -2.0],), _vjp_task("tg.sin", "the JVP rule"),
              "a JVP rule maps the input's tangent x_dot to the output's: the local derivative "
              "times x_dot.", kind="jvp"),

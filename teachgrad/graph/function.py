@@ -21,9 +21,11 @@ import warnings
 import numpy as np
 
 from .. import nest, validate
+from ..ops.arithmetic import add, subtract
 from ..ops.core import bind, note_variable_read, primitive
+from ..ops.grad_util import compatible
 from ..state import state
-from ..tensor import Tensor, _to_array
+from ..tensor import SymbolicTensor, Tensor, _to_array
 from .graph import Graph, placeholder
 from .session import plan_for
 
@@ -36,6 +38,7 @@ class FuncGraph(Graph):
         self.name = name
         self.captured_variables = []   # in the order the body first read them
         self.captures = []             # the placeholders that stand for them
+        self.assignments = {}          # Variable id -> (Variable, its new value), in order
 
     def read_variable(self, variable):
         read = self._variable_reads.get(variable._id)
@@ -48,6 +51,30 @@ class FuncGraph(Graph):
             self.captures.append(read)
         note_variable_read(variable, read, self)
         return read
+
+    def assign_variable(self, variable, value, sign=0):
+        """Record ``variable``'s new value (``sign`` 1 or -1: the old value plus or minus
+        ``value``): the function assigns it each time it runs, after computing its
+        outputs. Later reads of the Variable in this function give the new value."""
+        where = "Variable.assign" + {0: "", 1: "_add", -1: "_sub"}[sign]
+        argument = "value" if sign == 0 else "delta"
+        with self.as_default():
+            if isinstance(value, Tensor) and not isinstance(value, SymbolicTensor) \
+                    and value.dtype != variable.dtype:
+                value = Tensor(_to_array(value, variable.dtype, argument, where))
+            new = self._as_graph_tensor(value, variable)
+            if new.dtype != variable.dtype:
+                validate.fail(TypeError, where, argument, f"a tensor of the Variable's dtype "
+                              f"{variable.dtype}", new)
+            if sign:
+                old = self.read_variable(variable)
+                new = add(old, new) if sign > 0 else subtract(old, new)
+            if not compatible(new.shape, variable.shape):
+                validate.fail(ValueError, where, argument, f"a value of the Variable's shape "
+                              f"{variable.shape}", new)
+        self.assignments[variable._id] = (variable, new)
+        self._variable_reads[variable._id] = new
+        return variable
 
     def bind_variables(self, variables, tensors):
         """Let reads of ``variables`` in this graph give ``tensors`` (already inputs)."""
@@ -74,6 +101,10 @@ class ConcreteFunction:
         self.report = None              # on an optimised copy: the node counts per pass
         self.gradient = None            # the traced gradient, made on first use (autodiff)
         self._optimized = None
+        # the Variables the function assigns, and their new values (run with the outputs)
+        assigned = list(getattr(graph, "assignments", {}).values())
+        self.assigned_variables = [v for v, _ in assigned]
+        self.assigned_values = [t for _, t in assigned]
 
     @property
     def captured_variables(self):
@@ -93,22 +124,29 @@ class ConcreteFunction:
         if self.optimize is not False and not state.checks():
             return self.optimized.run(arrays)
         feeds = dict(zip([t._id for t in self.inputs + self.graph.captures], arrays))
-        fetch_ids = [t._id for t in self.outputs]
+        fetch_ids = [t._id for t in self.outputs + self.assigned_values]
         values = plan_for(self.graph, fetch_ids, set(feeds)).run(feeds)
-        return tuple(values[i] for i in fetch_ids)
+        results = [values[i] for i in fetch_ids]
+        n = len(self.outputs)
+        for variable, array in zip(self.assigned_variables, results[n:]):
+            variable.assign(array)    # after the whole graph ran: reads saw the old values
+        return tuple(results[:n])
 
 
 def _optimized_copy(function, passes):
     """``function`` with its graph run through the optimisation passes."""
     from .optimize import GraphFunction, optimize
     n = len(function.inputs)
+    outputs = len(function.outputs)
     traced = GraphFunction(function.graph, function.inputs + function.graph.captures,
-                           function.outputs)
+                           function.outputs + function.assigned_values)
     fn, report = optimize(traced, passes)
     fn.graph.captures = fn.inputs[n:]
     fn.graph.captured_variables = list(function.captured_variables)
-    copy = ConcreteFunction(function.python_function, fn.graph, fn.inputs[:n], fn.outputs,
-                            function.structure, optimize=False)
+    copy = ConcreteFunction(function.python_function, fn.graph, fn.inputs[:n],
+                            fn.outputs[:outputs], function.structure, optimize=False)
+    copy.assigned_variables = list(function.assigned_variables)
+    copy.assigned_values = list(fn.outputs[outputs:])
     copy.report = report
     return copy
 

@@ -166,6 +166,16 @@ class Graph:
         note_variable_read(variable, read, self)
         return read
 
+    def assign_variable(self, variable, value, sign=0):
+        """``variable.assign(value)`` (``sign`` 1 or -1: ``assign_add``/``assign_sub``)
+        while this graph is built: only a traced function (``tg.function``) can hold
+        an assignment; a Graph run by a Session reads Variables and never writes them."""
+        raise RuntimeError(
+            f"Variable.assign while building a tg.Graph: a Graph reads Variables when a "
+            f"Session runs it, it cannot assign them. Assign {variable.name or 'the Variable'} "
+            f"eagerly with the value Session.run returns, or trace the step with tg.function, "
+            f"where assignments are part of the graph.")
+
     def _as_graph_tensor(self, value, like):
         if isinstance(value, SymbolicTensor):
             if value.graph is not self:

@@ -88,11 +88,13 @@ def _power_kernel(x, y):
 def _power_dx(ct, ans, x, y):
     # Where y = 0, x^0 = 1 is constant and d/dx is 0, also at x = 0 (where y x^(y-1)
     # would be 0 * inf = NaN): there the exponent y - 1 becomes 1, and y x^1 = 0. This
-    # keeps x ** 0.0, and the second derivative of x ** 1.0, right at 0. (Only when y
-    # may be 0: an exponent known to be nonzero, x ** 2, keeps the rule's two ops.)
+    # keeps x ** 0.0, and the second derivative of x ** 1.0, right at 0. Only at x = 0:
+    # elsewhere y x^(y-1) is finite, and its derivative in y at y = 0, x^(-1), must stay
+    # (a second derivative). (Only when y may be 0: an exponent known to be nonzero,
+    # x ** 2, keeps the rule's two ops.)
     exponent = y - 1
     if _may_be_zero(y):
-        exponent = where(y == 0, 1, exponent)
+        exponent = where(y == 0, where(x == 0, 1, exponent), exponent)
     return unbroadcast(ct * y * power(x, exponent), x)
 
 

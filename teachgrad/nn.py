@@ -1,0 +1,67 @@
+"""``tg.nn``: the deep-learning ops, with TensorFlow's names and layouts.
+
+Images are NHWC (batch, height, width, channels) and filters HWIO (height, width,
+in channels, out channels), as in ``tf.nn``. The activations and the fused
+cross-entropy are the same ops as the top-level names (``tg.nn.relu is tg.relu``).
+
+    x = tg.constant(images)                            # (batch, 8, 8, 1)
+    h = tg.nn.relu(tg.nn.conv2d(x, w, strides=1, padding="SAME"))
+    h = tg.nn.max_pool2d(h, ksize=2, strides=2, padding="VALID")
+
+Each op is declared once, in ``teachgrad/ops/`` (``conv.py``, ``pooling.py``,
+``normalization.py``, ``dropout.py``); this module is where they are public, each
+taking ``name=`` as every op does.
+"""
+from . import validate as _validate
+from .ops import (log_softmax, relu, sigmoid, softmax,
+                  sparse_softmax_cross_entropy_with_logits)
+from .ops.conv import checked_conv as _checked_conv, check_fits as _check_fits, conv2d, \
+    conv2d_p as _conv2d_p
+from .ops.core import bind as _bind
+from .ops.dropout import dropout
+from .ops.naming import take_names as _take_names
+from .ops.normalization import batch_normalization, moments
+from .ops.pooling import avg_pool2d, max_pool2d
+from .ops.shape import expand_dims as _expand_dims, squeeze as _squeeze
+
+__all__ = ["avg_pool2d", "batch_normalization", "conv1d", "conv2d", "dropout", "log_softmax",
+           "max_pool2d", "moments", "relu", "sigmoid", "softmax",
+           "sparse_softmax_cross_entropy_with_logits"]
+
+
+def conv1d(input, filters, stride, padding, dilations=1):
+    r"""The 1-D convolution of ``input`` (NWC: batch, width, channels) with ``filters``
+    (WIO: width, in channels, out channels), as ``tf.nn.conv1d``: a ``conv2d`` of
+    height 1 (the input and filters get a height axis of size 1, and lose it again).
+
+    $y_{b,i,o} = \sum_{q,c} x_{b,\, i s + q d,\, c}\, w_{q,c,o}$
+
+    Args:
+      input: float tensor of shape ``(batch, width, in_channels)``.
+      filters: tensor of ``input``'s dtype, shape ``(width, in_channels, out_channels)``.
+      stride, dilations: an int (or a list of 1 or 3 ints, 3: ``[1, s, 1]``).
+      padding: ``"VALID"`` or ``"SAME"``.
+    """
+    where = "tg.nn.conv1d"
+    stride, dilations = _one(stride, "stride", where), _one(dilations, "dilations", where)
+    x, w, strides, padding, dilations = _checked_conv(input, filters, (1, stride), padding,
+                                                      (1, dilations), 3, where)
+    if w.shape is not None:
+        _check_fits(x, w.shape[:1], dilations[1:], padding, where)
+    y = _bind(_conv2d_p, _expand_dims(x, 1), _expand_dims(w, 0), strides=strides,
+              padding=padding, dilations=dilations)
+    return _squeeze(y, 1)
+
+
+def _one(value, name, where):
+    """A 1-D stride or dilation (an int, or 1 or 3 ints with 1 at the ends) as an int."""
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    if len(items) == 3 and items[0] == 1 and items[2] == 1:
+        items = items[1:2]
+    if len(items) != 1:
+        _validate.fail(ValueError, where, name, "a positive int (or [1, n, 1])", value)
+    return _validate.integer(items[0], name, where, minimum=1, maximum=2 ** 31)
+
+
+# Every public function above takes name= too (the activations already do).
+_take_names(globals())

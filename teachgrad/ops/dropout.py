@@ -1,0 +1,53 @@
+"""Dropout's random mask, as an op of its own.
+
+``dropout(x, rate)`` is ``x * mask``, where each entry of ``mask`` is ``1 / (1 - rate)``
+with probability ``1 - rate`` and 0 otherwise: the kept entries are scaled up so that
+the expected value of each entry stays ``x``'s. The mask is drawn by an op when it
+*runs*, so a traced ``tg.function`` or a graph draws a new one at each call, as an
+eager call does. Its derivative is nothing (it is noise), and the product's VJP
+multiplies the cotangent by the same mask: dropped entries get no gradient.
+"""
+import numpy as np
+
+from .. import backend, validate
+from .core import bind, not_differentiable, primitive
+from .grad_util import as_tensor
+
+#: Where masks without a seed come from (fresh entropy, once per process).
+_unseeded = np.random.default_rng()
+
+
+def _keep_mask_kernel(x, rate, seed):
+    rng = _unseeded if seed is None else np.random.default_rng(seed)
+    keep = rng.random(x.shape) >= rate            # TensorFlow's rule: uniform >= rate
+    return backend.xp.asarray(keep.astype(x.dtype) / x.dtype.type(1 - rate))
+
+# keep_mask(x): 1/(1 - rate) where an entry is kept, 0 where it is dropped. Random
+# noise: no derivative, and never folded or shared by the graph optimiser.
+keep_mask_p = not_differentiable(primitive("keep_mask", _keep_mask_kernel))
+keep_mask_p.shape_rule = lambda x, rate, seed: [(x.shape, x.dtype)]
+
+
+def dropout(x, rate, seed=None):
+    r"""Each entry of ``x`` set to 0 with probability ``rate``, the others scaled by
+    $1 / (1 - \mathrm{rate})$ (``tf.nn.dropout``): the expected value stays ``x``.
+
+    Args:
+      x: a float tensor.
+      rate: the probability of dropping an entry, in ``[0, 1)``.
+      seed: an int makes the mask reproducible: the same seed, the same mask, at every
+        call (as TensorFlow's stateless random ops). None (the default) draws a new mask
+        each time the op runs, eagerly or in a graph: what training wants.
+
+    VJP: the cotangent times the same mask.
+    """
+    where = "tg.nn.dropout"
+    x = as_tensor(x, "x", where)
+    if x.dtype.kind != "f":
+        validate.fail(TypeError, where, "x", "floating point (cast it with tg.cast)", x)
+    rate = validate.number(rate, "rate", where, minimum=0.0)
+    if rate >= 1:
+        validate.fail(ValueError, where, "rate", "a probability in [0, 1)", rate)
+    if seed is not None:
+        seed = validate.integer(seed, "seed", where, minimum=0)
+    return x * bind(keep_mask_p, x, rate=rate, seed=seed)

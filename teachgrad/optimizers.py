@@ -1,0 +1,192 @@
+r"""``tg.optimizers``: gradient descent with TensorFlow's (Keras's) update rules::
+
+    opt = tg.optimizers.Adam(learning_rate=1e-3)
+    with tg.GradientTape() as tape:
+        loss = model_loss(w, b)
+    grads = tape.gradient(loss, [w, b])
+    opt.apply_gradients(zip(grads, [w, b]))      # w, b are tg.Variables
+
+An optimizer keeps, per Variable, the *slots* its rule needs (SGD's velocity,
+Adam's two moments), made the first time it sees the Variable, and a step count
+``iterations`` (a Variable too). The updates are written in teachgrad ops and
+assigned with ``Variable.assign``, so the same code runs eagerly and inside
+``tg.function``, where the assignments become part of the traced graph.
+
+* **SGD**: $w \leftarrow w - \eta g$; with momentum $\mu$, a velocity
+  $v \leftarrow \mu v - \eta g$, then $w \leftarrow w + v$ (Nesterov:
+  $w \leftarrow w + \mu v - \eta g$, with the new $v$).
+* **Adam** at step $t$ (from 1): $m \leftarrow m + (1 - \beta_1)(g - m)$,
+  $v \leftarrow v + (1 - \beta_2)(g^2 - v)$, and with
+  $\eta_t = \eta \sqrt{1 - \beta_2^t} / (1 - \beta_1^t)$ (the bias correction),
+  $w \leftarrow w - \eta_t\, m / (\sqrt{v} + \epsilon)$.
+"""
+from . import backend, validate
+from .ops import IndexedSlices, cast, power, sqrt, square
+from .tensor import SymbolicTensor, Tensor, Variable
+
+__all__ = ["Adam", "Optimizer", "SGD"]
+
+
+class Optimizer:
+    """What SGD and Adam share: the checks on ``apply_gradients``, the slots, the step
+    count. A subclass gives ``_update(g, w, step)``, which assigns ``w`` its new value
+    (``g`` a dense tensor of ``w``'s dtype, ``step`` the step number from 1, as a
+    tensor of that dtype)."""
+
+    def __init__(self, learning_rate, name):
+        if not isinstance(name, str) or not name:
+            validate.fail(TypeError, "tg.optimizers.Optimizer", "name", "a non-empty string "
+                          "(the prefix of its Variables' names)", name)
+        self.name = name
+        self.learning_rate = _hyper(learning_rate, "learning_rate", name)
+        self.iterations = Variable(backend.xp.asarray(0, dtype="int64"), trainable=False,
+                                   name=f"{name}/iterations")
+        self._slots = {}    # (Variable id, slot name) -> (Variable, its slot Variable)
+
+    def get_slot(self, variable, slot_name):
+        """The slot ``slot_name`` (``"momentum"``; ``"m"``, ``"v"``) kept for ``variable``."""
+        key = (getattr(variable, "_id", None), slot_name)
+        if not isinstance(slot_name, str) or key not in self._slots:
+            validate.fail(ValueError, f"{self.name}.get_slot", "slot_name", "the name of a "
+                          "slot made for this variable by apply_gradients", slot_name)
+        return self._slots[key][1]
+
+    def _slot(self, variable, slot_name):
+        """The slot, made (zeros of the Variable's shape and dtype) on first use."""
+        key = (variable._id, slot_name)
+        if key not in self._slots:
+            zeros = backend.xp.zeros(variable.shape, variable.dtype)
+            label = f"{variable.name or 'variable'}/{slot_name}"
+            self._slots[key] = (variable, Variable(zeros, trainable=False, name=label))
+        return self._slots[key][1]
+
+    def apply_gradients(self, grads_and_vars):
+        """Update each Variable by its gradient: ``opt.apply_gradients(zip(grads, vars))``.
+
+        A None gradient (a Variable the loss does not depend on) is skipped; an
+        ``IndexedSlices`` gradient (from ``tg.gather``) is made dense first. Returns
+        ``iterations``, the number of steps taken so far (a Variable)."""
+        pairs = self._checked_pairs(grads_and_vars)
+        for g, w in pairs:
+            step = cast(self.iterations + 1, w.dtype)
+            self._update(g, w, step)
+        self.iterations.assign_add(1)
+        return self.iterations
+
+    def _checked_pairs(self, grads_and_vars):
+        where, name = f"{self.name}.apply_gradients", "grads_and_vars"
+        accepted = "(gradient, Variable) pairs, e.g. zip(grads, variables)"
+        if isinstance(grads_and_vars, (str, bytes, Tensor, dict)) or not hasattr(
+                grads_and_vars, "__iter__"):
+            validate.fail(TypeError, where, name, accepted, grads_and_vars)
+        pairs, seen = [], set()
+        for pair in list(grads_and_vars):
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                validate.fail(TypeError, where, name, accepted + f"; one item is not a pair",
+                              pair)
+            g, w = pair
+            if not isinstance(w, Variable):
+                validate.fail(TypeError, where, name, accepted + "; the second of a pair must "
+                              "be a tg.Variable", w)
+            if w.dtype.kind != "f":
+                validate.fail(TypeError, where, name, "floating-point Variables (an integer "
+                              "Variable has no gradient step)", w)
+            if w._id in seen:
+                validate.fail(ValueError, where, name, "each Variable once", w,
+                              "Add up its gradients first.")
+            seen.add(w._id)
+            if g is not None:
+                pairs.append((self._dense(g, w, where, name), w))
+        if not pairs:
+            validate.fail(ValueError, where, name, "at least one pair whose gradient is not "
+                          "None (no gradients were provided for any variable)", grads_and_vars,
+                          "Is the loss computed from these Variables inside the tape?")
+        return pairs
+
+    @staticmethod
+    def _dense(g, w, where, name):
+        """The gradient as a dense tensor of ``w``'s shape and dtype."""
+        if isinstance(g, IndexedSlices):
+            g = g.to_dense()
+        if not isinstance(g, Tensor):
+            g = Tensor(validate.tensor_like(g, name, where, dtype=w.dtype))
+        if g.dtype != w.dtype:
+            validate.fail(TypeError, where, name, f"gradients of their Variable's dtype "
+                          f"{w.dtype}", g)
+        if g.shape is not None and tuple(g.shape) != tuple(w.shape) and not (
+                isinstance(g, SymbolicTensor) and None in g.shape):
+            validate.fail(ValueError, where, name, f"gradients of their Variable's shape "
+                          f"{w.shape}", g)
+        return g
+
+    def __repr__(self):
+        return f"tg.optimizers.{type(self).__name__}(learning_rate={self.learning_rate})"
+
+
+class SGD(Optimizer):
+    r"""Gradient descent, with momentum if ``momentum`` > 0 (``tf.keras.optimizers.SGD``).
+
+    $v \leftarrow \mu v - \eta g$, then $w \leftarrow w + v$, or with ``nesterov``
+    $w \leftarrow w + \mu v - \eta g$ (looking one velocity ahead). With $\mu = 0$ it is
+    $w \leftarrow w - \eta g$.
+
+    Args:
+      learning_rate: $\eta \ge 0$.
+      momentum: $\mu$ in $[0, 1]$.
+      nesterov: use Nesterov momentum.
+    """
+
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False):
+        super().__init__(learning_rate, "SGD")
+        self.momentum = _hyper(momentum, "momentum", "SGD", upper=1.0)
+        self.nesterov = validate.boolean(nesterov, "nesterov", "SGD")
+
+    def _update(self, g, w, step):
+        lr, mu = self.learning_rate, self.momentum
+        if mu == 0:
+            w.assign(w - lr * g)
+            return
+        velocity = self._slot(w, "momentum")
+        velocity.assign(mu * velocity - lr * g)
+        w.assign(w + (mu * velocity - lr * g if self.nesterov else velocity))
+
+
+class Adam(Optimizer):
+    r"""Adam (``tf.keras.optimizers.Adam``): steps scaled by running averages of the
+    gradient ($m$) and of its square ($v$), with the bias of their zero start corrected.
+
+    $m \leftarrow m + (1 - \beta_1)(g - m)$, $v \leftarrow v + (1 - \beta_2)(g^2 - v)$,
+    $w \leftarrow w - \eta \frac{\sqrt{1 - \beta_2^t}}{1 - \beta_1^t}
+    \frac{m}{\sqrt{v} + \epsilon}$ at step $t = 1, 2, \dots$
+
+    Args:
+      learning_rate: $\eta \ge 0$.
+      beta_1, beta_2: the averages' decay rates, in $[0, 1)$.
+      epsilon: $\epsilon \ge 0$, keeps the step finite where $v$ is 0. As in Keras it is
+        added to $\sqrt{v}$, not to the bias-corrected $\sqrt{\hat v}$ of the paper (the
+        paper's "epsilon hat").
+    """
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7):
+        super().__init__(learning_rate, "Adam")
+        self.beta_1 = _hyper(beta_1, "beta_1", "Adam", upper=1.0, open_upper=True)
+        self.beta_2 = _hyper(beta_2, "beta_2", "Adam", upper=1.0, open_upper=True)
+        self.epsilon = _hyper(epsilon, "epsilon", "Adam")
+
+    def _update(self, g, w, step):
+        b1, b2 = self.beta_1, self.beta_2
+        m, v = self._slot(w, "m"), self._slot(w, "v")
+        lr_t = self.learning_rate * sqrt(1 - power(b2, step)) / (1 - power(b1, step))
+        m.assign(m + (1 - b1) * (g - m))
+        v.assign(v + (1 - b2) * (square(g) - v))
+        w.assign(w - lr_t * m / (sqrt(v) + self.epsilon))
+
+
+def _hyper(value, name, where, upper=None, open_upper=False):
+    """A hyperparameter: a finite number >= 0 (and <= ``upper``, or < when ``open_upper``)."""
+    number = validate.number(value, name, f"tg.optimizers.{where}", minimum=0.0)
+    if upper is not None and (number > upper or (open_upper and number == upper)):
+        bound = f"< {upper}" if open_upper else f"<= {upper}"
+        validate.fail(ValueError, f"tg.optimizers.{where}", name, f"a number >= 0 and {bound}",
+                      value)
+    return number
