@@ -241,3 +241,21 @@ def _distinct_magnitudes(draw, shape):
     order = np.array(draw(st.permutations(range(n))), dtype=np.float64).reshape(shape)
     signs = np.where(draw(arrays(shape, UNIT)) < 0, -1.0, 1.0)
     return signs * 1.37 ** (order - n / 2)
+
+
+def cross_reference(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """numpy's cross, 2-vectors included (numpy 2 deprecates them, and later numpy
+    refuses them): a 2-vector's third component is 0, and two 2-vectors give the z
+    component alone."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = np.moveaxis(np.asarray(a), axisa, -1), np.moveaxis(np.asarray(b), axisb, -1)
+
+    def three(v):
+        if v.shape[-1] == 3:
+            return v
+        return np.concatenate([v, np.zeros(v.shape[:-1] + (1,), v.dtype)], axis=-1)
+    c = np.cross(three(a), three(b))
+    if a.shape[-1] == 2 and b.shape[-1] == 2:
+        return c[..., 2]
+    return np.moveaxis(c, -1, axisc)

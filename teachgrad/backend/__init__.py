@@ -110,3 +110,13 @@ def is_numpy_scalar(value):
     """Is ``value`` a numpy scalar (``np.float64(2.0)``, what numpy returns for a 0-d
     result)? Unlike a 0-d array it is immutable, so a kernel may return it as it is."""
     return isinstance(value, numpy.generic)
+
+
+def linalg_errors():
+    """A block in which a singular or non-positive-definite matrix raises numpy's
+    LinAlgError on every backend: numpy always raises; CuPy, to spare a device
+    synchronisation, returns NaNs unless asked (``cupyx.errstate(linalg="raise")``)."""
+    if _name != "cupy":
+        return contextlib.nullcontext()
+    import cupyx
+    return cupyx.errstate(linalg="raise")

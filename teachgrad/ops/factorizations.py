@@ -41,7 +41,11 @@ def _diag(v, eye):
 
 # cholesky: A = L L^T.  dL = L Phi(L^{-1} dS L^{-T}) with Phi(X) = tril(X) with its
 # diagonal halved, so  ct_S = L^{-T} Phi(L^T ct) L^{-1}  (Phi is its own transpose).
-cholesky_p = primitive("cholesky", lambda a: backend.xp.linalg.cholesky(a))
+def _cholesky_kernel(a):
+    with backend.linalg_errors():   # not positive definite: LinAlgError, on a GPU too
+        return backend.xp.linalg.cholesky(a)
+
+cholesky_p = primitive("cholesky", _cholesky_kernel)
 defeffect(cholesky_p, "fresh")
 def cholesky(a):
     r"""The lower-triangular $L$ with $A = L L^T$, for symmetric positive definite $A$

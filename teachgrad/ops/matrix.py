@@ -60,7 +60,11 @@ def _ct_matrix(ct):
 
 
 # inv: ct_A = -A^{-T} ct A^{-T}  (ans = A^{-1}).
-inv_p = primitive("inv", lambda a: backend.xp.linalg.inv(a))
+def _inv_kernel(a):
+    with backend.linalg_errors():   # a singular matrix raises LinAlgError, on a GPU too
+        return backend.xp.linalg.inv(a)
+
+inv_p = primitive("inv", _inv_kernel)
 defeffect(inv_p, "fresh")
 def inv(a):
     r"""$A^{-1}$ of each square matrix.  VJP: $\bar A = -A^{-T}\, \bar{\mathrm{out}}\,
@@ -75,8 +79,18 @@ inv_p.shape_rule = same_shape_rule
 def _solve_kernel(a, b, vector):
     xp = backend.xp
     if vector:   # b holds vectors (..., M): solve for each as a one-column matrix
-        return xp.linalg.solve(a, b[..., None])[..., 0]
-    return xp.linalg.solve(a, b)
+        b = b[..., None]
+    # The leading (batch) axes broadcast, written out: CuPy's solve does not broadcast
+    # them, nor take a size-0 system.
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = xp.broadcast_to(a, batch + a.shape[-2:])
+    b = xp.broadcast_to(b, batch + b.shape[-2:])
+    if a.size == 0 or b.size == 0:
+        x = xp.zeros(batch + (a.shape[-1], b.shape[-1]), dtype=np.result_type(a, b))
+    else:
+        with backend.linalg_errors():
+            x = xp.linalg.solve(a, b)
+    return x[..., 0] if vector else x
 
 
 def _as_columns(t, vector):
