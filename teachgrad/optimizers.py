@@ -20,8 +20,11 @@ assigned with ``Variable.assign``, so the same code runs eagerly and inside
   $\eta_t = \eta \sqrt{1 - \beta_2^t} / (1 - \beta_1^t)$ (the bias correction),
   $w \leftarrow w - \eta_t\, m / (\sqrt{v} + \epsilon)$.
 """
+import contextlib
+
 from . import backend, validate
 from .ops import IndexedSlices, cast, power, sqrt, square
+from .state import override, state
 from .tensor import SymbolicTensor, Tensor, Variable
 
 __all__ = ["Adam", "Optimizer", "SGD"]
@@ -67,10 +70,11 @@ class Optimizer:
         ``IndexedSlices`` gradient (from ``tg.gather``) is made dense first. Returns
         ``iterations``, the number of steps taken so far (a Variable)."""
         pairs = self._checked_pairs(grads_and_vars)
-        for g, w in pairs:
-            step = cast(self.iterations + 1, w.dtype)
-            self._update(g, w, step)
-        self.iterations.assign_add(1)
+        with _unrecorded_updates_on_arrays():
+            for g, w in pairs:
+                step = cast(self.iterations + 1, w.dtype)
+                self._update(g, w, step)
+            self.iterations.assign_add(1)
         return self.iterations
 
     def _checked_pairs(self, grads_and_vars):
@@ -180,6 +184,20 @@ class Adam(Optimizer):
         m.assign(m + (1 - b1) * (g - m))
         v.assign(v + (1 - b2) * (square(g) - v))
         w.assign(w - lr_t * m / (sqrt(v) + self.epsilon))
+
+
+def _unrecorded_updates_on_arrays():
+    """Run an eager update that nothing records on raw arrays.
+
+    When no graph is being built and no tape, accumulator, debug check or observer is
+    on, no one sees the update's ops: they then compute on arrays and make no Tensor
+    or Node (``state.arrays``, as the backward pass's rules do when nothing records
+    them), and ``assign`` takes the arrays. The same ``_update`` code runs on Tensors
+    inside ``tg.function`` or under a tape, where the ops are seen.
+    """
+    if state.graph is None and not state.recorders and not state.observers:
+        return override(arrays=True)
+    return contextlib.nullcontext()
 
 
 def _hyper(value, name, where, upper=None, open_upper=False):

@@ -71,6 +71,22 @@ def test_eager_steps_match_the_numpy_rule(make, reference):
 
 
 @pytest.mark.parametrize("make, reference", CASES, ids=IDS)
+def test_a_recorded_eager_step_matches_an_unrecorded_one(make, reference):
+    # Unrecorded, the update's ops run on raw arrays; under a tape they make Tensors
+    # the tape sees. The same rule either way, the same numbers, the same types.
+    plain, w_plain = make(), tg.Variable(W0, name="w")
+    seen, w_seen = make(), tg.Variable(W0, name="w")
+    for _ in range(STEPS):
+        _step(plain, w_plain)
+        with tg.GradientTape():
+            _step(seen, w_seen)
+    np.testing.assert_array_equal(w_plain.numpy(), w_seen.numpy())
+    for w in (w_plain, w_seen):
+        assert type(w.read_value()) is tg.Tensor and w.dtype == W0.dtype
+    np.testing.assert_allclose(w_plain.numpy(), reference(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("make, reference", CASES, ids=IDS)
 def test_traced_steps_match_the_numpy_rule(make, reference):
     opt, w = make(), tg.Variable(W0, name="w")
     step = tg.function(lambda: _step(opt, w))

@@ -21,7 +21,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-WORKLOADS = ("scalar_chain", "mlp_medium", "mlp_large", "jvp", "hvp", "gpu_mlp")
+WORKLOADS = ("scalar_chain", "mlp_medium", "mlp_large", "jvp", "hvp", "cnn", "gpu_mlp")
 COLUMNS = ("teachgrad", "teachgrad tg.function", "micrograd", "torch", "jax jit", "jax",
            "autograd")
 
@@ -142,6 +142,20 @@ def table_rows(results):
         cells = {k: _cell(r, k, "ratio", "x") for k in r["rows"]}
         rows.append(("HVP of the medium MLP loss / its gradient", cells, "<= 2.5",
                      verdict(r["rows"].get("teachgrad", {}).get("ratio"), 2.5)))
+    r = results.get("cnn")
+    if r and r["rows"]:
+        for workload, title, goals in (
+                ("step", "lesson 11's CNN training step (batch 32, Adam) / PyTorch's",
+                 {"teachgrad": 1.5, "teachgrad tg.function": 1.2}),
+                ("conv2d", "conv2d 3x3 SAME, (32, 32, 32, 16) -> 32, fwd + bwd / PyTorch's",
+                 {})):
+            names = [k.split(": ", 1)[1] for k in r["rows"] if k.startswith(workload + ": ")]
+            cells = {n: _cell(r, f"{workload}: {n}", "vs_torch", "x") for n in names}
+            goal = "; ".join(f"{'eager' if k == 'teachgrad' else 'tg.function'} <= {g}"
+                             for k, g in goals.items()) or "(no goal)"
+            met = "; ".join(verdict(r["rows"].get(f"{workload}: {k}", {}).get("vs_torch"), g)
+                            for k, g in goals.items())
+            rows.append((title, cells, goal, met))
     r = results.get("gpu_mlp")
     if r:
         if r["rows"]:
