@@ -159,7 +159,7 @@ def test_unconnected_source_and_two_targets():
     frames = backprop_frames(rec.traces[0])
     last = frames[len(frames) - 1]
     assert last.result[2] is None and grads[2] is None
-    assert "source 2 gets None" in last.sentence
+    assert "t3 gets None" in last.sentence     # an unnamed source, numbered
     for got, want in zip(last.result[:2], grads[:2]):
         assert got is want
     np.testing.assert_allclose(grads[1].numpy(), 3.0 + 6.0)   # sum(x) + 2w
@@ -314,8 +314,9 @@ def test_jvp_frames_for_native_rules_compare_with_transposition():
     rec, y_dot, x, x_dot = forward_mode(transpose=False)
     frames = jvp_frames(rec.traces[0], rec.traces)
     assert [f.phase for f in frames.frames] == ["native"] * 3
-    assert [frames.labels[f.node] for f in frames.frames] == ["tanh (n0)", "multiply (n1)",
-                                                              "sum (n2)"]
+    # x is t1; the ops' outputs t2, t3, t4; the sentences say the op beside the name.
+    assert [frames.labels[f.node] for f in frames.frames] == ["t2", "t3", "t4"]
+    assert frames[0].sentence.startswith("t2 (tanh) has a native JVP rule")
     for frame in frames.frames:
         assert frame.agree is True
         np.testing.assert_allclose(frame.compared[0].numpy(),
@@ -355,20 +356,39 @@ def test_jvp_frames_step_inside_a_transposition():
 def test_jvp_stepper_draws_ops_by_their_op_names_and_the_aid_as_u():
     rec, *_ = forward_mode(transpose=True)
     stepper = tg.viz.JVPStepper(rec)
-    drawing = tg.viz.draw(stepper.frames.transposes[0].trace)   # what _drawn_ops draws
+    stepper.header_html()
+    drawing = stepper._drawn_ops()[1][0]           # the transpose tape of the multiply
     titles = dict(re.findall(r"\t(\w+) \[label=<<b>([^<]*)</b>", drawing.source))
     ops = {name: title for name, title in titles.items() if name.startswith("n")}
-    assert list(ops.values()) == ["tanh_grad"]     # the VJP rule's op, not a node id
+    # What the steps call the rule's outputs (x*y hands x and y one each), and their op.
+    assert list(ops.values()) == ["g(u)[0]", "g(u)[1]"]
+    assert "multiply</font>" in drawing.source
     (source,) = re.findall(r"\t(\w+) \[.*penwidth=\"2.5\"", drawing.source)
     assert titles[source] == "u"                   # the aid vector, as the steps call it
+    # Unnamed tensors of the transpose tape are T1, T2, ...: never the ops' t1, t2.
+    inner = set(titles.values()) - {"u", "g(u)[0]", "g(u)[1]"}
+    assert inner and all(re.fullmatch(r"T\d+", t) for t in inner)
+    forward = set(stepper.frames.labels.values())
+    assert forward and not forward & set(stepper.frames.transposes[1].labels.values())
 
 
-def test_jvp_stepper_without_the_recorder_notes_the_missing_transposes():
+def test_jvp_stepper_given_one_trace_asks_for_the_recorder():
     rec, *_ = forward_mode(transpose=True)
-    stepper = tg.viz.JVPStepper(rec.traces[0])
+    with pytest.raises(ValueError, match=r"JVPStepper\(trace\).*tg.viz.JVPStepper\(rec\)"):
+        tg.viz.JVPStepper(rec.traces[0])
+    stepper = tg.viz.JVPStepper(rec.traces[0], transposes=())   # asked for: no sub-steps
     assert not stepper.frames.transposes
     assert [f.phase for f in stepper.frames.frames[:3]] == ["aid", "backward", "tangent"]
     assert "pass the recorder" in stepper.header_html()
+    native, *_ = forward_mode(transpose=False)
+    assert len(tg.viz.JVPStepper(native.traces[0]).frames) == 3   # nothing transposed
+
+
+def test_jvp_stepper_has_a_forward_mode_legend():
+    rec, *_ = forward_mode(transpose=False)
+    header = tg.viz.JVPStepper(rec).header_html()
+    assert "tangent" in header and "primal" in header and "native JVP rule" in header
+    assert "not reached" not in header       # no backward-pass states without a transpose tape
 
 
 def test_jvp_stepper_refuses_a_backward_trace():
@@ -532,7 +552,7 @@ def test_static_text_is_the_same_in_every_run():
     assert first[0] == second[0] and first[1] == second[1]
     assert "0x" not in first[0] and "multiply_" not in first[0]
     assert first[0].splitlines()[0] == ("BackpropStepper: 15 steps of the backward pass of "
-                                        "add (n2) with respect to the source")
+                                        "t4 with respect to t1")
     bundle = first[2]
     assert bundle["text/plain"] == first[0] and bundle["text/html"] == first[1]
     assert "application/vnd.jupyter.widget-view+json" in bundle
@@ -552,3 +572,54 @@ def test_model_text_is_escaped():
     html = "".join(stepper.frame_html(i, "s") for i in range(len(stepper.frames)))
     html += stepper.static_html()
     assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+# -- names, values and gradients (issue 19) ------------------------------------------
+def lesson_two(named=True):
+    """Lesson 2's program: z = sin(a) e^a + a, a = x y, with names given by name=."""
+    x = tg.constant(0.5, name="x")
+    y = tg.constant(2.0, name="y")
+    n = (lambda k: {"name": k}) if named else (lambda k: {})
+    with tg.GradientTape() as tape:
+        tape.watch([x, y])
+        a = tg.multiply(x, y, **n("a"))
+        b = tg.sin(a, **n("b"))
+        c = tg.exp(a, **n("c"))
+        d = tg.multiply(b, c, **n("d"))
+        z = tg.add(d, a, **n("z"))
+    with tg.viz.record() as rec:
+        grads = tape.gradient(z, [x, y])
+    return rec, grads, (x, y, a, b, c, d, z)
+
+
+def test_frames_and_drawing_call_tensors_by_their_names():
+    rec, _, _ = lesson_two()
+    stepper = tg.viz.BackpropStepper(rec)
+    labels = {stepper.frames.labels[n] for n in stepper.frames.nodes}
+    assert labels == {"a", "b", "c", "d", "z"}
+    pops = [f.sentence for f in stepper.frames if f.kind == "Pop"]
+    assert pops[0].startswith("Pop z (add) from the front of the queue")
+    source = stepper.drawing().source
+    titles = re.findall(r"<b>([^<]*)</b>", source)
+    assert sorted(titles) == ["a", "b", "c", "d", "x", "y", "z"]
+    assert "tensor" not in source and "(n" not in stepper.text()
+
+
+def test_unnamed_tensors_are_numbered_per_picture_never_called_tensor():
+    tg.sin(tg.constant(1.0))                      # other tensors made before: no effect
+    rec, _, _ = lesson_two(named=False)
+    frames = backprop_frames(rec.traces[0])
+    assert sorted(frames.labels[n] for n in frames.nodes) == ["t1", "t2", "t3", "t4", "t5"]
+    text = tg.viz.BackpropStepper(rec).text()
+    assert "tensor" not in "".join(frames.labels.values()) and "multiply (n" not in text
+    drawing = tg.viz.draw(rec.traces[0])
+    assert "<b>tensor</b>" not in drawing.source and "<b>x</b>" in drawing.source
+
+
+def test_placeholders_of_a_traced_function_take_the_argument_names():
+    @tg.function
+    def f(weight, bias):
+        return tg.sin(weight) * bias
+    f(tg.constant(1.0), tg.constant(2.0))
+    titles = re.findall(r"<b>([^<]*)</b>", tg.viz.draw(f).source)
+    assert "weight" in titles and "bias" in titles and "arg0" not in titles

@@ -22,7 +22,7 @@ The parts of a drawing:
   cluster named after the param.
 """
 from dataclasses import dataclass
-from typing import FrozenSet, Optional, Union
+from typing import FrozenSet, Mapping, Optional, Union
 
 from . import labels
 from .escape import attributes, quoted
@@ -55,6 +55,7 @@ class Options:
     collapse: Union[int, FrozenSet[tuple], None] = None
     max_nodes: Optional[int] = 2000
     title: Optional[str] = None
+    gradients: Optional[Mapping] = None   # tensor id -> the gradient's text, shown as grad = ...
 
 
 class Writer:
@@ -75,8 +76,11 @@ class Writer:
                               self._new)
         self._reads = {}          # tensor id -> DOT name of its copy on the gradient side
 
-    def write(self, scene):
-        """The DOT body lines (statements only; ``digraph { }`` is added by graphviz)."""
+    def write(self, scene, names):
+        """The DOT body lines (statements only; ``digraph { }`` is added by graphviz).
+
+        ``names`` (a ``names.Names``) says what each node and tensor is called."""
+        self.names = names
         made_by = {t._id: node for node in scene.nodes for t in node.outputs}
         for tensors, mark in ((scene.targets, {"peripheries": "2"}),
                               (scene.sources, {"penwidth": "2.5"})):
@@ -128,7 +132,8 @@ class Writer:
                 self._op(item, names, colours, expanding)
 
     def _op(self, node, names, colours, expanding):
-        attrs = {"label": labels.op_label(node, self.options.label_options, self.options.scopes),
+        attrs = {"label": labels.op_label(node, self.options.label_options, self.options.scopes,
+                                          self.names, self.options.gradients),
                  "fillcolor": colours.get(id(node))}
         attrs.update(self._marks.get(id(node), {}))
         statement = f"{names[id(node)]} {attributes(attrs)}"
@@ -188,8 +193,8 @@ class Writer:
                         continue        # one edge between a folded scope and the rest
                     seen.add((tail, head))
                     label = None
-                self._edges.append(f"{tail} -> {head} {attributes(dict(attrs, label=label))}"
-                                   .rstrip())
+                attrs = dict(attrs, label=label, **{"class": f"tg-edge-{tail}-{head}"})
+                self._edges.append(f"{tail} -> {head} {attributes(attrs)}")
 
     def _forward_read(self, producer, tensor, colours):
         """The node standing for a forward value that a gradient node reads.
@@ -204,9 +209,8 @@ class Writer:
         name = self._reads.get(tensor._id)
         if name is None:
             name = self._reads[tensor._id] = self._new("r")
-            title = labels.node_title(producer, scoped=False)
-            if len(producer.outputs) > 1:
-                title += ":%d" % _output_index(producer, tensor)
+            title = (self.names.tensor(tensor) if len(producer.outputs) > 1
+                     else labels.node_title(producer, False, self.names))
             attrs = {"label": labels.compose(title, []), "shape": "ellipse",
                      "style": "dashed,filled", "fillcolor": colours.get(id(producer), "white"),
                      "fontsize": "9", "margin": "0.04,0.02"}
@@ -219,7 +223,8 @@ class Writer:
         name = self.tensor_names.get(tensor._id)
         if name is None:
             name = self.tensor_names[tensor._id] = self._new("t")
-            attrs = {"label": labels.tensor_label(tensor, self.options.label_options),
+            attrs = {"label": labels.tensor_label(tensor, self.options.label_options, self.names,
+                                                  self.options.gradients),
                      "shape": "ellipse", "style": "filled", "fillcolor": "#f2f2f2"}
             attrs.update(self._marks.get(id(tensor), {}))
             self._leaves.append(f"{name} {attributes(attrs)}")

@@ -26,7 +26,8 @@ import graphviz
 from . import collect, wasm
 from .dot import Options, Writer
 from .labels import LabelOptions
-from .values import plural
+from .names import of_scene
+from .values import format_value, plural
 
 RANKDIRS = ("TB", "LR", "BT", "RL")
 
@@ -78,8 +79,9 @@ class Drawing(graphviz.Digraph):
 
 
 def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
-         show_values=True, max_value_size=6, rankdir="TB", scopes=True, side_by_side=True,
-         expand_functions=True, collapse=None, max_nodes=2000, title=None):
+         show_values=True, gradients=None, max_value_size=6, rankdir="TB", scopes=True,
+         side_by_side=True, expand_functions=True, collapse=None, max_nodes=2000, title=None,
+         names=None):
     """Draw a tensor's history, a graph, a ``tg.function`` or a backward-pass trace.
 
     Args:
@@ -93,7 +95,12 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
         need; all nodes by default.
       show_shapes, show_dtypes, show_values: what each node says besides its
         name: output shapes ``(2, 3)`` (``?`` unknown), dtypes, and values of at
-        most ``max_value_size`` entries (eager tensors and graph constants).
+        most ``max_value_size`` entries (eager tensors and graph constants),
+        written ``value = 0.5``.
+      gradients: each tensor's gradient beside its value (``grad = 1.5``): a
+        dict ``{tensor: gradient}``, True (those a drawn backward-pass trace
+        computed), or False. By default a trace's drawing shows the gradients
+        it computed, and other drawings show none.
       rankdir: the direction data flows: ``"TB"`` (down), ``"LR"``, ``"BT"``, ``"RL"``.
       scopes: draw name scopes (``layer1/...``) as clusters.
       side_by_side: draw gradient nodes (made by ``tg.gradients``) apart from the
@@ -108,6 +115,10 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
         names the scopes (``["layer1", "gradients/layer1"]``).
       max_nodes: refuse (ValueError) to draw more nodes than this; None for no limit.
       title: a caption above the drawing.
+      names: a ``teachgrad.viz.names.Names`` that says what to call each node
+        and tensor (the steppers share theirs with the drawing). By default
+        named tensors go by their names (``name=``, a Variable's, a
+        placeholder's) and the others are ``t1, t2, ...`` in creation order.
 
     Returns:
       A ``Drawing`` (a ``graphviz.Digraph``): ``.source`` is the DOT text,
@@ -125,9 +136,37 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
     scene = collect.scene_of(obj, tape=tape, fetches=fetches)
     if options.title is None and scene.title:
         options = dataclasses.replace(options, title=scene.title)
+    options = dataclasses.replace(options, gradients=_gradients(gradients, obj))
     writer = Writer(options)
-    body = writer.write(scene)
+    body = writer.write(scene, names if names is not None else of_scene(scene))
     return Drawing(body=body, node_names=writer.node_names, tensor_names=writer.tensor_names)
+
+
+def _gradients(gradients, obj):
+    """``{tensor id: text}`` of the gradients to show, or None."""
+    if gradients is None or gradients is True:
+        trace = collect.trace_of(obj)
+        if trace is None or trace.start is None:
+            if gradients is True:
+                raise ValueError("gradients=True shows what a recorded backward pass computed: "
+                                 "draw its trace (rec.traces[0]), or pass the gradients as a "
+                                 "dict {tensor: gradient}.")
+            return None
+        from .frames import backprop_frames, gradient_texts   # they fold the trace's events
+        frames = backprop_frames(trace)
+        return gradient_texts(frames[len(frames) - 1])
+    if gradients is False:
+        return None
+    if not isinstance(gradients, dict):
+        raise TypeError(f"gradients takes a dict {{tensor: gradient}}, True or False, not "
+                        f"{type(gradients).__name__}.")
+    shown = {}
+    for tensor, g in gradients.items():
+        if not hasattr(tensor, "_id"):
+            raise TypeError(f"gradients' keys are the tensors drawn, got "
+                            f"{type(tensor).__name__}.")
+        shown[tensor._id] = format_value(g)
+    return shown
 
 
 def _count(name, value):

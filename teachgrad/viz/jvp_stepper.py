@@ -36,6 +36,18 @@ _PHASES = {"native": "native JVP rule", "aid": "1. the aid vector u",
            "tangent": "4. the output tangent", "loop": "loop iteration"}
 
 
+#: What the words of forward mode mean, above the steps.
+FORWARD_LEGEND = (
+    '<div class="tg-legend"><b>Forward mode</b> carries, beside each value (the '
+    "<i>primal</i>), its <i>tangent</i> x_dot: how fast the value changes as the inputs move "
+    "along the direction given to the accumulator. Each op maps its input tangents to its "
+    "output tangent y_dot = J x_dot, with its <i>native JVP rule</i>, or, where it has none, "
+    "by <i>transposing its VJP rule</i> (a small backward pass of its own, on the "
+    "<i>transpose tape</i>, whose tensors are called T1, T2, ...). Rows marked "
+    "<i>recorded</i> are what the accumulator did; <i>computed</i> ones are worked out "
+    "again only to compare.</div>")
+
+
 class JVPStepper(Stepper):
     """Step through what a ``ForwardAccumulator`` did, recorded by ``tg.viz.record()``.
 
@@ -60,6 +72,12 @@ class JVPStepper(Stepper):
                                  "computation inside `with tg.ForwardAccumulator(x, x_dot) as "
                                  "acc:` within `with tg.viz.record() as rec:`.")
             trace, transposes = found[0], trace.traces if transposes is None else transposes
+        elif transposes is None and _transposes_ops(trace):
+            raise ValueError(
+                "JVPStepper(trace): this forward-mode trace transposes VJP rules, and each "
+                "transposition's backward pass is recorded as a trace of its own, beside it in "
+                "the recorder. Pass the recorder itself, tg.viz.JVPStepper(rec), not "
+                "rec.traces[0] (or pass transposes=rec.traces).")
         self.trace = trace
         self.frames = jvp_frames(trace, transposes or ())
         super().__init__(len(self.frames), max_frames, start, interval)
@@ -80,7 +98,8 @@ class JVPStepper(Stepper):
                                    f"tapes are drawn.")
             for k in ops[:MAX_DRAWINGS]:
                 try:
-                    drawing = draw(self.frames.transposes[k].trace)
+                    transpose = self.frames.transposes[k]
+                    drawing = draw(transpose.trace, names=transpose.namer)
                 except ValueError as error:
                     self._notes.append(f"The transpose tape of op {k} is not drawn: {error}")
                     continue
@@ -182,7 +201,7 @@ class JVPStepper(Stepper):
                                "tg.viz.JVPStepper(rec), to step through them too.")
         notes = [n for n in [self.window_note()] + self._notes if n]
         note = "".join(f'<div class="tg-note">{escape(n)}</div>' for n in notes)
-        legend = render.legend() if self.frames.transposes else ""
+        legend = FORWARD_LEGEND + (render.legend() if self.frames.transposes else "")
         return f'{render.STYLE}<div class="tg-stepper">{title}{legend}{note}</div>'
 
     def text(self):
@@ -193,6 +212,11 @@ class JVPStepper(Stepper):
 
     def __repr__(self):
         return f"<JVPStepper: {len(self.frames)} steps, {len(self.frames.events)} ops>"
+
+
+def _transposes_ops(trace):
+    return any(isinstance(e, events.JVP) and e.method == "transpose"
+               for e in getattr(trace, "events", None) or ())
 
 
 def _values(tensors):
