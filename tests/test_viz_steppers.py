@@ -623,3 +623,76 @@ def test_placeholders_of_a_traced_function_take_the_argument_names():
     f(tg.constant(1.0), tg.constant(2.0))
     titles = re.findall(r"<b>([^<]*)</b>", tg.viz.draw(f).source)
     assert "weight" in titles and "bias" in titles and "arg0" not in titles
+
+
+def test_gradient_column_is_filled_for_every_tensor_and_sums_read_well():
+    rec, _, _ = lesson_two()
+    stepper = tg.viz.BackpropStepper(rec)
+    for frame in stepper.frames:
+        html = stepper.frame_html(frame.index, "s")
+        rows = re.findall(r"<tr><td>([^<]*)</td><td>(.*?)</td><td>(.*?)</td></tr>", html)
+        grads = [r for r in rows if "tg-value" in r[1]]
+        assert len(grads) == len(frame.gradients)
+        assert all('class="tg-value"' in cell for _, _, cell in grads)   # never blank
+        assert "+ -" not in html
+    last = stepper.frames[len(stepper.frames) - 1]
+    assert "one contribution, nothing to add" in stepper.frame_html(last.index, "s")
+    sub = tg.viz.values.format_sum(["0.5", "-0.4444", "[1, -2]", "-[3]"])
+    assert sub == "0.5 - 0.4444 + [1, -2] + -[3]"
+
+
+def test_a_node_with_a_contribution_is_reached():
+    rec, _, _ = lesson_two()
+    frames = backprop_frames(rec.traces[0])
+    producers = {t._id: n for n in frames.nodes for t in n.outputs}
+    for frame in frames:
+        for key in frame.gradients:
+            if key in producers:
+                assert frame.states[producers[key]] != NOT_REACHED
+
+
+def test_the_first_frames_explain_seed_cotangent_and_pending_count():
+    rec, _, _ = lesson_two()
+    start = backprop_frames(rec.traces[0])[0].sentence
+    for word in ("the seed, 1 (dz/dz)", "cotangent of a tensor is", "pending count is how many"):
+        assert word in start
+
+
+@needs_dot
+def test_the_drawing_shows_running_sums_and_the_edges_contributions_travel():
+    rec, _, (x, y, a, *_) = lesson_two()
+    stepper = tg.viz.BackpropStepper(rec)
+    svg = stepper.graph_html("s")
+    name_a = stepper.drawing().node_names[next(n for n in stepper.frames.nodes
+                                               if n.outputs[0] is a)]
+    versions = re.findall(r'class="tg-g tg-g-%s-(\d)"[^>]*>grad = ([^<]*)<' % name_a, svg)
+    assert [v for _, v in versions] == ["1", "1 + 1.469", "1 + 1.469 + 2.287", "4.756"]
+    frames = stepper.frames
+    summed = next(f for f in frames if f.kind == "Aggregate")
+    assert f"#s .tg-g-{name_a}-3{{display:inline}}" in stepper.frame_html(summed.index, "s")
+    # exp's CallVJP: the third contribution to a travels along the edge a -> c.
+    call = next(f for f in frames if f.kind == "CallVJP" and f.node.op.name == "exp")
+    head = stepper.drawing().node_names[call.node]
+    html = stepper.frame_html(call.index, "s")
+    assert f".tg-edge-{name_a}-{head} path{{{render.TRAVEL}}}" in html
+    assert f"#s .tg-g-{name_a}-2{{display:inline}}" in html
+    assert "tg-edge-" not in stepper.frame_html(summed.index, "s")   # nothing travels
+    assert f'class="edge tg-edge-{name_a}-{head}"' in svg
+
+
+def test_draw_shows_gradients_of_a_trace_by_default_or_as_asked():
+    rec, grads, (x, y, a, *_) = lesson_two()
+    drawn = tg.viz.draw(rec.traces[0]).source
+    assert "grad = 9.512" in drawn and "grad = 4.756" in drawn     # x, and a
+    assert "grad = " not in tg.viz.draw(rec.traces[0], gradients=False).source
+    x2 = tg.constant(3.0, name="x")
+    with tg.GradientTape(persistent=True) as tape:
+        tape.watch(x2)
+        y2 = x2 * x2
+    g = tape.gradient(y2, x2)
+    assert "grad = " not in tg.viz.draw(y2, tape=tape).source
+    assert "grad = 6" in tg.viz.draw(y2, tape=tape, gradients={x2: g}).source
+    with pytest.raises(ValueError, match="gradients=True"):
+        tg.viz.draw(y2, tape=tape, gradients=True)
+    with pytest.raises(TypeError, match="gradients"):
+        tg.viz.draw(y2, tape=tape, gradients=[g])

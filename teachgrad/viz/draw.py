@@ -165,7 +165,7 @@ def _gradients(gradients, obj):
         if not hasattr(tensor, "_id"):
             raise TypeError(f"gradients' keys are the tensors drawn, got "
                             f"{type(tensor).__name__}.")
-        shown[tensor._id] = format_value(g)
+        shown[tensor._id] = g if isinstance(g, str) else format_value(g)
     return shown
 
 

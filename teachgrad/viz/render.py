@@ -55,6 +55,7 @@ STYLE = """<style>
 .tg-stepper .tg-value {font-family: var(--jp-code-font-family, monospace); font-size: 12px;}
 .tg-stepper .tg-graph svg {max-width: 100%; height: auto;}
 .tg-stepper .tg-empty {color: #777; font-style: italic;}
+.tg-stepper .tg-g {display: none;}
 """ + "".join(
     f".tg-stepper .tg-chip.tg-state-{state} {{background: {fill}; border-color: {line};}}\n"
     for state, (fill, line, _, _) in COLOURS.items()) + "</style>"
@@ -110,6 +111,47 @@ def _classed(svg, scope):
     return re.sub(r'<g id="([^"]*)" class="node">\s*<title>([^<]*)</title>',
                   lambda m: (f'<g id="{m.group(1)}" class="node tg-node tg-node-{m.group(2)}">'
                              f"<title>{m.group(2)}</title>"), svg)
+
+
+#: How the edge a contribution travels along is drawn in the frame where it travels.
+TRAVEL = "stroke:#d35400;stroke-width:3"
+
+
+def with_versions(svg, versions):
+    """The SVG with each ``grad = ...`` line drawn once per version of its text.
+
+    ``versions`` maps ``(DOT name, line prefix)`` to the texts that line takes
+    over the frames (the drawing was made with the longest, so every version
+    fits). Each version is a ``<text class="tg-g tg-g-<key>-<k>">`` (``key`` the
+    DOT name, and ``-i`` for output ``i`` of a node with several), hidden
+    until a frame's style shows it (``version_style``): a stepper's drawing is
+    rendered once, and its running sums still change from frame to frame.
+    """
+    for (name, prefix), texts in versions.items():
+        longest = max(texts, key=len)
+        group = re.compile(r'(<g id="[^"]*" class="node tg-node tg-node-%s">.*?</g>)'
+                           % re.escape(name), re.S)
+        line = re.compile(r'<text ([^>]*)>%s</text>'
+                          % re.escape(escape(f"{prefix}grad = {longest}")))
+
+        key = name + ("-" + prefix[:-2] if prefix else "")   # n3, or n3-1 for output 1
+
+        def copies(match, texts=texts, prefix=prefix, key=key):
+            return "".join(f'<text class="tg-g tg-g-{key}-{k}" {match.group(1)}>'
+                           f"{escape(f'{prefix}grad = {text}')}</text>"
+                           for k, text in enumerate(texts))
+        svg = group.sub(lambda m: line.sub(copies, m.group(1), count=1), svg, count=1)
+    return svg
+
+
+def version_style(root, shown, edges=()):
+    """A ``<style>`` showing version ``k`` of each ``(key, k)`` in ``shown`` and
+    highlighting the ``edges`` (``(tail, head)`` DOT names) under ``root``."""
+    rules = [f"{root} .tg-g-{name}-{k}{{display:inline}}" for name, k in shown]
+    for tail, head in edges:
+        rules.append(f"{root} .tg-edge-{tail}-{head} path{{{TRAVEL}}}")
+        rules.append(f"{root} .tg-edge-{tail}-{head} polygon{{fill:#d35400;stroke:#d35400}}")
+    return "<style>" + "".join(rules) + "</style>" if rules else ""
 
 
 def state_style(root, states):
