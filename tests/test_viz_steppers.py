@@ -696,3 +696,21 @@ def test_draw_shows_gradients_of_a_trace_by_default_or_as_asked():
         tg.viz.draw(y2, tape=tape, gradients=True)
     with pytest.raises(TypeError, match="gradients"):
         tg.viz.draw(y2, tape=tape, gradients=[g])
+
+
+@needs_dot
+def test_static_fallback_is_a_picture_of_the_first_step_never_inline_svg():
+    import base64
+    rec, _, _ = lesson_two()
+    stepper = tg.viz.BackpropStepper(rec)
+    html = stepper._repr_mimebundle_()["text/html"]
+    assert "<svg" not in html and "<style" not in html    # a sanitizer would leave its text
+    assert "run the notebook" in html and "<details>" in html
+    (data,) = re.findall(r'src="data:image/svg\+xml;base64,([^"]*)"', html)
+    svg = base64.b64decode(data).decode("utf-8")
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert "<style>" in svg and ".tg-g {display: none;}" in svg
+    assert "svg .tg-node" in svg                    # the first frame's colours, inside it
+    assert html == tg.viz.BackpropStepper(lesson_two()[0])._repr_mimebundle_()["text/html"]
+    jvp = tg.viz.JVPStepper(forward_mode(transpose=True)[0]).static_html()
+    assert "<svg" not in jvp and "<img" not in jvp and "run the notebook" in jvp

@@ -107,8 +107,13 @@ class BackpropStepper(Stepper):
         return "" if self._svg is None else self._svg.replace("@SCOPE@", scope)
 
     def final_style(self, scope):
-        last = self.frames[len(self.frames) - 1]
-        return render.state_style(f"#{scope}", self._drawn(last)) + self._sums_style(last, scope)
+        return self.frame_style(len(self.frames) - 1, f"#{scope}")
+
+    def frame_style(self, index, root):
+        """The drawing's colours, running sums and travelling edges in frame ``index``,
+        for the drawing under the CSS selector ``root``."""
+        frame = self.frames[index]
+        return render.state_style(root, self._drawn(frame)) + self._sums_style(frame, root)
 
     # -- running sums and travelling contributions -----------------------------------
     def _tensors(self):
@@ -148,7 +153,7 @@ class BackpropStepper(Stepper):
             name = drawing.node_names.get(producer)
         return name
 
-    def _sums_style(self, frame, scope):
+    def _sums_style(self, frame, root):
         """The frame's running sums shown in the drawing, and, in a CallVJP frame, the
         edges its contributions travel along highlighted."""
         if self.drawing() is None or self._svg is None:
@@ -164,7 +169,7 @@ class BackpropStepper(Stepper):
                 tail = self._dot_name(x) if g is not None else None
                 if tail is not None and head is not None:
                     edges.append((tail, head))
-        return render.version_style(f"#{scope}", shown, edges)
+        return render.version_style(root, shown, edges)
 
     def _drawn(self, frame):
         drawing = self.drawing()
@@ -180,8 +185,7 @@ class BackpropStepper(Stepper):
         frame = self.frames[index]
         names = self.frames.names
         labels = self.frames.labels
-        parts = [render.state_style(f"#{scope}", self._drawn(frame)),
-                 self._sums_style(frame, scope),
+        parts = [self.frame_style(index, f"#{scope}"),
                  f'<div class="tg-step">Step {index} of {len(self.frames) - 1}: '
                  f"{frame.kind}</div>",
                  f'<p class="tg-sentence">{escape(frame.sentence)}</p>']

@@ -122,6 +122,10 @@ class JVPStepper(Stepper):
             return ""
         return f"<style>#{scope} .tg-op-graph{{display:none}}</style>" + "".join(parts)
 
+    def first_picture(self):
+        """None: forward mode's first step draws no transpose tape; the note says why."""
+        return None
+
     def final_style(self, scope):
         return self._style(self.frames[len(self.frames) - 1], scope)
 

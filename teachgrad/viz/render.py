@@ -61,6 +61,10 @@ STYLE = """<style>
     for state, (fill, line, _, _) in COLOURS.items()) + "</style>"
 
 
+#: What a standalone SVG needs of STYLE (a stepper's picture as an image).
+STANDALONE_CSS = ".tg-g {display: none;}"
+
+
 def chip(text, state, node_name=None):
     """A rounded label coloured like a node in ``state``."""
     data = f' data-node="{escape(node_name)}"' if node_name else ""

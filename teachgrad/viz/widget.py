@@ -19,7 +19,7 @@ The drawing sits in an HTML widget beside the Stack, with the shared style
 sheet: both are always on the page. A frame restyles the drawing through the
 ``<style>`` it carries, and that style leaves the page with the frame.
 """
-import hashlib
+import base64
 import uuid
 
 from ..debug.report import escape
@@ -73,17 +73,44 @@ class Stepper:
         return self._widget
 
     def static_html(self):
-        """The final drawing and the table of steps, for viewers that run no widgets.
+        """What shows where no widget runs (a lesson opened fresh, before its kernel runs
+        or while it is untrusted; GitHub; nbconvert): a short note, a picture of the
+        first step, and the steps as text.
 
-        Its element id comes from the text, so the same steps give the same HTML."""
+        The picture is an ``<img>`` of a standalone SVG (its style inside it), never
+        inline SVG: a renderer that strips SVG elements would leave their text behind.
+        The same steps give the same HTML."""
         text = self.text()
-        scope = "tg-static-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
-        graph = self.graph_html(scope)
-        drawing = (self.final_style(scope)
-                   + f'<div id="{scope}" class="tg-stepper tg-graph">{graph}</div>'
-                   if graph else "")
-        return (f'{render.STYLE}<div class="tg-stepper">{drawing}'
-                f'<pre class="tg-steps">{escape(text)}</pre></div>')
+        svg = self.first_picture()
+        note = ('<p class="tg-note"><i>An interactive stepper: run the notebook (and trust it '
+                "if asked) to step through it.")
+        picture = ""
+        if svg is not None:
+            note += " Below, its first step."
+            data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+            picture = (f'<img class="tg-first-frame" alt="the drawing of the first step" '
+                       f'style="max-width:100%" src="data:image/svg+xml;base64,{data}">')
+        return (f'<div class="tg-stepper tg-static">{note}</i></p>{picture}'
+                f"<details><summary>All {len(self.frames)} steps, as text</summary>"
+                f'<pre class="tg-steps">{escape(text)}</pre></details></div>')
+
+    def first_picture(self):
+        """The drawing as it looks at the widget's first step, as a standalone SVG
+        (its colours in a ``<style>`` inside it), or None when there is no drawing."""
+        svg = self.graph_html("tg-static")
+        start = svg.find("<svg")
+        if start < 0:
+            return None
+        css = render.STANDALONE_CSS + self.frame_style(self.window[0], "svg")
+        css = css.replace("</style><style>", "").replace("<style>", "").replace("</style>", "")
+        svg = svg[start:svg.rindex("</svg>") + len("</svg>")]
+        head = svg.index(">") + 1
+        return svg[:head] + f"<style>{css}</style>" + svg[head:]
+
+    def frame_style(self, index, root):
+        """The ``<style>`` that colours the drawing for frame ``index`` under the CSS
+        selector ``root`` ("" by default: a stepper with a drawing writes its own)."""
+        return ""
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = self.widget._repr_mimebundle_()
