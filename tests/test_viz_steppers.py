@@ -714,3 +714,25 @@ def test_static_fallback_is_a_picture_of_the_first_step_never_inline_svg():
     assert html == tg.viz.BackpropStepper(lesson_two()[0])._repr_mimebundle_()["text/html"]
     jvp = tg.viz.JVPStepper(forward_mode(transpose=True)[0]).static_html()
     assert "<svg" not in jvp and "<img" not in jvp and "run the notebook" in jvp
+
+
+@needs_dot
+def test_widget_fits_a_notebook_column_with_its_controls_in_view():
+    from teachgrad.viz.widget import VIEW
+    rec, _, _ = lesson_two()
+    stepper = tg.viz.BackpropStepper(rec)
+    parts = parts_of(stepper)
+    root = stepper.widget
+    assert root.children[1] is parts["controls"]          # the controls before the drawing
+    assert parts["controls"].layout.flex_flow == "row wrap"
+    assert "tg-controls" in parts["controls"]._dom_classes
+    for part in ("play", "step", "back", "reset", "slider", "box", "speed"):
+        assert parts[part] in parts["controls"].children
+    assert parts["graph"].layout.max_height == parts["frames"].layout.max_height == VIEW
+    assert parts["graph"].layout.overflow == parts["frames"].layout.overflow == "auto"
+    assert root.children[2].layout.flex_flow == "row wrap"   # narrow: drawing above frames
+    widths = [parts[p].layout.width for p in ("slider", "speed")]
+    assert all(not w or not w.endswith("px") or int(w[:-2]) <= 420 for w in widths)
+    html = parts["graph"].value
+    assert 'class="tg-zoom"' in html and "full size" in html   # the whole drawing: one click
+    assert ".tg-zoom:checked ~ .tg-graph svg {max-width: none;}" in render.STYLE

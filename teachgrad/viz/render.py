@@ -54,6 +54,12 @@ STYLE = """<style>
   padding: 0 7px; margin: 1px 2px; font-size: 12px; white-space: nowrap;}
 .tg-stepper .tg-value {font-family: var(--jp-code-font-family, monospace); font-size: 12px;}
 .tg-stepper .tg-graph svg {max-width: 100%; height: auto;}
+.tg-stepper .tg-zoom {display: none;}
+.tg-stepper .tg-zoom-label {cursor: pointer; color: #1f6fc5; font-size: 12px;
+  text-decoration: underline;}
+.tg-stepper .tg-zoom:checked ~ .tg-graph svg {max-width: none;}
+.tg-stepper-widget .tg-controls {position: sticky; top: 0; z-index: 3;
+  background: var(--jp-layout-color0, white);}
 .tg-stepper .tg-empty {color: #777; font-style: italic;}
 .tg-stepper .tg-g {display: none;}
 """ + "".join(
@@ -63,6 +69,17 @@ STYLE = """<style>
 
 #: What a standalone SVG needs of STYLE (a stepper's picture as an image).
 STANDALONE_CSS = ".tg-g {display: none;}"
+
+
+def fitted(scope, svg_html):
+    """The drawing, shrunk to the width it is given, and a click away from full size (a
+    checkbox and its label: it needs no kernel, and works in a saved notebook too)."""
+    graph = f'<div id="{scope}" class="tg-stepper tg-graph">{svg_html}</div>'
+    if not svg_html:
+        return graph
+    return (f'<div class="tg-stepper"><input type="checkbox" class="tg-zoom" '
+            f'id="{scope}-zoom"><label class="tg-zoom-label" for="{scope}-zoom">'
+            f"full size / fit the column</label>{graph}</div>")
 
 
 def chip(text, state, node_name=None):

@@ -15,8 +15,11 @@ number, ``selected_index``, made in the browser:
   kernel (one round trip each); where there is none, use the slider, its
   arrow keys or the step box instead.
 
-The drawing sits in an HTML widget beside the Stack, with the shared style
-sheet: both are always on the page. A frame restyles the drawing through the
+The controls come first, wrap to the notebook column's width and stick to the
+top of the view; under them the drawing (shrunk to fit, full size one click
+away) sits beside the Stack, each scrolling in a box at most ``VIEW`` tall, so
+the controls stay in sight at every step. The header carries the shared style
+sheet: it and the drawing are always on the page. A frame restyles the drawing through the
 ``<style>`` it carries, and that style leaves the page with the frame.
 """
 import base64
@@ -29,6 +32,8 @@ from . import render
 INTERVAL = 800
 #: Frames built into a widget at most; a longer computation shows a window of it.
 MAX_FRAMES = 600
+#: The most height the drawing and the frame each take before they scroll.
+VIEW = "60vh"
 #: Steps listed in the text shown where no widget runs.
 MAX_TEXT_STEPS = 200
 
@@ -66,8 +71,7 @@ class Stepper:
         if self._widget is None:
             first, stop = self.window
             html = [self.frame_html(i, self._scope) for i in range(first, stop)]
-            graph = (f'<div id="{self._scope}" class="tg-stepper tg-graph">'
-                     f"{self.graph_html(self._scope)}</div>")
+            graph = render.fitted(self._scope, self.graph_html(self._scope))
             self._widget = stepper_widget(html, graph, self.header_html(), self._scope,
                                           self.interval)
         return self._widget
@@ -139,7 +143,8 @@ def _window(count, max_frames, start):
 
 
 def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL):
-    """A VBox: the header, the controls, then the drawing beside the frames.
+    """A VBox: the header, the controls, then the drawing beside the frames (below
+    it in a narrow column), each scrolling in a box at most ``VIEW`` tall.
 
     ``frame_html`` is one HTML string per frame; ``scope`` is the stepper's
     unique id, given to the widget as a CSS class as well.
@@ -153,12 +158,16 @@ def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL
     play = widgets.Play(value=0, min=0, max=last, step=1, interval=interval,
                         show_repeat=False, tooltip="play / pause; the square goes back to step 0")
     slider = widgets.IntSlider(value=0, min=0, max=last, description="step",
-                               continuous_update=True, layout=widgets.Layout(width="420px"))
+                               continuous_update=True,
+                               layout=widgets.Layout(width="auto", flex="1 1 240px",
+                                                     min_width="200px", max_width="420px"))
     box = widgets.BoundedIntText(value=0, min=0, max=last, step=1,
                                  tooltip="its arrows step one at a time",
                                  layout=widgets.Layout(width="80px"))
     speed = widgets.IntSlider(value=interval, min=100, max=3000, step=100,
-                              description="ms/step", layout=widgets.Layout(width="300px"))
+                              description="ms/step",
+                              layout=widgets.Layout(width="auto", flex="0 1 260px",
+                                                    min_width="180px"))
     links = [widgets.jslink((play, "value"), (slider, "value")),
              widgets.jslink((slider, "value"), (frames, "selected_index")),
              widgets.jslink((slider, "value"), (box, "value")),
@@ -180,18 +189,25 @@ def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL
     back.on_click(lambda _: move(-1))
     step.on_click(lambda _: move(1))
     reset.on_click(restart)
+    # The drawing and the frames scroll in boxes of their own, at most VIEW tall, under
+    # the controls, which wrap to the column's width and stick to the top of the view.
     graph = widgets.HTML(value=graph_html,
-                         layout=widgets.Layout(flex="1 1 45%", overflow="auto", max_height="80vh"))
+                         layout=widgets.Layout(flex="1 1 45%", min_width="300px",
+                                               overflow="auto", max_height=VIEW))
+    frames.layout.max_height = VIEW
+    frames.layout.overflow = "auto"
+    controls = widgets.HBox([play, back, step, reset, slider, box, speed],
+                            layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
+    controls.add_class("tg-controls")
     root = widgets.VBox([
         widgets.HTML(value=header_html),
-        widgets.HBox([play, back, step, reset, slider, box]),
-        widgets.HBox([speed]),
-        widgets.HBox([graph, frames]),
-    ])
+        controls,
+        widgets.HBox([graph, frames], layout=widgets.Layout(flex_flow="row wrap")),
+    ], layout=widgets.Layout(max_width="100%"))
     root.add_class("tg-stepper-widget")
     root.add_class(scope)
     # Kept on the widget so that tests (and curious students) can find the parts.
     root.tg_parts = {"frames": frames, "play": play, "slider": slider, "box": box,
                      "speed": speed, "back": back, "step": step, "reset": reset,
-                     "graph": graph, "links": links}
+                     "graph": graph, "links": links, "controls": controls}
     return root
