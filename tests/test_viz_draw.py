@@ -81,6 +81,7 @@ def test_tiny_graph_exact_dot():
 fontsize="11" margin="0.12,0.04"]
 \tedge [fontname="Helvetica" fontsize="9" arrowsize="0.7" color="#555555"]
 \trankdir="TB"
+\tsize="8.8,1000"
 \tn0 [label=<<b>x</b><br/><font point-size="9">placeholder</font>\
 <br/><font point-size="9">(2,) float64</font>>]
 \tn1 [label=<<b>Const</b><br/><font point-size="9">() float64</font>\

@@ -736,3 +736,29 @@ def test_widget_fits_a_notebook_column_with_its_controls_in_view():
     html = parts["graph"].value
     assert 'class="tg-zoom"' in html and "full size" in html   # the whole drawing: one click
     assert ".tg-zoom:checked ~ .tg-graph svg {max-width: none;}" in render.STYLE
+
+
+@needs_dot
+def test_widget_frames_show_the_running_sums_even_before_the_drawing_is_asked_for():
+    rec, _, _ = lesson_two()
+    stepper = tg.viz.BackpropStepper(rec)
+    frames = parts_of(stepper)["frames"].children      # built first, the drawing after
+    assert "{display:inline}" in frames[len(frames) - 1].value
+    assert "tg-edge-" in next(c.value for c, f in zip(frames, stepper.frames)
+                              if f.kind == "CallVJP")
+
+
+@needs_dot
+def test_wide_drawings_shrink_to_a_notebook_column_unless_asked_not_to():
+    xs = [tg.constant(float(i), name=f"input_number_{i}") for i in range(14)]
+    with tg.GradientTape(persistent=True) as tape:
+        for x in xs:
+            tape.watch(x)
+        y = tg.add_n([tg.sin(x) for x in xs])
+    fitted, natural = (tg.viz.draw(y, tape=tape, fit=f) for f in (True, False))
+    assert '\tsize="8.8,1000"' in fitted.source and "\tsize=" not in natural.source
+
+    def width_pt(drawing):
+        return float(re.search(r'<svg width="([\d.]+)pt"', drawing.pipe(format="svg").decode())
+                     .group(1))
+    assert width_pt(natural) > 8.8 * 72 >= width_pt(fitted) - 1     # 72 pt to the inch

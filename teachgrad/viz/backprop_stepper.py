@@ -87,7 +87,8 @@ class BackpropStepper(Stepper):
             longest = {tensors[key]: max(texts, key=len)
                        for key, texts in self._versions().items() if key in tensors}
             try:
-                self._drawing = draw(self.trace, names=self.frames.namer, gradients=longest)
+                self._drawing = draw(self.trace, names=self.frames.namer, gradients=longest,
+                                     fit=False)   # the widget fits it, full size a click away
             except ValueError as error:   # no Start event, or too many nodes to draw
                 self._drawing_note = f"The graph is not drawn: {error}"
         return self._drawing
@@ -95,6 +96,10 @@ class BackpropStepper(Stepper):
     def graph_html(self, scope):
         """The drawing as SVG, its element ids prefixed with ``scope`` ("" if not drawn),
         with every version of each running sum, for the frames to show one each."""
+        return "" if not self._rendered() else self._svg.replace("@SCOPE@", scope)
+
+    def _rendered(self):
+        """Render the drawing once (dot runs once); False if there is none."""
         drawing = self.drawing()
         if drawing is not None and self._svg is None and not self._drawing_note:
             svg, note = render.drawing_svg(drawing, "@SCOPE@")   # dot runs once
@@ -104,7 +109,7 @@ class BackpropStepper(Stepper):
                 svg = render.with_versions(svg, {lines[key]: texts for key, texts
                                                  in self._versions().items() if key in lines})
             self._svg = svg
-        return "" if self._svg is None else self._svg.replace("@SCOPE@", scope)
+        return self._svg is not None
 
     def final_style(self, scope):
         return self.frame_style(len(self.frames) - 1, f"#{scope}")
@@ -156,7 +161,7 @@ class BackpropStepper(Stepper):
     def _sums_style(self, frame, root):
         """The frame's running sums shown in the drawing, and, in a CallVJP frame, the
         edges its contributions travel along highlighted."""
-        if self.drawing() is None or self._svg is None:
+        if not self._rendered():
             return ""
         lines, versions = self._lines(), self._versions()
         shown = [(lines[key][0] + ("-" + lines[key][1][:-2] if lines[key][1] else ""),

@@ -36,6 +36,8 @@ HEADER = [
     'fontsize="11" margin="0.12,0.04"]',
     'edge [fontname="Helvetica" fontsize="9" arrowsize="0.7" color="#555555"]',
 ]
+#: The most a drawing may take, in inches (width, height), before dot shrinks it to fit.
+FIT_SIZE = "8.8,1000"
 CLUSTER_STYLE = {   # kind of cluster -> its attributes
     "scope": {"style": "rounded", "color": "#9a9a9a", "fontcolor": "#444444"},
     "side": {"style": "rounded,dashed", "color": "#666666", "fontsize": "12"},
@@ -56,6 +58,7 @@ class Options:
     max_nodes: Optional[int] = 2000
     title: Optional[str] = None
     gradients: Optional[Mapping] = None   # tensor id -> the gradient's text, shown as grad = ...
+    fit: bool = True                      # shrink to a notebook column's width
 
 
 class Writer:
@@ -88,6 +91,8 @@ class Writer:
                 target = made_by.get(t._id, t)
                 self._marks.setdefault(id(target), {}).update(mark)
         self._lines = list(HEADER) + [f"rankdir={quoted(self.options.rankdir)}"]
+        if self.options.fit:   # inches: a notebook column's ~848 px is 636 pt; only shrinks
+            self._lines.append(f"size={quoted(FIT_SIZE)}")
         self._block(scene.nodes, expanding=())
         for t in scene.targets + scene.sources:
             if t._id not in made_by:

@@ -81,7 +81,7 @@ class Drawing(graphviz.Digraph):
 def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
          show_values=True, gradients=None, max_value_size=6, rankdir="TB", scopes=True,
          side_by_side=True, expand_functions=True, collapse=None, max_nodes=2000, title=None,
-         names=None):
+         names=None, fit=True):
     """Draw a tensor's history, a graph, a ``tg.function`` or a backward-pass trace.
 
     Args:
@@ -115,6 +115,8 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
         names the scopes (``["layer1", "gradients/layer1"]``).
       max_nodes: refuse (ValueError) to draw more nodes than this; None for no limit.
       title: a caption above the drawing.
+      fit: shrink a drawing wider than a notebook column (about 900 px) to fit it
+        (dot's ``size``); False draws it at its natural size, however wide.
       names: a ``teachgrad.viz.names.Names`` that says what to call each node
         and tensor (the steppers share theirs with the drawing). By default
         named tensors go by their names (``name=``, a Variable's, a
@@ -132,7 +134,7 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
         rankdir=_rankdir(rankdir), scopes=bool(scopes), side_by_side=bool(side_by_side),
         expand_functions=bool(expand_functions), collapse=_collapse(collapse),
         max_nodes=None if max_nodes is None else _count("max_nodes", max_nodes),
-        title=None if title is None else str(title))
+        title=None if title is None else str(title), fit=bool(fit))
     scene = collect.scene_of(obj, tape=tape, fetches=fetches)
     if options.title is None and scene.title:
         options = dataclasses.replace(options, title=scene.title)
