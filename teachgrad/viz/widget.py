@@ -154,7 +154,7 @@ def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL
         raise ValueError("A stepper needs at least one frame to show.")
     last = len(frame_html) - 1
     frames = widgets.Stack([widgets.HTML(value=h) for h in frame_html], selected_index=0,
-                           layout=widgets.Layout(flex="1 1 55%", min_width="320px"))
+                           layout=widgets.Layout(flex="1 1 50%", min_width="320px"))
     play = widgets.Play(value=0, min=0, max=last, step=1, interval=interval,
                         show_repeat=False, tooltip="play / pause; the square goes back to step 0")
     slider = widgets.IntSlider(value=0, min=0, max=last, description="step",
@@ -192,7 +192,7 @@ def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL
     # The drawing and the frames scroll in boxes of their own, at most VIEW tall, under
     # the controls, which wrap to the column's width and stick to the top of the view.
     graph = widgets.HTML(value=graph_html,
-                         layout=widgets.Layout(flex="1 1 45%", min_width="300px",
+                         layout=widgets.Layout(flex="1 1 40%", min_width="300px",
                                                overflow="auto", max_height=VIEW))
     frames.layout.max_height = VIEW
     frames.layout.overflow = "auto"
