@@ -7,6 +7,7 @@ method. Then the widget's parts (jslinked controls, one Stack child per
 frame, the cap) and the static fallback, whose text must be the same in
 every run (nbval compares it).
 """
+import base64
 import re
 import shutil
 
@@ -536,7 +537,7 @@ def test_jvp_widget_builds():
     assert '<span class="tg-queue">' in frames.children[inner.index].value
     if shutil.which("dot"):
         graph = parts_of(stepper)["graph"].value
-        assert graph.count("<svg") == 3          # one transpose tape per op
+        assert graph.count("<svg") == 4          # the forward ops, one transpose tape per op
         assert f"#{stepper._scope} .tg-op-0{{display:block}}" in \
             frames.children[inner.index].value
 
@@ -713,7 +714,10 @@ def test_static_fallback_is_a_picture_of_the_first_step_never_inline_svg():
     assert "svg .tg-node" in svg                    # the first frame's colours, inside it
     assert html == tg.viz.BackpropStepper(lesson_two()[0])._repr_mimebundle_()["text/html"]
     jvp = tg.viz.JVPStepper(forward_mode(transpose=True)[0]).static_html()
-    assert "<svg" not in jvp and "<img" not in jvp and "run the notebook" in jvp
+    assert "<svg" not in jvp and "run the notebook" in jvp
+    (data,) = re.findall(r'src="data:image/svg\+xml;base64,([^"]*)"', jvp)
+    svg = base64.b64decode(data).decode("utf-8")       # the forward ops, the first one
+    assert svg.count("<svg") == 1 and "tangent = [1, 0.5]" in svg and "tg-node-n0" in svg
 
 
 @needs_dot
@@ -762,3 +766,22 @@ def test_wide_drawings_shrink_to_a_notebook_column_unless_asked_not_to():
         return float(re.search(r'<svg width="([\d.]+)pt"', drawing.pipe(format="svg").decode())
                      .group(1))
     assert width_pt(natural) > 8.8 * 72 >= width_pt(fitted) - 1     # 72 pt to the inch
+
+
+@needs_dot
+def test_jvp_stepper_draws_the_forward_ops_with_values_and_tangents():
+    rec, y_dot, x, x_dot = forward_mode(transpose=True)
+    stepper = tg.viz.JVPStepper(rec)
+    graph = parts_of(stepper)["graph"].value
+    forward = graph[:graph.index("tg-op-graph")]
+    # x and the ops' outputs, by name; values and every tangent, as a version to show
+    assert ">t1</text>" in forward and "value = [1, 2]" in forward
+    assert "tangent = [1, 0.5]" in forward                             # x_dot
+    assert f"tangent = {format_value(y_dot)}" in forward               # the last op's
+    frames = parts_of(stepper)["frames"].children
+    first, last = frames[0].value, frames[len(frames) - 1].value
+    scope = stepper._scope
+    # the first op is being differentiated; only x's tangent is known yet
+    assert f"#{scope} .tg-forward-graph :is(.tg-node-n0)" in first
+    assert first.count("{display:inline}") == 1
+    assert last.count("{display:inline}") == 4                       # x and the 3 outputs

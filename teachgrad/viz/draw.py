@@ -139,6 +139,12 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
     if options.title is None and scene.title:
         options = dataclasses.replace(options, title=scene.title)
     options = dataclasses.replace(options, gradients=_gradients(gradients, obj))
+    return draw_scene(scene, options, names)
+
+
+def draw_scene(scene, options, names=None):
+    """The Drawing of a ``collect.Scene`` with checked ``dot.Options`` (what ``draw`` does
+    once it has gathered the scene; the JVPStepper draws its forward ops with it)."""
     writer = Writer(options)
     body = writer.write(scene, names if names is not None else of_scene(scene))
     return Drawing(body=body, node_names=writer.node_names, tensor_names=writer.tensor_names)

@@ -75,6 +75,7 @@ class JVPFrames:
     names: Mapping
     labels: Mapping
     transposes: Mapping
+    namer: Any = None
 
     def __len__(self):
         return len(self.frames)
@@ -129,7 +130,7 @@ def jvp_frames(trace, transpose_traces=()):
         op_index += 1
     return JVPFrames(trace, tuple(frames), tuple(jvps), tuple(nodes),
                      MappingProxyType(names), MappingProxyType(labels),
-                     MappingProxyType(transposes))
+                     MappingProxyType(transposes), namer)
 
 
 def _steps(event, label, transpose):

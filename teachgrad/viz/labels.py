@@ -25,6 +25,7 @@ class LabelOptions:
     show_dtypes: bool = True
     show_values: bool = True
     max_value_size: int = 6     # values with more entries than this are not shown
+    gradient_word: str = "grad"  # what a gradient line says: grad = 1 (tangent = 1 forward)
 
 
 def format_shape(shape):
@@ -64,7 +65,7 @@ def op_label(node, options, scoped, names=None, gradients=None):
         lines.append(node.op.name)
     outputs = node.outputs
     values = [_output_value(node, i, options) for i in range(len(outputs))]
-    grads = [_gradient(t, gradients) for t in outputs]
+    grads = [_gradient(t, gradients, options) for t in outputs]
     if len(outputs) == 1:
         lines += [line for line in (_describe(outputs[0], options), values[0], grads[0])
                   if line]
@@ -83,7 +84,7 @@ def tensor_label(tensor, options, names=None, gradients=None):
     lines = [_describe(tensor, options)]
     if options.show_values:
         lines.append(_as_value(tensor_value(tensor, options.max_value_size)))
-    lines.append(_gradient(tensor, gradients))
+    lines.append(_gradient(tensor, gradients, options))
     title = names.tensor(tensor) if names is not None else (tensor.name or "a tensor")
     return compose(title, [line for line in lines if line])
 
@@ -92,9 +93,9 @@ def _as_value(text):
     return None if text is None else f"value = {text}"
 
 
-def _gradient(tensor, gradients):
+def _gradient(tensor, gradients, options):
     text = gradients.get(tensor._id) if gradients else None
-    return None if text is None else f"grad = {text}"
+    return None if text is None else f"{options.gradient_word} = {text}"
 
 
 def group_label(scope, count):

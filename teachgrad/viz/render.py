@@ -138,8 +138,9 @@ def _classed(svg, scope):
 TRAVEL = "stroke:#d35400;stroke-width:3"
 
 
-def with_versions(svg, versions):
-    """The SVG with each ``grad = ...`` line drawn once per version of its text.
+def with_versions(svg, versions, word="grad"):
+    """The SVG with each ``grad = ...`` line (``word = ...``) drawn once per version of
+    its text.
 
     ``versions`` maps ``(DOT name, line prefix)`` to the texts that line takes
     over the frames (the drawing was made with the longest, so every version
@@ -153,13 +154,13 @@ def with_versions(svg, versions):
         group = re.compile(r'(<g id="[^"]*" class="node tg-node tg-node-%s">.*?</g>)'
                            % re.escape(name), re.S)
         line = re.compile(r'<text ([^>]*)>%s</text>'
-                          % re.escape(escape(f"{prefix}grad = {longest}")))
+                          % re.escape(escape(f"{prefix}{word} = {longest}")))
 
         key = name + ("-" + prefix[:-2] if prefix else "")   # n3, or n3-1 for output 1
 
-        def copies(match, texts=texts, prefix=prefix, key=key):
+        def copies(match, texts=texts, prefix=prefix, key=key, word=word):
             return "".join(f'<text class="tg-g tg-g-{key}-{k}" {match.group(1)}>'
-                           f"{escape(f'{prefix}grad = {text}')}</text>"
+                           f"{escape(f'{prefix}{word} = {text}')}</text>"
                            for k, text in enumerate(texts))
         svg = group.sub(lambda m: line.sub(copies, m.group(1), count=1), svg, count=1)
     return svg

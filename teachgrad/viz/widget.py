@@ -107,7 +107,7 @@ class Stepper:
             return None
         css = render.STANDALONE_CSS + self.frame_style(self.window[0], "svg")
         css = css.replace("</style><style>", "").replace("<style>", "").replace("</style>", "")
-        svg = svg[start:svg.rindex("</svg>") + len("</svg>")]
+        svg = svg[start:svg.index("</svg>", start) + len("</svg>")]   # the first drawing
         head = svg.index(">") + 1
         return svg[:head] + f"<style>{css}</style>" + svg[head:]
 
