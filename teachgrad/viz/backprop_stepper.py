@@ -105,7 +105,7 @@ class BackpropStepper(Stepper):
             svg, note = render.drawing_svg(drawing, "@SCOPE@")   # dot runs once
             self._drawing_note = note or ""
             if svg is not None:
-                lines = self._lines()
+                lines = drawing.tensor_lines()
                 svg = render.with_versions(svg, {lines[key]: texts for key, texts
                                                  in self._versions().items() if key in lines})
             self._svg = svg
@@ -139,16 +139,6 @@ class BackpropStepper(Stepper):
                         texts.append(text)
         return self._texts
 
-    def _lines(self):
-        """{tensor id: (DOT name, line prefix)}: where the drawing writes its gradient."""
-        drawing = self.drawing()
-        lines = {key: (name, "") for key, name in drawing.tensor_names.items()}
-        for node, name in drawing.node_names.items():
-            if name.startswith("n"):
-                for i, t in enumerate(node.outputs):
-                    lines.setdefault(t._id, (name, f"{i}: " if len(node.outputs) > 1 else ""))
-        return lines
-
     def _dot_name(self, tensor):
         drawing = self.drawing()
         name = drawing.tensor_names.get(tensor._id)
@@ -163,9 +153,8 @@ class BackpropStepper(Stepper):
         edges its contributions travel along highlighted."""
         if not self._rendered():
             return ""
-        lines, versions = self._lines(), self._versions()
-        shown = [(lines[key][0] + ("-" + lines[key][1][:-2] if lines[key][1] else ""),
-                  versions[key].index(text))
+        lines, versions = self.drawing().tensor_lines(), self._versions()
+        shown = [(render.version_key(*lines[key]), versions[key].index(text))
                  for key, text in gradient_texts(frame).items() if key in lines]
         edges = []
         if frame.kind == "CallVJP":

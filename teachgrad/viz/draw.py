@@ -72,6 +72,17 @@ class Drawing(graphviz.Digraph):
         except graphviz.ExecutableNotFound:
             return wasm.mimebundle(self.source, text=repr(self))
 
+    def tensor_lines(self):
+        """``{tensor id: (DOT name, line prefix)}``: the DOT node whose label writes each
+        tensor's lines, and the prefix of those lines (``"1: "`` for output 1 of a node
+        with several outputs, else ``""``)."""
+        lines = {key: (name, "") for key, name in self.tensor_names.items()}
+        for node, name in self.node_names.items():
+            if name.startswith("n"):
+                for i, t in enumerate(node.outputs):
+                    lines.setdefault(t._id, (name, f"{i}: " if len(node.outputs) > 1 else ""))
+        return lines
+
     def html(self):
         """HTML that draws this graph in the browser with the bundled WebAssembly
         Graphviz (no ``dot`` program needed); what a notebook shows without ``dot``."""

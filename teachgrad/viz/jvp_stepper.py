@@ -145,7 +145,7 @@ class JVPStepper(Stepper):
             if svg is None:
                 self._notes.append(note)
                 return self._forward
-            lines = _lines(drawing)
+            lines = drawing.tensor_lines()
             svg = render.with_versions(svg, {lines[k]: [text] for k, text in tangents.items()
                                              if k in lines}, "tangent")
             self._forward = (drawing, svg, lines, {s._id for s in sources})
@@ -171,8 +171,7 @@ class JVPStepper(Stepper):
             else:
                 states.setdefault(node, NOT_REACHED)
         tensor_states = {key: DONE for key in sources}
-        shown = [(lines[key][0] + ("-" + lines[key][1][:-2] if lines[key][1] else ""), 0)
-                 for key in known if key in lines]
+        shown = [(render.version_key(*lines[key]), 0) for key in known if key in lines]
         return (render.state_style(root, render.drawn_states(
                     states, tensor_states, drawing.node_names, drawing.tensor_names))
                 + render.version_style(root, shown))
@@ -291,16 +290,6 @@ class JVPStepper(Stepper):
 
     def __repr__(self):
         return f"<JVPStepper: {len(self.frames)} steps, {len(self.frames.events)} ops>"
-
-
-def _lines(drawing):
-    """{tensor id: (DOT name, line prefix)}: where a drawing writes each tensor's line."""
-    lines = {key: (name, "") for key, name in drawing.tensor_names.items()}
-    for node, name in drawing.node_names.items():
-        if name.startswith("n"):
-            for i, t in enumerate(node.outputs):
-                lines.setdefault(t._id, (name, f"{i}: " if len(node.outputs) > 1 else ""))
-    return lines
 
 
 def _transposes_ops(trace):

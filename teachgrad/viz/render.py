@@ -156,7 +156,7 @@ def with_versions(svg, versions, word="grad"):
         line = re.compile(r'<text ([^>]*)>%s</text>'
                           % re.escape(escape(f"{prefix}{word} = {longest}")))
 
-        key = name + ("-" + prefix[:-2] if prefix else "")   # n3, or n3-1 for output 1
+        key = version_key(name, prefix)
 
         def copies(match, texts=texts, prefix=prefix, key=key, word=word):
             return "".join(f'<text class="tg-g tg-g-{key}-{k}" {match.group(1)}>'
@@ -164,6 +164,11 @@ def with_versions(svg, versions, word="grad"):
                            for k, text in enumerate(texts))
         svg = group.sub(lambda m: line.sub(copies, m.group(1), count=1), svg, count=1)
     return svg
+
+
+def version_key(name, prefix):
+    """What a line's versions are classed by: ``n3``, or ``n3-1`` for output 1's line."""
+    return name + ("-" + prefix[:-2] if prefix else "")
 
 
 def version_style(root, shown, edges=()):
