@@ -785,3 +785,11 @@ def test_jvp_stepper_draws_the_forward_ops_with_values_and_tangents():
     assert f"#{scope} .tg-forward-graph :is(.tg-node-n0)" in first
     assert first.count("{display:inline}") == 1
     assert last.count("{display:inline}") == 4                       # x and the 3 outputs
+
+
+@needs_dot
+def test_jvp_transpose_tapes_show_no_final_gradients_before_they_are_reached():
+    rec, *_ = forward_mode(transpose=True)
+    stepper = tg.viz.JVPStepper(rec)
+    stepper.header_html()
+    assert all("grad = " not in drawing.source for drawing, _ in stepper._drawn_ops().values())

@@ -105,7 +105,8 @@ class JVPStepper(Stepper):
             for k in ops[:MAX_DRAWINGS]:
                 try:
                     transpose = self.frames.transposes[k]
-                    drawing = draw(transpose.trace, names=transpose.namer)
+                    # gradients=False: its frames tell the running sums, not the totals
+                    drawing = draw(transpose.trace, names=transpose.namer, gradients=False)
                 except ValueError as error:
                     self._notes.append(f"The transpose tape of op {k} is not drawn: {error}")
                     continue
