@@ -577,3 +577,15 @@ def test_js_string_cannot_end_the_script_element():
     literal = escape.js_string('</script><!-- "\u2028 &')
     assert "<" not in literal and ">" not in literal and "&" not in literal
     assert json.loads(literal) == '</script><!-- "\u2028 &'
+
+
+def test_eager_loop_iterations_are_grouped_in_boxes():
+    x = tg.constant(1.5, name="x")
+    with tg.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        _, y = tg.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, tg.sin(y) * x),
+                             [tg.constant(0), x])
+    drawing = tg.viz.draw(y, tape=tape)
+    labels = re.findall(r"label=<<b>(while_loop[^<]*)</b>>", drawing.source)
+    assert labels == [f"while_loop &#x27;while&#x27;, iteration {k}" for k in range(3)]
+    assert drawing.source.count('color="#7e57c2"') == 3

@@ -43,6 +43,7 @@ CLUSTER_STYLE = {   # kind of cluster -> its attributes
     "side": {"style": "rounded,dashed", "color": "#666666", "fontsize": "12"},
     "call": {"style": "rounded,filled", "color": "#9a9a9a", "fillcolor": "#f5f5f5"},
     "body": {"style": "rounded,filled", "color": "#4a78c2", "fillcolor": "#eef3fb"},
+    "loop": {"style": "rounded,dashed", "color": "#7e57c2", "fontcolor": "#5e35b1"},
 }
 
 
