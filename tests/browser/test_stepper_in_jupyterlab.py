@@ -321,3 +321,20 @@ def test_lesson5_jvp_stepper_fits_with_names_and_legend(page, lab, output_dir):
     assert "u" in texts and any(re.fullmatch(r"T\d+", t) for t in texts), texts
     _column_fits(page)
     page.locator(WIDGET).screenshot(path=str(output_dir / "lesson5_jvp_stepper.png"))
+
+
+LESSON7 = REPO / "notebooks" / "07_control_flow.ipynb"
+
+
+def test_lesson7_loop_stepper_and_while_drawing_fit_the_column(page, lab, output_dir):
+    open_notebook(page, lab, copy_notebook(lab, LESSON7))
+    assert run_all_cells(page) == []
+    page.wait_for_selector(f"{FRAME}[data-step='0']", timeout=30_000)
+    _column_fits(page)                     # the While loop's drawings included
+    page.evaluate("sel => document.querySelector(sel).scrollIntoView({block: 'start'})", WIDGET)
+    texts = set(page.evaluate(SHOWN_TEXTS, WIDGET))
+    assert "a" in texts and any(t.startswith("while_loop") for t in texts), texts
+    for step in range(1, 15):
+        _step_in_view(page, step)
+    _column_fits(page)
+    page.locator(WIDGET).screenshot(path=str(output_dir / "lesson7_loop_stepper.png"))
