@@ -690,11 +690,13 @@ def test_draw_shows_gradients_of_a_trace_by_default_or_as_asked():
     with tg.GradientTape(persistent=True) as tape:
         tape.watch(x2)
         y2 = x2 * x2
-    g = tape.gradient(y2, x2)
-    assert "grad = " not in tg.viz.draw(y2, tape=tape).source
-    assert "grad = 6" in tg.viz.draw(y2, tape=tape, gradients={x2: g}).source
     with pytest.raises(ValueError, match="gradients=True"):
-        tg.viz.draw(y2, tape=tape, gradients=True)
+        tg.viz.draw(y2, tape=tape, gradients=True)    # no gradient computed yet
+    assert "grad = " not in tg.viz.draw(y2, tape=tape).source
+    g = tape.gradient(y2, x2)
+    assert "grad = 6" in tg.viz.draw(y2, tape=tape).source     # after gradient(): shown
+    assert "grad = " not in tg.viz.draw(y2, tape=tape, gradients=False).source
+    assert "grad = 7" in tg.viz.draw(y2, tape=tape, gradients={x2: g + 1}).source
     with pytest.raises(TypeError, match="gradients"):
         tg.viz.draw(y2, tape=tape, gradients=[g])
 

@@ -37,6 +37,7 @@ class Scene:
     targets: tuple = ()
     sources: tuple = ()
     title: Optional[str] = None
+    tape: Optional[GradientTape] = None   # the tape that recorded an eager tensor's history
 
 
 def scene_of(obj, tape=None, fetches=None):
@@ -101,7 +102,7 @@ def from_tensors(tensors, tape=None):
                              "graph on its own.")
         return from_graph(symbolic[0].graph, tensors)
     tape = _tape_for(tensors, tape)
-    return Scene(_walk_back(tensors, tape.producer), targets=tuple(tensors))
+    return Scene(_walk_back(tensors, tape.producer), targets=tuple(tensors), tape=tape)
 
 
 def _tape_for(tensors, tape):

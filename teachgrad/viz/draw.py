@@ -110,8 +110,10 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
         written ``value = 0.5``.
       gradients: each tensor's gradient beside its value (``grad = 1.5``): a
         dict ``{tensor: gradient}``, True (those a drawn backward-pass trace
-        computed), or False. By default a trace's drawing shows the gradients
-        it computed, and other drawings show none.
+        computed, or a persistent tape's last ``gradient`` call gave), or
+        False. By default a trace's drawing shows the gradients it computed, a
+        tape's drawing the sources' gradients once ``tape.gradient`` ran, and
+        other drawings none.
       rankdir: the direction data flows: ``"TB"`` (down), ``"LR"``, ``"BT"``, ``"RL"``.
       scopes: draw name scopes (``layer1/...``) as clusters.
       side_by_side: draw gradient nodes (made by ``tg.gradients``) apart from the
@@ -149,7 +151,7 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
     scene = collect.scene_of(obj, tape=tape, fetches=fetches)
     if options.title is None and scene.title:
         options = dataclasses.replace(options, title=scene.title)
-    options = dataclasses.replace(options, gradients=_gradients(gradients, obj))
+    options = dataclasses.replace(options, gradients=_gradients(gradients, obj, scene))
     return draw_scene(scene, options, names)
 
 
@@ -161,15 +163,19 @@ def draw_scene(scene, options, names=None):
     return Drawing(body=body, node_names=writer.node_names, tensor_names=writer.tensor_names)
 
 
-def _gradients(gradients, obj):
+def _gradients(gradients, obj, scene):
     """``{tensor id: text}`` of the gradients to show, or None."""
     if gradients is None or gradients is True:
         trace = collect.trace_of(obj)
         if trace is None or trace.start is None:
+            last = scene.tape.last_gradients() if scene.tape is not None else {}
+            if last:   # a persistent tape's last gradient() call
+                return {key: format_value(g) for key, g in last.items()}
             if gradients is True:
-                raise ValueError("gradients=True shows what a recorded backward pass computed: "
-                                 "draw its trace (rec.traces[0]), or pass the gradients as a "
-                                 "dict {tensor: gradient}.")
+                raise ValueError("gradients=True shows what a gradient computed: draw a "
+                                 "recorded backward pass (rec.traces[0]) or a persistent "
+                                 "tape's tensor after tape.gradient(...), or pass the "
+                                 "gradients as a dict {tensor: gradient}.")
             return None
         from .frames import backprop_frames, gradient_texts   # they fold the trace's events
         frames = backprop_frames(trace)
