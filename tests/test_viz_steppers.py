@@ -668,6 +668,9 @@ def test_the_drawing_shows_running_sums_and_the_edges_contributions_travel():
                                                if n.outputs[0] is a)]
     versions = re.findall(r'class="tg-g tg-g-%s-(\d)"[^>]*>grad = ([^<]*)<' % name_a, svg)
     assert [v for _, v in versions] == ["1", "1 + 1.469", "1 + 1.469 + 2.287", "4.756"]
+    xs = set(re.findall(r'class="tg-g tg-g-%s-\d" text-anchor="middle" x="([\d.]+)"' % name_a,
+                        svg))
+    assert len(xs) == 1                 # every version centred on the node, as dot centres
     frames = stepper.frames
     summed = next(f for f in frames if f.kind == "Aggregate")
     assert f"#s .tg-g-{name_a}-3{{display:inline}}" in stepper.frame_html(summed.index, "s")

@@ -158,12 +158,29 @@ def with_versions(svg, versions, word="grad"):
 
         key = version_key(name, prefix)
 
-        def copies(match, texts=texts, prefix=prefix, key=key, word=word):
-            return "".join(f'<text class="tg-g tg-g-{key}-{k}" {match.group(1)}>'
+        def copies(match, texts=texts, prefix=prefix, key=key, word=word, center=None):
+            attrs = match.group(1)
+            if center is not None:   # every version centred where the longest was
+                attrs = re.sub(r'text-anchor="start" x="[^"]*"',
+                               f'text-anchor="middle" x="{center:g}"', attrs)
+            return "".join(f'<text class="tg-g tg-g-{key}-{k}" {attrs}>'
                            f"{escape(f'{prefix}{word} = {text}')}</text>"
                            for k, text in enumerate(texts))
-        svg = group.sub(lambda m: line.sub(copies, m.group(1), count=1), svg, count=1)
+        svg = group.sub(lambda m: line.sub(
+            lambda t: copies(t, center=_center(m.group(1))), m.group(1), count=1), svg, count=1)
     return svg
+
+
+def _center(group):
+    """The x at the middle of a drawn node (its first shape), or None if not found."""
+    shape = re.search(r'<ellipse [^>]*cx="([-\d.]+)"|<(?:path|polygon) [^>]*'
+                      r'(?:d|points)="([^"]*)"', group)
+    if shape is None:
+        return None
+    if shape.group(1) is not None:
+        return float(shape.group(1))
+    xs = [float(x) for x in re.findall(r"(-?[\d.]+),-?[\d.]+", shape.group(2))]
+    return (min(xs) + max(xs)) / 2 if xs else None
 
 
 def version_key(name, prefix):
