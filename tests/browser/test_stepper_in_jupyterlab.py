@@ -260,7 +260,9 @@ def test_fresh_lesson_shows_a_picture_or_a_note_never_svg_text(page, lab, output
     }""")
     assert fallback["notes"] >= 1 or fallback["loaded"] > 0, fallback
     print(f"\nfresh lesson 2: stepper fallback {fallback}")
-    page.screenshot(path=str(output_dir / "lesson2_fresh.png"))
+    fallback_output = page.locator(".jp-OutputArea-output", has_text="run the notebook").first
+    fallback_output.scroll_into_view_if_needed()
+    fallback_output.screenshot(path=str(output_dir / "lesson2_fresh_fallback.png"))
 
 
 def test_lesson2_names_gradients_and_controls_in_view(page, lab, output_dir):
