@@ -798,3 +798,18 @@ def test_jvp_transpose_tapes_show_no_final_gradients_before_they_are_reached():
     stepper = tg.viz.JVPStepper(rec)
     stepper.header_html()
     assert all("grad = " not in drawing.source for drawing, _ in stepper._drawn_ops().values())
+
+
+def test_a_name_given_in_every_loop_iteration_is_told_apart():
+    a = tg.constant(2.0, name="a")
+    with tg.GradientTape() as tape:
+        tape.watch(a)
+        _, y = tg.while_loop(lambda k, y: k < 3,
+                             lambda k, y: (k + 1, tg.multiply(0.5, y + a / y, name="y")),
+                             [tg.constant(0), a])
+    with tg.viz.record() as rec:
+        tape.gradient(y, a)
+    frames = backprop_frames(rec.traces[-1])
+    named = [frames.labels[n] for n in frames.nodes if n.op.name == "multiply"]
+    assert named == ["y", "y_1", "y_2"]
+    assert frames[0].sentence.startswith("The backward pass begins at y_2,")

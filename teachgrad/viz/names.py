@@ -5,7 +5,8 @@ y, name="a")``, ``tg.constant(0.5, name="x")``), a Variable's, or a graph
 node's unique name (``mul_1``; a traced function's placeholders take its Python
 argument names). A tensor without one gets a short label, ``t1, t2, ...``,
 numbered in creation order over the picture's tensors only, so the same program
-gives the same labels whatever ran before it. A node is called what its output
+gives the same labels whatever ran before it. A name an earlier tensor of the
+picture has is told apart: ``y``, ``y_1``, ``y_2`` (a loop body's ``name="y"``). A node is called what its output
 is called (a node with several outputs ``t3``, its outputs ``t3:0``, ``t3:1``).
 
 Two namers can share a picture: a ``prefix`` (the JVPStepper's transpose tape
@@ -38,12 +39,14 @@ class Names:
         for t in tensors:
             every.setdefault(t._id, t)
         self._count = 0
+        self._used = set(self._tensors.values())
         for key in sorted(every):   # creation order
             node = made_by.get(key)
             if node is not None and len(node.outputs) > 1:
                 self._multi(node)
             elif key not in self._tensors:
-                self._tensors[key] = every[key].name or self._new()
+                name = every[key].name
+                self._tensors[key] = self._unique(name) if name else self._new()
         for node in nodes:
             if id(node) not in self._nodes:
                 self._nodes[id(node)] = self._tensors[node.outputs[0]._id] \
@@ -51,12 +54,25 @@ class Names:
 
     def _new(self):
         self._count += 1
-        return f"{self.prefix}{self._count}"
+        while f"{self.prefix}{self._count}" in self._used:
+            self._count += 1
+        return self._unique(f"{self.prefix}{self._count}")
+
+    def _unique(self, name):
+        """``name``, or ``name_1``, ``name_2``, ... when an earlier tensor of the picture
+        has it (a loop's body names its result y in every iteration)."""
+        label, n = name, 0
+        while label in self._used:
+            n += 1
+            label = f"{name}_{n}"
+        self._used.add(label)
+        return label
 
     def _multi(self, node):
         if id(node) in self._nodes:
             return
-        base = node.label or _common_name(node.outputs) or self._new()
+        base = node.label or _common_name(node.outputs)
+        base = self._unique(base) if base else self._new()
         self._nodes[id(node)] = base
         for i, t in enumerate(node.outputs):
             self._tensors.setdefault(t._id, t.name or f"{base}:{i}")
