@@ -335,7 +335,7 @@ def test_lesson7_loop_stepper_and_while_drawing_fit_the_column(page, lab, output
     _column_fits(page)                     # the While loop's drawings included
     page.evaluate("sel => document.querySelector(sel).scrollIntoView({block: 'start'})", WIDGET)
     texts = set(page.evaluate(SHOWN_TEXTS, WIDGET))
-    assert "a" in texts and any(t.startswith("while_loop") for t in texts), texts
+    assert {"a", "y", "y_1"} <= texts and any(t.startswith("while_loop") for t in texts), texts
     for step in range(1, 15):
         _step_in_view(page, step)
     _column_fits(page)
