@@ -249,9 +249,9 @@ class _Folder:
         between = plural(len(self.nodes), "op lies", "ops lie")
         targets = self._tensors(self.targets)
         seeds = [g for g in getattr(event, "target_grads", None) or () if g is not None]
-        seed = (f"the seed, {format_value(seeds[0])} (d{targets}/d{targets})" if len(seeds) == 1
-                else f"the seed: ones (d{targets}/d{targets} = 1), unless output gradients were "
-                     f"given")
+        ratio = f" (d{targets}/d{targets})" if targets.isidentifier() else ""   # not dg(u)[0]
+        seed = (f"the seed, {format_value(seeds[0])}{ratio}" if len(seeds) == 1
+                else f"the seed: ones{ratio}, unless output gradients were given")
         words = (f"The backward pass begins at {targets}, whose gradient with respect to "
                  f"itself is {seed}. Gradients flow back as cotangents: the cotangent of a tensor is "
                  f"the gradient of the target with respect to it. An op's pending count is how "
