@@ -251,7 +251,8 @@ class _Folder:
         seeds = [g for g in getattr(event, "target_grads", None) or () if g is not None]
         ratio = f" (d{targets}/d{targets})" if targets.isidentifier() else ""   # not dg(u)[0]
         seed = (f"the seed, {format_value(seeds[0])}{ratio}" if len(seeds) == 1
-                else f"the seed: ones{ratio}, unless output gradients were given")
+                else f"the seed: ones{ratio[:-1] + ' = 1)' if ratio else ''}, unless output "
+                     f"gradients were given")
         words = (f"The backward pass begins at {targets}, whose gradient with respect to "
                  f"itself is {seed}. Gradients flow back as cotangents: the cotangent of a tensor is "
                  f"the gradient of the target with respect to it. An op's pending count is how "
