@@ -43,6 +43,11 @@ _METHODS = {
     "sparse": "a sparse sum (IndexedSlices rows are gathered, or scattered into the dense sum)",
 }
 
+#: The words the first frame defines, the first time the steps use them.
+DEFINITIONS = ("Gradients flow back as cotangents: the cotangent of a tensor is the gradient "
+               "of the {target} with respect to it. An op's pending count is how many ops that "
+               "use its output have still to hand it a cotangent. ")
+
 _SKIPS = {
     "stop gradient": "it produced a tensor in stop_gradients, which is held constant, so "
                      "the gradient stops here and its VJP rule is not called",
@@ -249,20 +254,11 @@ class _Folder:
         between = plural(len(self.nodes), "op lies", "ops lie")
         targets = self._tensors(self.targets)
         seeds = [g for g in getattr(event, "target_grads", None) or () if g is not None]
-        ratio = f" (d{targets}/d{targets})" if targets.isidentifier() else ""   # not dg(u)[0]
-        seed = (f"the seed, {format_value(seeds[0])}{ratio}" if len(seeds) == 1
-                else f"the seed: ones{ratio[:-1] + ' = 1)' if ratio else ''}, unless output "
-                     f"gradients were given")
         words = (f"The backward pass begins at {targets}, whose gradient with respect to "
-                 f"itself is {seed}. Gradients flow back as cotangents: the cotangent of a tensor is "
-                 f"the gradient of the target with respect to it. An op's pending count is how "
-                 f"many ops that use its output have still to hand it a cotangent. "
-                 if len(self.targets) == 1 else
+                 f"itself is {_seed(targets, seeds)}. " if len(self.targets) == 1 else
                  f"The backward pass begins at {targets}, each seeded with its gradient with "
-                 f"respect to itself (the seed: ones, unless output gradients were given). "
-                 f"Gradients flow back as cotangents: the cotangent of a tensor is the gradient "
-                 f"of the targets with respect to it. An op's pending count is how many ops "
-                 f"that use its output have still to hand it a cotangent. ")
+                 f"respect to itself (the seed: ones, unless output gradients were given). ")
+        words += DEFINITIONS.format(target="target" if len(self.targets) == 1 else "targets")
         if not self._queue:
             return words + (f"{between.capitalize()} between sources and targets, and none "
                             f"is ready, so no gradient flows.")
@@ -447,6 +443,15 @@ class _Folder:
 
     def _words(self, nodes):
         return join_words([self.labels.get(n, node_label(n)) for n in nodes])
+
+
+def _seed(target, seeds):
+    """``the seed, 1 (dz/dz)``: what a single target's gradient starts as."""
+    ratio = f"d{target}/d{target}" if target.isidentifier() else ""   # not dg(u)[0]/dg(u)[0]
+    if len(seeds) == 1:
+        return f"the seed, {format_value(seeds[0])}" + (f" ({ratio})" if ratio else "")
+    ones = f"ones ({ratio} = 1)" if ratio else "ones"
+    return f"the seed: {ones}, unless output gradients were given"
 
 
 def _sum(contributions, shown=4):

@@ -133,8 +133,8 @@ class JVPStepper(Stepper):
                 for t, d in zip(e.node.outputs, e.output_tangents):
                     if d is not None:
                         tangents[t._id] = format_value(d)
-            scene = collect.Scene(list(frames.nodes), targets=tuple(frames.events[-1].node.outputs),
-                                  sources=tuple(sources))
+            scene = collect.Scene(list(frames.nodes), sources=tuple(sources),
+                                  targets=tuple(frames.events[-1].node.outputs))
             options = Options(label_options=LabelOptions(gradient_word="tangent"),
                               gradients=tangents, fit=False)
             try:

@@ -6,8 +6,9 @@ node's unique name (``mul_1``; a traced function's placeholders take its Python
 argument names). A tensor without one gets a short label, ``t1, t2, ...``,
 numbered in creation order over the picture's tensors only, so the same program
 gives the same labels whatever ran before it. A name an earlier tensor of the
-picture has is told apart: ``y``, ``y_1``, ``y_2`` (a loop body's ``name="y"``). A node is called what its output
-is called (a node with several outputs ``t3``, its outputs ``t3:0``, ``t3:1``).
+picture has is told apart: ``y``, ``y_1``, ``y_2`` (a loop body's ``name="y"``).
+A node is called what its output is called (a node with several outputs ``t3``,
+its outputs ``t3:0``, ``t3:1``).
 
 Two namers can share a picture: a ``prefix`` (the JVPStepper's transpose tape
 uses ``T``: ``T1, T2``) keeps their labels apart.

@@ -205,6 +205,10 @@ def test_stepper_steps_through_the_trace_in_jupyterlab(page, lab, output_dir):
 
 # -- issue 19: what a student sees in lessons 2, 4 and 5 (forward mode) ------------------
 
+# The stepper of the notebook on show (JupyterLab reopens earlier tests' notebooks, hidden).
+SHOWN_WIDGET = f".jp-NotebookPanel:not(.lm-mod-hidden) {WIDGET}"
+SHOWN_FRAME = f"{SHOWN_WIDGET} .tg-frame"
+
 # The notebook column: JupyterLab's scrolling panel of the notebook.
 COLUMN = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer"
 
@@ -233,13 +237,22 @@ def _column_fits(page):
     return column
 
 
+# The outputs of the notebook on show (JupyterLab reopens earlier tests' notebooks, hidden).
+OUTPUTS = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output"
+
+
+def _scroll_to_widget(page):
+    page.evaluate("sel => document.querySelector(sel).scrollIntoView({block: 'start'})",
+                  SHOWN_WIDGET)
+
+
 def _step_in_view(page, step):
     """Click the widget's *step* button in the page (so that nothing scrolls for us),
     wait for frame ``step``, and check the controls and the frame are in the window."""
-    page.evaluate(f"""() => [...document.querySelectorAll('{WIDGET} button')]
+    page.evaluate(f"""() => [...document.querySelectorAll('{SHOWN_WIDGET} button')]
                            .find(b => b.textContent.includes('step')).click()""")
-    page.wait_for_selector(f"{FRAME}[data-step='{step}']", timeout=10_000)
-    box = page.evaluate(CONTROLS_IN_VIEW, WIDGET)
+    page.wait_for_selector(f"{SHOWN_FRAME}[data-step='{step}']", timeout=10_000)
+    box = page.evaluate(CONTROLS_IN_VIEW, SHOWN_WIDGET)
     assert 0 <= box["top"] and box["bottom"] <= box["height"], (step, box)
     assert box["frameTop"] < box["height"], (step, box)
 
@@ -247,20 +260,24 @@ def _step_in_view(page, step):
 def test_fresh_lesson_shows_a_picture_or_a_note_never_svg_text(page, lab, output_dir):
     # Opened as a student gets it: saved outputs, untrusted, nothing run.
     open_notebook(page, lab, copy_notebook(lab, LESSON, "fresh_lesson2.ipynb"))
-    page.wait_for_selector(".jp-OutputArea-output", state="attached", timeout=30_000)
-    texts = page.evaluate("""() => [...document.querySelectorAll('.jp-OutputArea-output')]
-                                   .map(o => o.textContent)""")
+    page.wait_for_selector(OUTPUTS, state="attached", timeout=30_000)
+    # every saved output rendered (a loaded browser may take a while), the stepper's included
+    page.wait_for_function("""sel => [...document.querySelectorAll(sel)]
+                                    .some(o => o.textContent.includes('run the notebook'))""",
+                           arg=OUTPUTS, timeout=60_000, polling=200)
+    texts = page.evaluate("""sel => [...document.querySelectorAll(sel)]
+                                   .map(o => o.textContent)""", OUTPUTS)
     raw = [t[:120] for t in texts if re.search(r"\bn\d+\s*->\s*n\d+|\bn0 multiply\b", t)]
     assert not raw, raw
-    fallback = page.evaluate("""() => {
-        const notes = [...document.querySelectorAll('.jp-OutputArea-output')]
+    fallback = page.evaluate("""sel => {
+        const notes = [...document.querySelectorAll(sel)]
             .filter(o => o.textContent.includes('run the notebook'));
-        const img = document.querySelector('img.tg-first-frame');
+        const img = notes.length ? notes[0].querySelector('img.tg-first-frame') : null;
         return {notes: notes.length, img: !!img, loaded: img ? img.naturalWidth : 0};
-    }""")
-    assert fallback["notes"] >= 1 or fallback["loaded"] > 0, fallback
+    }""", OUTPUTS)
+    assert fallback["notes"] == 1 and fallback["img"], fallback   # a picture, or its alt text
     print(f"\nfresh lesson 2: stepper fallback {fallback}")
-    fallback_output = page.locator(".jp-OutputArea-output", has_text="run the notebook").first
+    fallback_output = page.locator(OUTPUTS, has_text="run the notebook").first
     fallback_output.scroll_into_view_if_needed()
     fallback_output.screenshot(path=str(output_dir / "lesson2_fresh_fallback.png"))
 
@@ -268,14 +285,14 @@ def test_fresh_lesson_shows_a_picture_or_a_note_never_svg_text(page, lab, output
 def test_lesson2_names_gradients_and_controls_in_view(page, lab, output_dir):
     open_notebook(page, lab, copy_notebook(lab, LESSON, "names_lesson2.ipynb"))
     assert run_all_cells(page) == []
-    page.wait_for_selector(f"{WIDGET} svg g.tg-node", timeout=30_000)
-    widget = page.locator(WIDGET)
+    page.wait_for_selector(f"{SHOWN_WIDGET} svg g.tg-node", timeout=30_000)
+    widget = page.locator(SHOWN_WIDGET)
     widget.scroll_into_view_if_needed()
-    page.evaluate("sel => document.querySelector(sel).scrollIntoView({block: 'start'})", WIDGET)
-    texts = set(page.evaluate(SHOWN_TEXTS, WIDGET))
+    _scroll_to_widget(page)
+    texts = set(page.evaluate(SHOWN_TEXTS, SHOWN_WIDGET))
     assert {"a", "b", "c", "d", "z", "x", "y"} <= texts, texts       # the lesson's names
     assert not any(t == "tensor" or re.fullmatch(r"n\d+", t) for t in texts)
-    chips = page.evaluate(f"""() => [...document.querySelectorAll('{FRAME} .tg-chip')]
+    chips = page.evaluate(f"""() => [...document.querySelectorAll('{SHOWN_FRAME} .tg-chip')]
                                .map(c => c.textContent)""")
     assert "z" in chips, chips
     _column_fits(page)
@@ -283,7 +300,8 @@ def test_lesson2_names_gradients_and_controls_in_view(page, lab, output_dir):
     seen_sums = set()
     for step in range(1, 24):
         _step_in_view(page, min(step, 22))
-        seen_sums |= {t for t in page.evaluate(SHOWN_TEXTS, WIDGET) if t.startswith("grad = ")}
+        seen_sums |= {t for t in page.evaluate(SHOWN_TEXTS, SHOWN_WIDGET)
+                      if t.startswith("grad = ")}
         _column_fits(page)
     # gradients shown: the running sum of a as it grew, and x's and y's at the end
     assert {"grad = 1 + 1.469", "grad = 4.756", "grad = 9.512", "grad = 2.378"} <= seen_sums, \
@@ -311,18 +329,18 @@ def test_lesson4_drawings_name_placeholders_and_fit_the_column(page, lab, output
 def test_lesson5_jvp_stepper_fits_with_names_and_legend(page, lab, output_dir):
     open_notebook(page, lab, copy_notebook(lab, LESSON5))
     assert run_all_cells(page) == []
-    page.wait_for_selector(f"{FRAME}[data-step='0']", timeout=30_000)
-    page.evaluate("sel => document.querySelector(sel).scrollIntoView({block: 'start'})", WIDGET)
-    header = page.locator(f"{WIDGET} .tg-legend").first.inner_text()
+    page.wait_for_selector(f"{SHOWN_FRAME}[data-step='0']", timeout=30_000)
+    _scroll_to_widget(page)
+    header = page.locator(f"{SHOWN_WIDGET} .tg-legend").first.inner_text()
     assert "tangent" in header and "primal" in header
-    sentence = page.locator(f"{FRAME} .tg-sentence").inner_text()
+    sentence = page.locator(f"{SHOWN_FRAME} .tg-sentence").inner_text()
     assert sentence.startswith("s (sin) has a native JVP rule"), sentence
     for step in range(1, 8):
         _step_in_view(page, step)
-    texts = set(page.evaluate(SHOWN_TEXTS, WIDGET))
+    texts = set(page.evaluate(SHOWN_TEXTS, SHOWN_WIDGET))
     assert "u" in texts and any(re.fullmatch(r"T\d+", t) for t in texts), texts
     _column_fits(page)
-    page.locator(WIDGET).screenshot(path=str(output_dir / "lesson5_jvp_stepper.png"))
+    page.locator(SHOWN_WIDGET).screenshot(path=str(output_dir / "lesson5_jvp_stepper.png"))
 
 
 LESSON7 = REPO / "notebooks" / "07_control_flow.ipynb"
@@ -331,12 +349,12 @@ LESSON7 = REPO / "notebooks" / "07_control_flow.ipynb"
 def test_lesson7_loop_stepper_and_while_drawing_fit_the_column(page, lab, output_dir):
     open_notebook(page, lab, copy_notebook(lab, LESSON7))
     assert run_all_cells(page) == []
-    page.wait_for_selector(f"{FRAME}[data-step='0']", timeout=30_000)
+    page.wait_for_selector(f"{SHOWN_FRAME}[data-step='0']", timeout=30_000)
     _column_fits(page)                     # the While loop's drawings included
-    page.evaluate("sel => document.querySelector(sel).scrollIntoView({block: 'start'})", WIDGET)
-    texts = set(page.evaluate(SHOWN_TEXTS, WIDGET))
+    _scroll_to_widget(page)
+    texts = set(page.evaluate(SHOWN_TEXTS, SHOWN_WIDGET))
     assert {"a", "y", "y_1"} <= texts and any(t.startswith("while_loop") for t in texts), texts
     for step in range(1, 15):
         _step_in_view(page, step)
     _column_fits(page)
-    page.locator(WIDGET).screenshot(path=str(output_dir / "lesson7_loop_stepper.png"))
+    page.locator(SHOWN_WIDGET).screenshot(path=str(output_dir / "lesson7_loop_stepper.png"))
