@@ -251,7 +251,7 @@ METHOD_SKIP = {
     "GradientTape": dict.fromkeys(
         ("stop_recording", "reset", "watched_variables", "record", "output_added", "capture",
          "read_variable", "producer", "recorded_nodes", "dropped_nodes", "is_watched",
-         "snapshots", "recording_spans", "when_made"),
+         "snapshots", "recording_spans", "when_made", "last_gradients"),
         "no arguments, or the recorder protocol and read methods the engine and tg.viz use"),
     "ForwardAccumulator": dict.fromkeys(("output_added", "capture", "read_variable", "record"),
                                         "the recorder protocol"),

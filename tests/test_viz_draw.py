@@ -81,13 +81,14 @@ def test_tiny_graph_exact_dot():
 fontsize="11" margin="0.12,0.04"]
 \tedge [fontname="Helvetica" fontsize="9" arrowsize="0.7" color="#555555"]
 \trankdir="TB"
+\tsize="8.8,1000"
 \tn0 [label=<<b>x</b><br/><font point-size="9">placeholder</font>\
 <br/><font point-size="9">(2,) float64</font>>]
 \tn1 [label=<<b>Const</b><br/><font point-size="9">() float64</font>\
-<br/><font point-size="9">2</font>>]
+<br/><font point-size="9">value = 2</font>>]
 \tn2 [label=<<b>multiply</b><br/><font point-size="9">(2,) float64</font>> peripheries="2"]
-\tn0 -> n2
-\tn1 -> n2
+\tn0 -> n2 [class="tg-edge-n0-n2"]
+\tn1 -> n2 [class="tg-edge-n1-n2"]
 }
 """
 
@@ -147,8 +148,11 @@ def test_tape_history_drawn_with_leaves_and_target():
     assert drawing.tensor_names[x._id] == "t0"
     assert set(edges(drawing)) == {"t0 -> n0", "n0 -> n1", "t0 -> n1", "n1 -> n2", "t1 -> n2"}
     assert 'peripheries="2"' in node_attrs(drawing, "n2")      # the target
-    assert "<b>x</b>" in node_attrs(drawing, "t0") and ">3<" in node_attrs(drawing, "t0")
-    assert "0.1411" in node_attrs(drawing, "n0")                # sin(3), a small value
+    assert "<b>x</b>" in node_attrs(drawing, "t0") and ">value = 3<" in node_attrs(drawing, "t0")
+    assert "value = 0.1411" in node_attrs(drawing, "n0")        # sin(3), a small value
+    assert "tensor" not in drawing.source                      # unnamed ops: t1, t2, ...
+    titles = re.findall(r"<b>([^<]*)</b>", drawing.source)
+    assert titles == ["t1", "t2", "t4", "x", "t3"]   # sin, multiply, add; x and 2.0
 
 
 def test_tape_errors_say_what_to_do():
@@ -173,9 +177,9 @@ def test_list_of_tensors_and_multiple_outputs():
         y = a * b
         z = tg.exp(a)
     drawing = tg.viz.draw([y, z], tape=tape)
-    assert "n0 -> n1 [label=\":0\"]" in statements(drawing)
-    assert "n0 -> n1 [label=\":1\"]" in statements(drawing)
-    assert "0: (1,) float64 [1]" in node_attrs(drawing, "n0")
+    assert 'n0 -> n1 [label=":0" class="tg-edge-n0-n1"]' in statements(drawing)
+    assert 'n0 -> n1 [label=":1" class="tg-edge-n0-n1"]' in statements(drawing)
+    assert "0: (1,) float64 value = [1]" in node_attrs(drawing, "n0")
     assert len(drawing.node_names) == 3
 
 
@@ -394,7 +398,7 @@ def test_attacks_render_as_text_in_real_svg():
             assert line in texts, (line, texts)
     assert len(re.findall(r'class="node"', svg)) == \
         len(drawing.node_names) + len(drawing.tensor_names)
-    assert len(re.findall(r'class="edge"', svg)) == len(edges(drawing))
+    assert len(re.findall(r'class="edge[ "]', svg)) == len(edges(drawing))
 
 
 @needs_dot
@@ -573,3 +577,15 @@ def test_js_string_cannot_end_the_script_element():
     literal = escape.js_string('</script><!-- "\u2028 &')
     assert "<" not in literal and ">" not in literal and "&" not in literal
     assert json.loads(literal) == '</script><!-- "\u2028 &'
+
+
+def test_eager_loop_iterations_are_grouped_in_boxes():
+    x = tg.constant(1.5, name="x")
+    with tg.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        _, y = tg.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, tg.sin(y) * x),
+                             [tg.constant(0), x])
+    drawing = tg.viz.draw(y, tape=tape)
+    labels = re.findall(r"label=<<b>(while_loop[^<]*)</b>>", drawing.source)
+    assert labels == [f"while_loop &#x27;while&#x27;, iteration {k}" for k in range(3)]
+    assert drawing.source.count('color="#7e57c2"') == 3

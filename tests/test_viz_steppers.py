@@ -7,6 +7,7 @@ method. Then the widget's parts (jslinked controls, one Stack child per
 frame, the cap) and the static fallback, whose text must be the same in
 every run (nbval compares it).
 """
+import base64
 import re
 import shutil
 
@@ -159,7 +160,7 @@ def test_unconnected_source_and_two_targets():
     frames = backprop_frames(rec.traces[0])
     last = frames[len(frames) - 1]
     assert last.result[2] is None and grads[2] is None
-    assert "source 2 gets None" in last.sentence
+    assert "t3 gets None" in last.sentence     # an unnamed source, numbered
     for got, want in zip(last.result[:2], grads[:2]):
         assert got is want
     np.testing.assert_allclose(grads[1].numpy(), 3.0 + 6.0)   # sum(x) + 2w
@@ -314,8 +315,9 @@ def test_jvp_frames_for_native_rules_compare_with_transposition():
     rec, y_dot, x, x_dot = forward_mode(transpose=False)
     frames = jvp_frames(rec.traces[0], rec.traces)
     assert [f.phase for f in frames.frames] == ["native"] * 3
-    assert [frames.labels[f.node] for f in frames.frames] == ["tanh (n0)", "multiply (n1)",
-                                                              "sum (n2)"]
+    # x is t1; the ops' outputs t2, t3, t4; the sentences say the op beside the name.
+    assert [frames.labels[f.node] for f in frames.frames] == ["t2", "t3", "t4"]
+    assert frames[0].sentence.startswith("t2 (tanh) has a native JVP rule")
     for frame in frames.frames:
         assert frame.agree is True
         np.testing.assert_allclose(frame.compared[0].numpy(),
@@ -355,20 +357,39 @@ def test_jvp_frames_step_inside_a_transposition():
 def test_jvp_stepper_draws_ops_by_their_op_names_and_the_aid_as_u():
     rec, *_ = forward_mode(transpose=True)
     stepper = tg.viz.JVPStepper(rec)
-    drawing = tg.viz.draw(stepper.frames.transposes[0].trace)   # what _drawn_ops draws
+    stepper.header_html()
+    drawing = stepper._drawn_ops()[1][0]           # the transpose tape of the multiply
     titles = dict(re.findall(r"\t(\w+) \[label=<<b>([^<]*)</b>", drawing.source))
     ops = {name: title for name, title in titles.items() if name.startswith("n")}
-    assert list(ops.values()) == ["tanh_grad"]     # the VJP rule's op, not a node id
+    # What the steps call the rule's outputs (x*y hands x and y one each), and their op.
+    assert list(ops.values()) == ["g(u)[0]", "g(u)[1]"]
+    assert "multiply</font>" in drawing.source
     (source,) = re.findall(r"\t(\w+) \[.*penwidth=\"2.5\"", drawing.source)
     assert titles[source] == "u"                   # the aid vector, as the steps call it
+    # Unnamed tensors of the transpose tape are T1, T2, ...: never the ops' t1, t2.
+    inner = set(titles.values()) - {"u", "g(u)[0]", "g(u)[1]"}
+    assert inner and all(re.fullmatch(r"T\d+", t) for t in inner)
+    forward = set(stepper.frames.labels.values())
+    assert forward and not forward & set(stepper.frames.transposes[1].labels.values())
 
 
-def test_jvp_stepper_without_the_recorder_notes_the_missing_transposes():
+def test_jvp_stepper_given_one_trace_asks_for_the_recorder():
     rec, *_ = forward_mode(transpose=True)
-    stepper = tg.viz.JVPStepper(rec.traces[0])
+    with pytest.raises(ValueError, match=r"JVPStepper\(trace\).*tg.viz.JVPStepper\(rec\)"):
+        tg.viz.JVPStepper(rec.traces[0])
+    stepper = tg.viz.JVPStepper(rec.traces[0], transposes=())   # asked for: no sub-steps
     assert not stepper.frames.transposes
     assert [f.phase for f in stepper.frames.frames[:3]] == ["aid", "backward", "tangent"]
     assert "pass the recorder" in stepper.header_html()
+    native, *_ = forward_mode(transpose=False)
+    assert len(tg.viz.JVPStepper(native.traces[0]).frames) == 3   # nothing transposed
+
+
+def test_jvp_stepper_has_a_forward_mode_legend():
+    rec, *_ = forward_mode(transpose=False)
+    header = tg.viz.JVPStepper(rec).header_html()
+    assert "tangent" in header and "primal" in header and "native JVP rule" in header
+    assert "not reached" not in header       # no backward-pass states without a transpose tape
 
 
 def test_jvp_stepper_refuses_a_backward_trace():
@@ -516,7 +537,7 @@ def test_jvp_widget_builds():
     assert '<span class="tg-queue">' in frames.children[inner.index].value
     if shutil.which("dot"):
         graph = parts_of(stepper)["graph"].value
-        assert graph.count("<svg") == 3          # one transpose tape per op
+        assert graph.count("<svg") == 4          # the forward ops, one transpose tape per op
         assert f"#{stepper._scope} .tg-op-0{{display:block}}" in \
             frames.children[inner.index].value
 
@@ -532,7 +553,7 @@ def test_static_text_is_the_same_in_every_run():
     assert first[0] == second[0] and first[1] == second[1]
     assert "0x" not in first[0] and "multiply_" not in first[0]
     assert first[0].splitlines()[0] == ("BackpropStepper: 15 steps of the backward pass of "
-                                        "add (n2) with respect to the source")
+                                        "t4 with respect to t1")
     bundle = first[2]
     assert bundle["text/plain"] == first[0] and bundle["text/html"] == first[1]
     assert "application/vnd.jupyter.widget-view+json" in bundle
@@ -552,3 +573,243 @@ def test_model_text_is_escaped():
     html = "".join(stepper.frame_html(i, "s") for i in range(len(stepper.frames)))
     html += stepper.static_html()
     assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+# -- names, values and gradients (issue 19) ------------------------------------------
+def lesson_two(named=True):
+    """Lesson 2's program: z = sin(a) e^a + a, a = x y, with names given by name=."""
+    x = tg.constant(0.5, name="x")
+    y = tg.constant(2.0, name="y")
+    n = (lambda k: {"name": k}) if named else (lambda k: {})
+    with tg.GradientTape() as tape:
+        tape.watch([x, y])
+        a = tg.multiply(x, y, **n("a"))
+        b = tg.sin(a, **n("b"))
+        c = tg.exp(a, **n("c"))
+        d = tg.multiply(b, c, **n("d"))
+        z = tg.add(d, a, **n("z"))
+    with tg.viz.record() as rec:
+        grads = tape.gradient(z, [x, y])
+    return rec, grads, (x, y, a, b, c, d, z)
+
+
+def test_frames_and_drawing_call_tensors_by_their_names():
+    rec, _, _ = lesson_two()
+    stepper = tg.viz.BackpropStepper(rec)
+    labels = {stepper.frames.labels[n] for n in stepper.frames.nodes}
+    assert labels == {"a", "b", "c", "d", "z"}
+    pops = [f.sentence for f in stepper.frames if f.kind == "Pop"]
+    assert pops[0].startswith("Pop z (add) from the front of the queue")
+    source = stepper.drawing().source
+    titles = re.findall(r"<b>([^<]*)</b>", source)
+    assert sorted(titles) == ["a", "b", "c", "d", "x", "y", "z"]
+    assert "tensor" not in source and "(n" not in stepper.text()
+
+
+def test_unnamed_tensors_are_numbered_per_picture_never_called_tensor():
+    tg.sin(tg.constant(1.0))                      # other tensors made before: no effect
+    rec, _, _ = lesson_two(named=False)
+    frames = backprop_frames(rec.traces[0])
+    assert sorted(frames.labels[n] for n in frames.nodes) == ["t1", "t2", "t3", "t4", "t5"]
+    text = tg.viz.BackpropStepper(rec).text()
+    assert "tensor" not in "".join(frames.labels.values()) and "multiply (n" not in text
+    drawing = tg.viz.draw(rec.traces[0])
+    assert "<b>tensor</b>" not in drawing.source and "<b>x</b>" in drawing.source
+
+
+def test_placeholders_of_a_traced_function_take_the_argument_names():
+    @tg.function
+    def f(weight, bias):
+        return tg.sin(weight) * bias
+    f(tg.constant(1.0), tg.constant(2.0))
+    titles = re.findall(r"<b>([^<]*)</b>", tg.viz.draw(f).source)
+    assert "weight" in titles and "bias" in titles and "arg0" not in titles
+
+
+def test_gradient_column_is_filled_for_every_tensor_and_sums_read_well():
+    rec, _, _ = lesson_two()
+    stepper = tg.viz.BackpropStepper(rec)
+    for frame in stepper.frames:
+        html = stepper.frame_html(frame.index, "s")
+        rows = re.findall(r"<tr><td>([^<]*)</td><td>(.*?)</td><td>(.*?)</td></tr>", html)
+        grads = [r for r in rows if "tg-value" in r[1]]
+        assert len(grads) == len(frame.gradients)
+        assert all('class="tg-value"' in cell for _, _, cell in grads)   # never blank
+        assert "+ -" not in html
+    last = stepper.frames[len(stepper.frames) - 1]
+    assert "one contribution, nothing to add" in stepper.frame_html(last.index, "s")
+    sub = tg.viz.values.format_sum(["0.5", "-0.4444", "[1, -2]", "-[3]"])
+    assert sub == "0.5 - 0.4444 + [1, -2] + -[3]"
+
+
+def test_a_node_with_a_contribution_is_reached():
+    rec, _, _ = lesson_two()
+    frames = backprop_frames(rec.traces[0])
+    producers = {t._id: n for n in frames.nodes for t in n.outputs}
+    for frame in frames:
+        for key in frame.gradients:
+            if key in producers:
+                assert frame.states[producers[key]] != NOT_REACHED
+
+
+def test_the_first_frames_explain_seed_cotangent_and_pending_count():
+    rec, _, _ = lesson_two()
+    start = backprop_frames(rec.traces[0])[0].sentence
+    for word in ("the seed, 1 (dz/dz)", "cotangent of a tensor is", "pending count is how many"):
+        assert word in start
+
+
+@needs_dot
+def test_the_drawing_shows_running_sums_and_the_edges_contributions_travel():
+    rec, _, (x, y, a, *_) = lesson_two()
+    stepper = tg.viz.BackpropStepper(rec)
+    svg = stepper.graph_html("s")
+    name_a = stepper.drawing().node_names[next(n for n in stepper.frames.nodes
+                                               if n.outputs[0] is a)]
+    versions = re.findall(r'class="tg-g tg-g-%s-(\d)"[^>]*>grad = ([^<]*)<' % name_a, svg)
+    assert [v for _, v in versions] == ["1", "1 + 1.469", "1 + 1.469 + 2.287", "4.756"]
+    xs = set(re.findall(r'class="tg-g tg-g-%s-\d" text-anchor="middle" x="([\d.]+)"' % name_a,
+                        svg))
+    assert len(xs) == 1                 # every version centred on the node, as dot centres
+    frames = stepper.frames
+    summed = next(f for f in frames if f.kind == "Aggregate")
+    assert f"#s .tg-g-{name_a}-3{{display:inline}}" in stepper.frame_html(summed.index, "s")
+    # exp's CallVJP: the third contribution to a travels along the edge a -> c.
+    call = next(f for f in frames if f.kind == "CallVJP" and f.node.op.name == "exp")
+    head = stepper.drawing().node_names[call.node]
+    html = stepper.frame_html(call.index, "s")
+    assert f".tg-edge-{name_a}-{head} path{{{render.TRAVEL}}}" in html
+    assert f"#s .tg-g-{name_a}-2{{display:inline}}" in html
+    assert "tg-edge-" not in stepper.frame_html(summed.index, "s")   # nothing travels
+    assert f'class="edge tg-edge-{name_a}-{head}"' in svg
+
+
+def test_draw_shows_gradients_of_a_trace_by_default_or_as_asked():
+    rec, grads, (x, y, a, *_) = lesson_two()
+    drawn = tg.viz.draw(rec.traces[0]).source
+    assert "grad = 9.512" in drawn and "grad = 4.756" in drawn     # x, and a
+    assert "grad = " not in tg.viz.draw(rec.traces[0], gradients=False).source
+    x2 = tg.constant(3.0, name="x")
+    with tg.GradientTape(persistent=True) as tape:
+        tape.watch(x2)
+        y2 = x2 * x2
+    with pytest.raises(ValueError, match="gradients=True"):
+        tg.viz.draw(y2, tape=tape, gradients=True)    # no gradient computed yet
+    assert "grad = " not in tg.viz.draw(y2, tape=tape).source
+    g = tape.gradient(y2, x2)
+    assert "grad = 6" in tg.viz.draw(y2, tape=tape).source     # after gradient(): shown
+    assert "grad = " not in tg.viz.draw(y2, tape=tape, gradients=False).source
+    assert "grad = 7" in tg.viz.draw(y2, tape=tape, gradients={x2: g + 1}).source
+    with pytest.raises(TypeError, match="gradients"):
+        tg.viz.draw(y2, tape=tape, gradients=[g])
+
+
+@needs_dot
+def test_static_fallback_is_a_picture_of_the_first_step_never_inline_svg():
+    import base64
+    rec, _, _ = lesson_two()
+    stepper = tg.viz.BackpropStepper(rec)
+    html = stepper._repr_mimebundle_()["text/html"]
+    assert "<svg" not in html and "<style" not in html    # a sanitizer would leave its text
+    assert "run the notebook" in html and "<details>" in html
+    (data,) = re.findall(r'src="data:image/svg\+xml;base64,([^"]*)"', html)
+    svg = base64.b64decode(data).decode("utf-8")
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert "<style>" in svg and ".tg-g {display: none;}" in svg
+    assert "svg .tg-node" in svg                    # the first frame's colours, inside it
+    assert html == tg.viz.BackpropStepper(lesson_two()[0])._repr_mimebundle_()["text/html"]
+    jvp = tg.viz.JVPStepper(forward_mode(transpose=True)[0]).static_html()
+    assert "<svg" not in jvp and "run the notebook" in jvp
+    (data,) = re.findall(r'src="data:image/svg\+xml;base64,([^"]*)"', jvp)
+    svg = base64.b64decode(data).decode("utf-8")       # the forward ops, the first one
+    assert svg.count("<svg") == 1 and "tangent = [1, 0.5]" in svg and "tg-node-n0" in svg
+
+
+@needs_dot
+def test_widget_fits_a_notebook_column_with_its_controls_in_view():
+    from teachgrad.viz.widget import VIEW
+    rec, _, _ = lesson_two()
+    stepper = tg.viz.BackpropStepper(rec)
+    parts = parts_of(stepper)
+    root = stepper.widget
+    assert root.children[1] is parts["controls"]          # the controls before the drawing
+    assert parts["controls"].layout.flex_flow == "row wrap"
+    assert "tg-controls" in parts["controls"]._dom_classes
+    for part in ("play", "step", "back", "reset", "slider", "box", "speed"):
+        assert parts[part] in parts["controls"].children
+    assert parts["graph"].layout.max_height == parts["frames"].layout.max_height == VIEW
+    assert parts["graph"].layout.overflow == parts["frames"].layout.overflow == "auto"
+    assert root.children[2].layout.flex_flow == "row wrap"   # narrow: drawing above frames
+    widths = [parts[p].layout.width for p in ("slider", "speed")]
+    assert all(not w or not w.endswith("px") or int(w[:-2]) <= 420 for w in widths)
+    html = parts["graph"].value
+    assert 'class="tg-zoom"' in html and "full size" in html   # the whole drawing: one click
+    assert ".tg-zoom:checked ~ .tg-graph svg {max-width: none;}" in render.STYLE
+
+
+@needs_dot
+def test_widget_frames_show_the_running_sums_even_before_the_drawing_is_asked_for():
+    rec, _, _ = lesson_two()
+    stepper = tg.viz.BackpropStepper(rec)
+    frames = parts_of(stepper)["frames"].children      # built first, the drawing after
+    assert "{display:inline}" in frames[len(frames) - 1].value
+    assert "tg-edge-" in next(c.value for c, f in zip(frames, stepper.frames)
+                              if f.kind == "CallVJP")
+
+
+@needs_dot
+def test_wide_drawings_shrink_to_a_notebook_column_unless_asked_not_to():
+    xs = [tg.constant(float(i), name=f"input_number_{i}") for i in range(14)]
+    with tg.GradientTape(persistent=True) as tape:
+        for x in xs:
+            tape.watch(x)
+        y = tg.add_n([tg.sin(x) for x in xs])
+    fitted, natural = (tg.viz.draw(y, tape=tape, fit=f) for f in (True, False))
+    assert '\tsize="8.8,1000"' in fitted.source and "\tsize=" not in natural.source
+
+    def width_pt(drawing):
+        return float(re.search(r'<svg width="([\d.]+)pt"', drawing.pipe(format="svg").decode())
+                     .group(1))
+    assert width_pt(natural) > 8.8 * 72 >= width_pt(fitted) - 1     # 72 pt to the inch
+
+
+@needs_dot
+def test_jvp_stepper_draws_the_forward_ops_with_values_and_tangents():
+    rec, y_dot, x, x_dot = forward_mode(transpose=True)
+    stepper = tg.viz.JVPStepper(rec)
+    graph = parts_of(stepper)["graph"].value
+    forward = graph[:graph.index("tg-op-graph")]
+    # x and the ops' outputs, by name; values and every tangent, as a version to show
+    assert ">t1</text>" in forward and "value = [1, 2]" in forward
+    assert "tangent = [1, 0.5]" in forward                             # x_dot
+    assert f"tangent = {format_value(y_dot)}" in forward               # the last op's
+    frames = parts_of(stepper)["frames"].children
+    first, last = frames[0].value, frames[len(frames) - 1].value
+    scope = stepper._scope
+    # the first op is being differentiated; only x's tangent is known yet
+    assert f"#{scope} .tg-forward-graph :is(.tg-node-n0)" in first
+    assert first.count("{display:inline}") == 1
+    assert last.count("{display:inline}") == 4                       # x and the 3 outputs
+
+
+@needs_dot
+def test_jvp_transpose_tapes_show_no_final_gradients_before_they_are_reached():
+    rec, *_ = forward_mode(transpose=True)
+    stepper = tg.viz.JVPStepper(rec)
+    stepper.header_html()
+    assert all("grad = " not in drawing.source for drawing, _ in stepper._drawn_ops().values())
+
+
+def test_a_name_given_in_every_loop_iteration_is_told_apart():
+    a = tg.constant(2.0, name="a")
+    with tg.GradientTape() as tape:
+        tape.watch(a)
+        _, y = tg.while_loop(lambda k, y: k < 3,
+                             lambda k, y: (k + 1, tg.multiply(0.5, y + a / y, name="y")),
+                             [tg.constant(0), a])
+    with tg.viz.record() as rec:
+        tape.gradient(y, a)
+    frames = backprop_frames(rec.traces[-1])
+    named = [frames.labels[n] for n in frames.nodes if n.op.name == "multiply"]
+    assert named == ["y", "y_1", "y_2"]
+    assert frames[0].sentence.startswith("The backward pass begins at y_2,")

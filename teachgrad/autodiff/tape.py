@@ -64,6 +64,7 @@ class GradientTape:
         self.entry = -1               # its place on the recorder stack
         self._numbers = None          # numbers the nodes it records (shared when nested)
         self.graph = None             # the graph it records nodes of (None: eager ops)
+        self._last = {}               # source id -> what the last gradient() gave it
         # For tg.explain_gradient: the ops that made integer or bool tensors from
         # watched ones (tensor id -> Node), and the [first, end) tensor ids made
         # while the tape recorded (outside them, it was stopped or not yet entered).
@@ -274,8 +275,16 @@ class GradientTape:
         with self._in_own_context():
             grads = self._differentiate(target, sources, output_gradients,
                                         unconnected_gradients, free=not self._persistent)
+        if self._persistent:   # for drawings of what it recorded (tg.viz.draw)
+            self._last = {s._id: g for s, g in zip(nest.flatten(sources), nest.flatten(grads))
+                          if g is not None and hasattr(s, "_id")}
         self._mark_used()
         return grads
+
+    def last_gradients(self):
+        """``{source tensor id: gradient}`` from the last ``gradient`` call of a persistent
+        tape (empty before one, and for a one-shot tape): what ``tg.viz.draw`` shows."""
+        return dict(self._last)
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE):
         """The full Jacobian: for each source, shape ``target.shape + source.shape``.

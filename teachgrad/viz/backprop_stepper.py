@@ -27,8 +27,8 @@ What a browser test can rely on, inside the widget (class ``tg-stepper-widget``)
 from ..autodiff import events
 from ..debug.report import escape
 from . import render
-from .frames import DONE, PROCESSING, QUEUED, SKIPPED, WAITING, backprop_frames
-from .values import format_value, join_words, loop_label
+from .frames import DONE, PROCESSING, QUEUED, SKIPPED, WAITING, backprop_frames, gradient_texts
+from .values import format_sum, format_value, join_words, loop_label
 from .widget import INTERVAL, MAX_FRAMES, Stepper, text_table
 
 #: Rows shown in a frame's tables before "... and N more".
@@ -77,25 +77,93 @@ class BackpropStepper(Stepper):
 
     # -- the drawing ----------------------------------------------------------------
     def drawing(self):
-        """The ``tg.viz.draw`` drawing of the pass's nodes (None if it cannot be drawn)."""
+        """The ``tg.viz.draw`` drawing of the pass's nodes (None if it cannot be drawn).
+
+        It names what the frames name, and each tensor's ``grad = ...`` line is
+        as wide as the longest running sum it shows (see ``graph_html``)."""
         if self._drawing is None and not self._drawing_note:
             from .draw import draw
+            tensors = self._tensors()
+            longest = {tensors[key]: max(texts, key=len)
+                       for key, texts in self._versions().items() if key in tensors}
             try:
-                self._drawing = draw(self.trace)
+                self._drawing = draw(self.trace, names=self.frames.namer, gradients=longest,
+                                     fit=False)   # the widget fits it, full size a click away
             except ValueError as error:   # no Start event, or too many nodes to draw
                 self._drawing_note = f"The graph is not drawn: {error}"
         return self._drawing
 
     def graph_html(self, scope):
-        """The drawing as SVG, its element ids prefixed with ``scope`` ("" if not drawn)."""
+        """The drawing as SVG, its element ids prefixed with ``scope`` ("" if not drawn),
+        with every version of each running sum, for the frames to show one each."""
+        return "" if not self._rendered() else self._svg.replace("@SCOPE@", scope)
+
+    def _rendered(self):
+        """Render the drawing once (dot runs once); False if there is none."""
         drawing = self.drawing()
         if drawing is not None and self._svg is None and not self._drawing_note:
-            self._svg, note = render.drawing_svg(drawing, "@SCOPE@")   # dot runs once
+            svg, note = render.drawing_svg(drawing, "@SCOPE@")   # dot runs once
             self._drawing_note = note or ""
-        return "" if self._svg is None else self._svg.replace("@SCOPE@", scope)
+            if svg is not None:
+                lines = drawing.tensor_lines()
+                svg = render.with_versions(svg, {lines[key]: texts for key, texts
+                                                 in self._versions().items() if key in lines})
+            self._svg = svg
+        return self._svg is not None
 
     def final_style(self, scope):
-        return render.state_style(f"#{scope}", self._drawn(self.frames[len(self.frames) - 1]))
+        return self.frame_style(len(self.frames) - 1, f"#{scope}")
+
+    def frame_style(self, index, root):
+        """The drawing's colours, running sums and travelling edges in frame ``index``,
+        for the drawing under the CSS selector ``root``."""
+        frame = self.frames[index]
+        return render.state_style(root, self._drawn(frame)) + self._sums_style(frame, root)
+
+    # -- running sums and travelling contributions -----------------------------------
+    def _tensors(self):
+        """{tensor id: tensor} for every tensor of the pass."""
+        found = {t._id: t for t in self.frames.targets + self.frames.sources}
+        for node in self.frames.nodes:
+            found.update((t._id, t) for t in node.inputs + node.outputs)
+        return found
+
+    def _versions(self):
+        """{tensor id: the texts of its gradient, in the order the frames show them}."""
+        if getattr(self, "_texts", None) is None:
+            self._texts = {}
+            for frame in self.frames.frames:
+                for key, text in gradient_texts(frame).items():
+                    texts = self._texts.setdefault(key, [])
+                    if text not in texts:
+                        texts.append(text)
+        return self._texts
+
+    def _dot_name(self, tensor):
+        drawing = self.drawing()
+        name = drawing.tensor_names.get(tensor._id)
+        if name is None:
+            producer = next((n for n in self.frames.nodes
+                             if any(t is tensor for t in n.outputs)), None)
+            name = drawing.node_names.get(producer)
+        return name
+
+    def _sums_style(self, frame, root):
+        """The frame's running sums shown in the drawing, and, in a CallVJP frame, the
+        edges its contributions travel along highlighted."""
+        if not self._rendered():
+            return ""
+        lines, versions = self.drawing().tensor_lines(), self._versions()
+        shown = [(render.version_key(*lines[key]), versions[key].index(text))
+                 for key, text in gradient_texts(frame).items() if key in lines]
+        edges = []
+        if frame.kind == "CallVJP":
+            head = self.drawing().node_names.get(frame.node)
+            for x, g in zip(frame.node.inputs, frame.event.input_grads):
+                tail = self._dot_name(x) if g is not None else None
+                if tail is not None and head is not None:
+                    edges.append((tail, head))
+        return render.version_style(root, shown, edges)
 
     def _drawn(self, frame):
         drawing = self.drawing()
@@ -111,7 +179,7 @@ class BackpropStepper(Stepper):
         frame = self.frames[index]
         names = self.frames.names
         labels = self.frames.labels
-        parts = [render.state_style(f"#{scope}", self._drawn(frame)),
+        parts = [self.frame_style(index, f"#{scope}"),
                  f'<div class="tg-step">Step {index} of {len(self.frames) - 1}: '
                  f"{frame.kind}</div>",
                  f'<p class="tg-sentence">{escape(frame.sentence)}</p>']
@@ -184,16 +252,21 @@ def gradient_table(frames, frame):
         done = {t._id for n in frames.nodes if frame.states[n] in (DONE, SKIPPED)
                 for t in n.outputs}
         items = [(k, g) for k, g in items if k in sources or k not in done]
+    popped = {t._id for n in frames.nodes if frame.states[n] in (PROCESSING, DONE, SKIPPED)
+              for t in n.outputs}
     rows = []
-    for _, grad in items[:MAX_ROWS]:
-        summed = ""
+    for key, grad in items[:MAX_ROWS]:
         if grad.total is not None:
             how = ("one contribution, nothing to add" if grad.method == "nop"
                    else f"summed by {grad.method}")
-            summed = f"{render.value(format_value(grad.total))} ({how})"
+        elif len(grad.contributions) == 1:
+            how = ("one contribution, nothing to add" if key in popped
+                   else "so far: more may come")
+        else:
+            how = "so far: the running sum"
         rows.append((escape(grad.label),
-                     " + ".join(render.value(format_value(c)) for c in grad.contributions),
-                     summed))
+                     render.value(format_sum([format_value(c) for c in grad.contributions])),
+                     f"{render.value(grad.text)} ({how})"))
     if not rows:
         return '<div><b>Gradients</b>: <span class="tg-empty">none received yet</span></div>'
     return ("<div><b>Gradients</b>: contributions received so far, and their sum</div>"

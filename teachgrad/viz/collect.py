@@ -37,6 +37,7 @@ class Scene:
     targets: tuple = ()
     sources: tuple = ()
     title: Optional[str] = None
+    tape: Optional[GradientTape] = None   # the tape that recorded an eager tensor's history
 
 
 def scene_of(obj, tape=None, fetches=None):
@@ -74,6 +75,13 @@ def scene_of(obj, tape=None, fetches=None):
     raise TypeError(f"tg.viz.draw() cannot draw a {type(obj).__name__}. It draws {ACCEPTED}.")
 
 
+def trace_of(obj):
+    """The Trace ``obj`` stands for (itself, or a recorder's only trace), or None."""
+    if isinstance(obj, Recorder) and len(obj.traces) == 1:
+        obj = obj.traces[0]
+    return obj if isinstance(obj, Trace) else None
+
+
 def _is_tensors(obj):
     if isinstance(obj, (list, tuple)):
         return bool(obj) and all(isinstance(t, Tensor) for t in obj)
@@ -94,7 +102,7 @@ def from_tensors(tensors, tape=None):
                              "graph on its own.")
         return from_graph(symbolic[0].graph, tensors)
     tape = _tape_for(tensors, tape)
-    return Scene(_walk_back(tensors, tape.producer), targets=tuple(tensors))
+    return Scene(_walk_back(tensors, tape.producer), targets=tuple(tensors), tape=tape)
 
 
 def _tape_for(tensors, tape):
@@ -165,6 +173,11 @@ def from_trace(trace):
     if start is None:
         raise ValueError("This trace has no Start event, so there is no backward pass to draw. "
                          "Record one with `with tg.viz.record() as rec: tape.gradient(...)`.")
+    return from_start(start)
+
+
+def from_start(start):
+    """The Scene of a backward pass's ``Start`` event (what its stepper draws and names)."""
     nodes = {id(node): node for node in start.pending}
     made_by = {t._id: node for node in start.pending for t in node.outputs}
     for t in start.targets + start.sources:

@@ -22,7 +22,7 @@ The parts of a drawing:
   cluster named after the param.
 """
 from dataclasses import dataclass
-from typing import FrozenSet, Optional, Union
+from typing import FrozenSet, Mapping, Optional, Union
 
 from . import labels
 from .escape import attributes, quoted
@@ -36,11 +36,14 @@ HEADER = [
     'fontsize="11" margin="0.12,0.04"]',
     'edge [fontname="Helvetica" fontsize="9" arrowsize="0.7" color="#555555"]',
 ]
+#: The most a drawing may take, in inches (width, height), before dot shrinks it to fit.
+FIT_SIZE = "8.8,1000"
 CLUSTER_STYLE = {   # kind of cluster -> its attributes
     "scope": {"style": "rounded", "color": "#9a9a9a", "fontcolor": "#444444"},
     "side": {"style": "rounded,dashed", "color": "#666666", "fontsize": "12"},
     "call": {"style": "rounded,filled", "color": "#9a9a9a", "fillcolor": "#f5f5f5"},
     "body": {"style": "rounded,filled", "color": "#4a78c2", "fillcolor": "#eef3fb"},
+    "loop": {"style": "rounded,dashed", "color": "#7e57c2", "fontcolor": "#5e35b1"},
 }
 
 
@@ -55,6 +58,8 @@ class Options:
     collapse: Union[int, FrozenSet[tuple], None] = None
     max_nodes: Optional[int] = 2000
     title: Optional[str] = None
+    gradients: Optional[Mapping] = None   # tensor id -> the gradient's text, shown as grad = ...
+    fit: bool = True                      # shrink to a notebook column's width
 
 
 class Writer:
@@ -75,8 +80,11 @@ class Writer:
                               self._new)
         self._reads = {}          # tensor id -> DOT name of its copy on the gradient side
 
-    def write(self, scene):
-        """The DOT body lines (statements only; ``digraph { }`` is added by graphviz)."""
+    def write(self, scene, names):
+        """The DOT body lines (statements only; ``digraph { }`` is added by graphviz).
+
+        ``names`` (a ``names.Names``) says what each node and tensor is called."""
+        self.names = names
         made_by = {t._id: node for node in scene.nodes for t in node.outputs}
         for tensors, mark in ((scene.targets, {"peripheries": "2"}),
                               (scene.sources, {"penwidth": "2.5"})):
@@ -84,6 +92,8 @@ class Writer:
                 target = made_by.get(t._id, t)
                 self._marks.setdefault(id(target), {}).update(mark)
         self._lines = list(HEADER) + [f"rankdir={quoted(self.options.rankdir)}"]
+        if self.options.fit:   # inches: a notebook column's ~848 px is 636 pt; only shrinks
+            self._lines.append(f"size={quoted(FIT_SIZE)}")
         self._block(scene.nodes, expanding=())
         for t in scene.targets + scene.sources:
             if t._id not in made_by:
@@ -128,7 +138,8 @@ class Writer:
                 self._op(item, names, colours, expanding)
 
     def _op(self, node, names, colours, expanding):
-        attrs = {"label": labels.op_label(node, self.options.label_options, self.options.scopes),
+        attrs = {"label": labels.op_label(node, self.options.label_options, self.options.scopes,
+                                          self.names, self.options.gradients),
                  "fillcolor": colours.get(id(node))}
         attrs.update(self._marks.get(id(node), {}))
         statement = f"{names[id(node)]} {attributes(attrs)}"
@@ -188,8 +199,8 @@ class Writer:
                         continue        # one edge between a folded scope and the rest
                     seen.add((tail, head))
                     label = None
-                self._edges.append(f"{tail} -> {head} {attributes(dict(attrs, label=label))}"
-                                   .rstrip())
+                attrs = dict(attrs, label=label, **{"class": f"tg-edge-{tail}-{head}"})
+                self._edges.append(f"{tail} -> {head} {attributes(attrs)}")
 
     def _forward_read(self, producer, tensor, colours):
         """The node standing for a forward value that a gradient node reads.
@@ -204,9 +215,8 @@ class Writer:
         name = self._reads.get(tensor._id)
         if name is None:
             name = self._reads[tensor._id] = self._new("r")
-            title = labels.node_title(producer, scoped=False)
-            if len(producer.outputs) > 1:
-                title += ":%d" % _output_index(producer, tensor)
+            title = (self.names.tensor(tensor) if len(producer.outputs) > 1
+                     else labels.node_title(producer, False, self.names))
             attrs = {"label": labels.compose(title, []), "shape": "ellipse",
                      "style": "dashed,filled", "fillcolor": colours.get(id(producer), "white"),
                      "fontsize": "9", "margin": "0.04,0.02"}
@@ -219,7 +229,8 @@ class Writer:
         name = self.tensor_names.get(tensor._id)
         if name is None:
             name = self.tensor_names[tensor._id] = self._new("t")
-            attrs = {"label": labels.tensor_label(tensor, self.options.label_options),
+            attrs = {"label": labels.tensor_label(tensor, self.options.label_options, self.names,
+                                                  self.options.gradients),
                      "shape": "ellipse", "style": "filled", "fillcolor": "#f2f2f2"}
             attrs.update(self._marks.get(id(tensor), {}))
             self._leaves.append(f"{name} {attributes(attrs)}")

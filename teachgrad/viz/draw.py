@@ -26,7 +26,8 @@ import graphviz
 from . import collect, wasm
 from .dot import Options, Writer
 from .labels import LabelOptions
-from .values import plural
+from .names import of_scene
+from .values import format_value, plural
 
 RANKDIRS = ("TB", "LR", "BT", "RL")
 
@@ -71,6 +72,17 @@ class Drawing(graphviz.Digraph):
         except graphviz.ExecutableNotFound:
             return wasm.mimebundle(self.source, text=repr(self))
 
+    def tensor_lines(self):
+        """``{tensor id: (DOT name, line prefix)}``: the DOT node whose label writes each
+        tensor's lines, and the prefix of those lines (``"1: "`` for output 1 of a node
+        with several outputs, else ``""``)."""
+        lines = {key: (name, "") for key, name in self.tensor_names.items()}
+        for node, name in self.node_names.items():
+            if name.startswith("n"):
+                for i, t in enumerate(node.outputs):
+                    lines.setdefault(t._id, (name, f"{i}: " if len(node.outputs) > 1 else ""))
+        return lines
+
     def html(self):
         """HTML that draws this graph in the browser with the bundled WebAssembly
         Graphviz (no ``dot`` program needed); what a notebook shows without ``dot``."""
@@ -78,8 +90,9 @@ class Drawing(graphviz.Digraph):
 
 
 def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
-         show_values=True, max_value_size=6, rankdir="TB", scopes=True, side_by_side=True,
-         expand_functions=True, collapse=None, max_nodes=2000, title=None):
+         show_values=True, gradients=None, max_value_size=6, rankdir="TB", scopes=True,
+         side_by_side=True, expand_functions=True, collapse=None, max_nodes=2000, title=None,
+         names=None, fit=True):
     """Draw a tensor's history, a graph, a ``tg.function`` or a backward-pass trace.
 
     Args:
@@ -93,7 +106,14 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
         need; all nodes by default.
       show_shapes, show_dtypes, show_values: what each node says besides its
         name: output shapes ``(2, 3)`` (``?`` unknown), dtypes, and values of at
-        most ``max_value_size`` entries (eager tensors and graph constants).
+        most ``max_value_size`` entries (eager tensors and graph constants),
+        written ``value = 0.5``.
+      gradients: each tensor's gradient beside its value (``grad = 1.5``): a
+        dict ``{tensor: gradient}``, True (those a drawn backward-pass trace
+        computed, or a persistent tape's last ``gradient`` call gave), or
+        False. By default a trace's drawing shows the gradients it computed, a
+        tape's drawing the sources' gradients once ``tape.gradient`` ran, and
+        other drawings none.
       rankdir: the direction data flows: ``"TB"`` (down), ``"LR"``, ``"BT"``, ``"RL"``.
       scopes: draw name scopes (``layer1/...``) as clusters.
       side_by_side: draw gradient nodes (made by ``tg.gradients``) apart from the
@@ -108,6 +128,12 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
         names the scopes (``["layer1", "gradients/layer1"]``).
       max_nodes: refuse (ValueError) to draw more nodes than this; None for no limit.
       title: a caption above the drawing.
+      fit: shrink a drawing wider than a notebook column (about 900 px) to fit it
+        (dot's ``size``); False draws it at its natural size, however wide.
+      names: a ``teachgrad.viz.names.Names`` that says what to call each node
+        and tensor (the steppers share theirs with the drawing). By default
+        named tensors go by their names (``name=``, a Variable's, a
+        placeholder's) and the others are ``t1, t2, ...`` in creation order.
 
     Returns:
       A ``Drawing`` (a ``graphviz.Digraph``): ``.source`` is the DOT text,
@@ -121,13 +147,51 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
         rankdir=_rankdir(rankdir), scopes=bool(scopes), side_by_side=bool(side_by_side),
         expand_functions=bool(expand_functions), collapse=_collapse(collapse),
         max_nodes=None if max_nodes is None else _count("max_nodes", max_nodes),
-        title=None if title is None else str(title))
+        title=None if title is None else str(title), fit=bool(fit))
     scene = collect.scene_of(obj, tape=tape, fetches=fetches)
     if options.title is None and scene.title:
         options = dataclasses.replace(options, title=scene.title)
+    options = dataclasses.replace(options, gradients=_gradients(gradients, obj, scene))
+    return draw_scene(scene, options, names)
+
+
+def draw_scene(scene, options, names=None):
+    """The Drawing of a ``collect.Scene`` with checked ``dot.Options`` (what ``draw`` does
+    once it has gathered the scene; the JVPStepper draws its forward ops with it)."""
     writer = Writer(options)
-    body = writer.write(scene)
+    body = writer.write(scene, names if names is not None else of_scene(scene))
     return Drawing(body=body, node_names=writer.node_names, tensor_names=writer.tensor_names)
+
+
+def _gradients(gradients, obj, scene):
+    """``{tensor id: text}`` of the gradients to show, or None."""
+    if gradients is None or gradients is True:
+        trace = collect.trace_of(obj)
+        if trace is None or trace.start is None:
+            last = scene.tape.last_gradients() if scene.tape is not None else {}
+            if last:   # a persistent tape's last gradient() call
+                return {key: format_value(g) for key, g in last.items()}
+            if gradients is True:
+                raise ValueError("gradients=True shows what a gradient computed: draw a "
+                                 "recorded backward pass (rec.traces[0]) or a persistent "
+                                 "tape's tensor after tape.gradient(...), or pass the "
+                                 "gradients as a dict {tensor: gradient}.")
+            return None
+        from .frames import backprop_frames, gradient_texts   # they fold the trace's events
+        frames = backprop_frames(trace)
+        return gradient_texts(frames[len(frames) - 1])
+    if gradients is False:
+        return None
+    if not isinstance(gradients, dict):
+        raise TypeError(f"gradients takes a dict {{tensor: gradient}}, True or False, not "
+                        f"{type(gradients).__name__}.")
+    shown = {}
+    for tensor, g in gradients.items():
+        if not hasattr(tensor, "_id"):
+            raise TypeError(f"gradients' keys are the tensors drawn, got "
+                            f"{type(tensor).__name__}.")
+        shown[tensor._id] = g if isinstance(g, str) else format_value(g)
+    return shown
 
 
 def _count(name, value):

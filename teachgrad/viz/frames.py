@@ -28,7 +28,9 @@ from types import MappingProxyType
 from typing import Any, Mapping, Optional
 
 from ..autodiff import events
-from .values import format_value, join_words, loop_label, node_label, plural
+from . import collect
+from .names import Names, of_scene
+from .values import format_sum, format_value, join_words, loop_label, node_label, plural
 
 NOT_REACHED, WAITING, QUEUED, PROCESSING, DONE, SKIPPED = (
     "not-reached", "waiting", "queued", "processing", "done", "skipped")
@@ -40,6 +42,11 @@ _METHODS = {
     "tree": "pairwise adds, a running sum (AggregationMethod.EXPERIMENTAL_TREE)",
     "sparse": "a sparse sum (IndexedSlices rows are gathered, or scattered into the dense sum)",
 }
+
+#: The words the first frame defines, the first time the steps use them.
+DEFINITIONS = ("Gradients flow back as cotangents: the cotangent of a tensor is the gradient "
+               "of the {target} with respect to it. An op's pending count is how many ops that "
+               "use its output have still to hand it a cotangent. ")
 
 _SKIPS = {
     "stop gradient": "it produced a tensor in stop_gradients, which is held constant, so "
@@ -64,6 +71,14 @@ class TensorGradient:
     contributions: tuple
     total: Any = None
     method: Optional[str] = None
+
+    @property
+    def text(self):
+        """The gradient so far, for reading: the sum once summed, the one contribution,
+        or the running sum (``0.5 - 0.4444``) while more may come."""
+        if self.total is not None:
+            return format_value(self.total)
+        return format_sum([format_value(c) for c in self.contributions])
 
 
 @dataclass(frozen=True)
@@ -100,7 +115,8 @@ class BackpropFrames:
 
     ``nodes`` are the nodes between sources and targets in creation order and
     ``names`` gives each its drawing name (``n0``, ``n1``, ...); ``labels``
-    gives nodes and tensor ids the words the sentences use.
+    gives nodes and tensor ids the words the sentences use, from ``namer`` (a
+    ``names.Names``, which the drawing of the pass shares).
     """
     trace: Any
     frames: tuple
@@ -109,6 +125,7 @@ class BackpropFrames:
     labels: Mapping
     targets: tuple
     sources: tuple
+    namer: Any = None
 
     def __len__(self):
         return len(self.frames)
@@ -122,17 +139,24 @@ class BackpropFrames:
         return any(f.kind == "Start" for f in self.frames)
 
 
-def backprop_frames(trace, labels=None):
+def backprop_frames(trace, labels=None, prefix="t"):
     """One ``Frame`` per event of a backward pass's ``Trace``, in order.
 
-    ``labels`` may name some tensors (``{tensor._id: "u"}``) in place of the
-    names the frames would give them."""
+    Nodes and tensors are called as ``names.Names`` calls them (``a`` for an op
+    given ``name="a"``, unnamed ones ``t1, t2, ...``; ``prefix`` replaces the
+    ``t``); ``labels`` may name some tensors (``{tensor._id: "u"}``) in their place."""
     event_list = _events_of(trace)
-    folder = _Folder()
-    folder.labels.update(labels or {})
+    folder = _Folder(labels or {}, prefix)
     frames = tuple(folder.fold(i, event) for i, event in enumerate(event_list))
     return BackpropFrames(trace, frames, tuple(folder.nodes), MappingProxyType(folder.names),
-                          MappingProxyType(folder.labels), folder.targets, folder.sources)
+                          MappingProxyType(folder.labels), folder.targets, folder.sources,
+                          folder.namer)
+
+
+def gradient_texts(frame):
+    """``{tensor id: text}``: each tensor's gradient so far in ``frame`` (see
+    ``TensorGradient.text``): what a drawing writes as ``grad = ...``."""
+    return {key: grad.text for key, grad in frame.gradients.items()}
 
 
 def _events_of(trace):
@@ -153,8 +177,10 @@ def _events_of(trace):
 class _Folder:
     """Folds events into frames; holds the state the events have built so far."""
 
-    def __init__(self):
-        self.nodes, self.names, self.labels = [], {}, {}
+    def __init__(self, given, prefix):
+        self.given, self.prefix = dict(given), prefix
+        self.nodes, self.names, self.labels = [], {}, dict(given)
+        self.namer = Names((), prefix=prefix, given=given)
         self.targets = self.sources = ()
         self.started = False
         self._states, self._tensor_states, self._pending = {}, {}, {}
@@ -207,16 +233,13 @@ class _Folder:
         self.started = True
         self.targets, self.sources = tuple(event.targets), tuple(event.sources)
         self.nodes = sorted(event.pending, key=lambda n: n.id)   # creation order
+        # The names the drawing of the pass uses too (collect.from_start is its scene).
+        self.namer = of_scene(collect.from_start(event), self.prefix, self.given)
         for k, node in enumerate(self.nodes):
             self.names[node] = f"n{k}"
-            self.labels[node] = node_label(node, f"n{k}")
+            self.labels[node] = self.namer.node(node)
             for i, out in enumerate(node.outputs):
                 self._outputs[out._id] = (node, i)
-        for role, tensors in (("source", self.sources), ("target", self.targets)):
-            for i, t in enumerate(tensors):
-                if t._id not in self._outputs:   # a leaf: not made by an op of the pass
-                    self.labels.setdefault(t._id, t.name or (
-                        f"the {role}" if len(tensors) == 1 else f"{role} {i}"))
         self._states = {node: NOT_REACHED for node in self.nodes}
         self._states.update((node, QUEUED) for node in event.queue)
         self._tensor_states = {t._id: NOT_REACHED for t in self.sources + self.targets}
@@ -229,14 +252,21 @@ class _Folder:
             self._receive(y, g)
         self._changed("states", "tensor_states", "pending", "grads")
         between = plural(len(self.nodes), "op lies", "ops lie")
+        targets = self._tensors(self.targets)
+        seeds = [g for g in getattr(event, "target_grads", None) or () if g is not None]
+        words = (f"The backward pass begins at {targets}, whose gradient with respect to "
+                 f"itself is {_seed(targets, seeds)}. " if len(self.targets) == 1 else
+                 f"The backward pass begins at {targets}, each seeded with its gradient with "
+                 f"respect to itself (the seed: ones, unless output gradients were given). ")
+        words += DEFINITIONS.format(target="target" if len(self.targets) == 1 else "targets")
         if not self._queue:
-            return (f"The backward pass begins at {self._tensors(self.targets)}: {between} "
-                    f"between sources and targets, and none is ready, so no gradient flows.")
-        return (f"The backward pass begins at {self._tensors(self.targets)}: {between} between "
-                f"the sources and the targets, and {self._words(self._queue)} "
-                f"{'is' if len(self._queue) == 1 else 'are'} queued first because no other op "
-                f"must hand {'it' if len(self._queue) == 1 else 'them'} a gradient "
-                f"(pending count 0).")
+            return words + (f"{between.capitalize()} between sources and targets, and none "
+                            f"is ready, so no gradient flows.")
+        one = len(self._queue) == 1
+        return words + (f"{between.capitalize()} between the sources and the targets, and "
+                        f"{self._words(self._queue)} {'is' if one else 'are'} queued first: "
+                        f"{'its' if one else 'their'} pending count is 0, since no other op "
+                        f"must hand {'it' if one else 'them'} a cotangent.")
 
     def _pop(self, event):
         self._finish_processing()
@@ -251,12 +281,11 @@ class _Folder:
         self._changed("states")
         rest = (f"the queue now holds {self._words(self._queue)}" if self._queue
                 else "the queue is now empty")
-        why = ("every op that uses its output has handed back its gradient, so the gradient is "
-               "complete" if node not in self._first_queue else
+        why = ("every op that uses its output has handed back its cotangent, so its gradient "
+               "is complete" if node not in self._first_queue else
                "it made a target, and no op between it and the targets uses its output, so its "
                "gradient is the target's seed")
-        return f"Pop {self.labels.get(node, node_label(node))} from the front of the queue: " \
-               f"{why}; {rest}."
+        return f"Pop {self._with_op(node)} from the front of the queue: {why}; {rest}."
 
     def _aggregate(self, event):
         if event.node is not None:
@@ -307,7 +336,7 @@ class _Folder:
         by = self.labels.get(self._processing, "the op being processed")
         left = (f"it still waits for {plural(count, 'more consumer')}" if count
                 else "every op that uses it has reported")
-        return (f"{by} has handed its gradient back, so the pending count of "
+        return (f"{by} has handed its cotangent back, so the pending count of "
                 f"{self.labels.get(node, node_label(node))} drops to {count}: {left}.")
 
     def _enqueue(self, event):
@@ -365,6 +394,11 @@ class _Folder:
         self._grads[tensor._id] = TensorGradient(self._label(tensor), contributions)
         if tensor._id in self._tensor_states and self._tensor_states[tensor._id] == NOT_REACHED:
             self._tensor_states[tensor._id] = WAITING
+        # A node whose output has a contribution is reached: it waits for the rest.
+        producer = self._outputs.get(tensor._id)
+        if producer is not None and self._states.get(producer[0]) == NOT_REACHED:
+            self._states[producer[0]] = WAITING
+            self._changed("states")
 
     def _source_summed(self, contributions):
         """The source whose contributions an ``Aggregate`` with no node sums.
@@ -390,13 +424,18 @@ class _Folder:
         label = self.labels.get(tensor._id)
         if label is None:
             producer = self._outputs.get(tensor._id)
-            if producer is not None:
-                node, i = producer
-                name = self.labels[node]
-                label = name if len(node.outputs) == 1 else f"{name} output {i}"
+            if producer is not None and len(producer[0].outputs) == 1:
+                label = self.labels[producer[0]]
             else:
-                label = tensor.name or "an input"
+                label = self.namer.tensor(tensor)
             self.labels[tensor._id] = label
+        return label
+
+    def _with_op(self, node):
+        """``a (multiply)``: a node's name, and its op unless the name says it."""
+        label = self.labels.get(node, node_label(node))
+        if node in self.labels and not self.namer.says_op(node):
+            return f"{label} ({node.op.name})"
         return label
 
     def _tensors(self, tensors):
@@ -406,8 +445,16 @@ class _Folder:
         return join_words([self.labels.get(n, node_label(n)) for n in nodes])
 
 
+def _seed(target, seeds):
+    """``the seed, 1 (dz/dz)``: what a single target's gradient starts as."""
+    ratio = f"d{target}/d{target}" if target.isidentifier() else ""   # not dg(u)[0]/dg(u)[0]
+    if len(seeds) == 1:
+        return f"the seed, {format_value(seeds[0])}" + (f" ({ratio})" if ratio else "")
+    ones = f"ones ({ratio} = 1)" if ratio else "ones"
+    return f"the seed: {ones}, unless output gradients were given"
+
+
 def _sum(contributions, shown=4):
     parts = [format_value(c) for c in contributions[:shown]]
-    if len(contributions) > shown:
-        parts.append(f"... ({len(contributions) - shown} more)")
-    return " + ".join(parts)
+    more = f" + ... ({len(contributions) - shown} more)" if len(contributions) > shown else ""
+    return format_sum(parts) + more

@@ -30,7 +30,12 @@ from ..autodiff.forward import jvp_of, transposition_only
 from ..state import override, state
 from ..tensor import SymbolicTensor
 from .frames import backprop_frames
-from .values import format_value, loop_label, node_label
+from .names import Names
+from .values import format_value, loop_label
+
+
+#: The letter before the numbers of the transpose tapes' unnamed tensors (``T1, T2``).
+TRANSPOSE_PREFIX = "T"
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,7 @@ class JVPFrames:
     names: Mapping
     labels: Mapping
     transposes: Mapping
+    namer: Any = None
 
     def __len__(self):
         return len(self.frames)
@@ -92,7 +98,8 @@ def jvp_frames(trace, transpose_traces=()):
                          "`with tg.ForwardAccumulator(x, x_dot) as acc: y = f(x)`, and pass rec.")
     nodes = sorted({id(e.node): e.node for e in jvps}.values(), key=lambda n: n.id)
     names = {node: f"n{k}" for k, node in enumerate(nodes)}
-    labels = {node: node_label(node, names[node]) for node in nodes}
+    namer = Names(nodes)
+    labels = {node: namer.node(node) for node in nodes}
     by_aid = {}
     for other in transpose_traces:
         start = other.start if other is not trace else None
@@ -112,14 +119,18 @@ def jvp_frames(trace, transpose_traces=()):
                              f"tg.viz.BackpropStepper.")
         inner = by_aid.get(id(event.aids[0])) if event.aids else None
         if inner is not None:
-            transposes[op_index] = backprop_frames(inner, _transpose_labels(event))
-        for phase, sentence, extra in _steps(event, labels[event.node], transposes.get(op_index)):
+            # The transpose tape's own names (T1, T2, ...) never clash with the ops'.
+            transposes[op_index] = backprop_frames(inner, _transpose_labels(event),
+                                                   prefix=TRANSPOSE_PREFIX)
+        node = event.node
+        said = labels[node] if namer.says_op(node) else f"{labels[node]} ({node.op.name})"
+        for phase, sentence, extra in _steps(event, said, transposes.get(op_index)):
             frames.append(JVPFrame(len(frames), op_index, event, event.node, event.method,
                                    phase, sentence, **extra))
         op_index += 1
     return JVPFrames(trace, tuple(frames), tuple(jvps), tuple(nodes),
                      MappingProxyType(names), MappingProxyType(labels),
-                     MappingProxyType(transposes))
+                     MappingProxyType(transposes), namer)
 
 
 def _steps(event, label, transpose):

@@ -5,7 +5,9 @@
             y = f(x)
     tg.viz.JVPStepper(rec)
 
-Each op the accumulator differentiated is a step (``jvp_frames.py``); an op
+The forward ops are drawn once, each tensor with its value and its tangent;
+each step colours the op being differentiated and shows the tangents known so
+far. Each op the accumulator differentiated is a step (``jvp_frames.py``); an op
 whose JVP comes by transposing its VJP rule opens into its own steps: the aid
 vector u, g(u) = J^T u, the transpose tape's backward pass (drawn, node by
 node, when the recorder is passed), and the output tangent, with the native
@@ -21,9 +23,12 @@ backward pass's ``.tg-queue``.
 """
 from ..autodiff import events
 from ..debug.report import escape
-from . import render
+from . import collect, render
+from .dot import Options
+from .draw import draw_scene
+from .labels import LabelOptions
 from .backprop_stepper import gradient_table
-from .frames import PROCESSING, QUEUED
+from .frames import DONE, NOT_REACHED, PROCESSING, QUEUED
 from .jvp_frames import jvp_frames
 from .values import format_value
 from .widget import INTERVAL, MAX_FRAMES, Stepper, text_table
@@ -34,6 +39,18 @@ MAX_DRAWINGS = 40
 _PHASES = {"native": "native JVP rule", "aid": "1. the aid vector u",
            "backward": "2. g(u) = J^T u", "transpose": "3. the transpose tape",
            "tangent": "4. the output tangent", "loop": "loop iteration"}
+
+
+#: What the words of forward mode mean, above the steps.
+FORWARD_LEGEND = (
+    '<div class="tg-legend"><b>Forward mode</b> carries, beside each value (the '
+    "<i>primal</i>), its <i>tangent</i> x_dot: how fast the value changes as the inputs move "
+    "along the direction given to the accumulator. Each op maps its input tangents to its "
+    "output tangent y_dot = J x_dot, with its <i>native JVP rule</i>, or, where it has none, "
+    "by <i>transposing its VJP rule</i> (a small backward pass of its own, on the "
+    "<i>transpose tape</i>, whose tensors are called T1, T2, ...). Rows marked "
+    "<i>recorded</i> are what the accumulator did; <i>computed</i> ones are worked out "
+    "again only to compare.</div>")
 
 
 class JVPStepper(Stepper):
@@ -60,10 +77,17 @@ class JVPStepper(Stepper):
                                  "computation inside `with tg.ForwardAccumulator(x, x_dot) as "
                                  "acc:` within `with tg.viz.record() as rec:`.")
             trace, transposes = found[0], trace.traces if transposes is None else transposes
+        elif transposes is None and _transposes_ops(trace):
+            raise ValueError(
+                "JVPStepper(trace): this forward-mode trace transposes VJP rules, and each "
+                "transposition's backward pass is recorded as a trace of its own, beside it in "
+                "the recorder. Pass the recorder itself, tg.viz.JVPStepper(rec), not "
+                "rec.traces[0] (or pass transposes=rec.traces).")
         self.trace = trace
         self.frames = jvp_frames(trace, transposes or ())
         super().__init__(len(self.frames), max_frames, start, interval)
         self._drawings = None
+        self._forward = None      # (drawing, svg with "@SCOPE@", tangent lines), or ()
         self._notes = []
 
     # -- drawings -------------------------------------------------------------------
@@ -80,7 +104,9 @@ class JVPStepper(Stepper):
                                    f"tapes are drawn.")
             for k in ops[:MAX_DRAWINGS]:
                 try:
-                    drawing = draw(self.frames.transposes[k].trace)
+                    transpose = self.frames.transposes[k]
+                    # gradients=False: its frames tell the running sums, not the totals
+                    drawing = draw(transpose.trace, names=transpose.namer, gradients=False)
                 except ValueError as error:
                     self._notes.append(f"The transpose tape of op {k} is not drawn: {error}")
                     continue
@@ -91,8 +117,77 @@ class JVPStepper(Stepper):
                 self._drawings[k] = (drawing, svg)
         return self._drawings
 
+    def _forward_drawn(self):
+        """The forward ops drawn once, each tensor with its value and tangent; () if not."""
+        if self._forward is None:
+            self._forward = ()
+            frames = self.frames
+            tangents, sources = {}, []
+            made = {t._id for e in frames.events for t in e.node.outputs}
+            for e in frames.events:
+                for t, d in zip(e.node.inputs, e.input_tangents):
+                    if d is not None and t._id not in tangents:
+                        tangents[t._id] = format_value(d)
+                        if t._id not in made:
+                            sources.append(t)
+                for t, d in zip(e.node.outputs, e.output_tangents):
+                    if d is not None:
+                        tangents[t._id] = format_value(d)
+            scene = collect.Scene(list(frames.nodes), sources=tuple(sources),
+                                  targets=tuple(frames.events[-1].node.outputs))
+            options = Options(label_options=LabelOptions(gradient_word="tangent"),
+                              gradients=tangents, fit=False)
+            try:
+                drawing = draw_scene(scene, options, frames.namer)
+            except ValueError as error:
+                self._notes.append(f"The forward computation is not drawn: {error}")
+                return self._forward
+            svg, note = render.drawing_svg(drawing, "@SCOPE@")
+            if svg is None:
+                self._notes.append(note)
+                return self._forward
+            lines = drawing.tensor_lines()
+            svg = render.with_versions(svg, {lines[k]: [text] for k, text in tangents.items()
+                                             if k in lines}, "tangent")
+            self._forward = (drawing, svg, lines, {s._id for s in sources})
+        return self._forward
+
+    def frame_style(self, index, root):
+        """The forward drawing in frame ``index``: the ops done, the op being
+        differentiated, and the tangents known so far (under the CSS selector ``root``)."""
+        drawn = self._forward_drawn()
+        if not drawn:
+            return ""
+        drawing, _, lines, sources = drawn
+        frame = self.frames[index]
+        k = frame.op_index if frame.op_index >= 0 else self._ops_before(index)
+        states, known = {}, set(sources)
+        for i, event in enumerate(self.frames.events):
+            node = event.node
+            if i < k or (i == k and frame.phase in ("native", "tangent")):
+                states[node] = DONE
+                known.update(t._id for t in node.outputs)
+            elif i == k and frame.op_index >= 0:
+                states[node] = PROCESSING
+            else:
+                states.setdefault(node, NOT_REACHED)
+        tensor_states = {key: DONE for key in sources}
+        shown = [(render.version_key(*lines[key]), 0) for key in known if key in lines]
+        return (render.state_style(root, render.drawn_states(
+                    states, tensor_states, drawing.node_names, drawing.tensor_names))
+                + render.version_style(root, shown))
+
+    def _ops_before(self, index):
+        """For a loop frame: how many ops came before it."""
+        return 1 + max([f.op_index for f in self.frames.frames[:index]] or [-1])
+
     def graph_html(self, scope):
         parts = []
+        forward = self._forward_drawn()
+        if forward:
+            parts.append(f'<div class="tg-forward-graph"><div><b>The forward computation</b>: '
+                         f"each value with its tangent, once its op has run</div>"
+                         f'{forward[1].replace("@SCOPE@", f"{scope}-fwd")}</div>')
         for k, (_, svg) in self._drawn_ops().items():
             label = self.frames.labels[self.frames.events[k].node]
             parts.append(f'<div class="tg-op-graph tg-op-{k}"><div><b>Transpose tape of '
@@ -101,21 +196,24 @@ class JVPStepper(Stepper):
                          f'{svg.replace("@SCOPE@", f"{scope}-op{k}")}</div>')
         if not parts:
             return ""
-        return f"<style>#{scope} .tg-op-graph{{display:none}}</style>" + "".join(parts)
+        return "".join(parts[:1] if forward else []) + (
+            f"<style>#{scope} .tg-op-graph{{display:none}}</style>"
+            + "".join(parts[1:] if forward else parts))
 
     def final_style(self, scope):
         return self._style(self.frames[len(self.frames) - 1], scope)
 
     def _style(self, frame, scope):
+        forward = self.frame_style(frame.index, f"#{scope} .tg-forward-graph")
         k = frame.op_index
         drawn = self._drawn_ops().get(k)
         if drawn is None or frame.phase not in ("backward", "transpose", "tangent"):
-            return ""
+            return forward
         transpose = self.frames.transposes[k]
         inner = frame.inner if frame.phase == "transpose" else None
         if frame.phase == "tangent":
             inner = transpose.frames[-1]
-        style = f"<style>#{scope} .tg-op-{k}{{display:block}}</style>"
+        style = forward + f"<style>#{scope} .tg-op-{k}{{display:block}}</style>"
         if inner is not None:
             drawing = drawn[0]
             style += render.state_style(f"#{scope} .tg-op-{k}", render.drawn_states(
@@ -182,7 +280,7 @@ class JVPStepper(Stepper):
                                "tg.viz.JVPStepper(rec), to step through them too.")
         notes = [n for n in [self.window_note()] + self._notes if n]
         note = "".join(f'<div class="tg-note">{escape(n)}</div>' for n in notes)
-        legend = render.legend() if self.frames.transposes else ""
+        legend = FORWARD_LEGEND + (render.legend() if self.frames.transposes else "")
         return f'{render.STYLE}<div class="tg-stepper">{title}{legend}{note}</div>'
 
     def text(self):
@@ -193,6 +291,11 @@ class JVPStepper(Stepper):
 
     def __repr__(self):
         return f"<JVPStepper: {len(self.frames)} steps, {len(self.frames.events)} ops>"
+
+
+def _transposes_ops(trace):
+    return any(isinstance(e, events.JVP) and e.method == "transpose"
+               for e in getattr(trace, "events", None) or ())
 
 
 def _values(tensors):

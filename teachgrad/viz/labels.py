@@ -1,5 +1,6 @@
 """What a drawn node says: its name, its op, its outputs' shapes and dtypes, and
-their values when they are small.
+their values (``value = 0.5``) when they are small, and gradients (``grad = 1``)
+when the drawing shows them.
 
 Every piece of text goes through ``escape.html``; the markup around it (bold
 title, smaller detail lines) is the only HTML this module writes.
@@ -24,6 +25,7 @@ class LabelOptions:
     show_dtypes: bool = True
     show_values: bool = True
     max_value_size: int = 6     # values with more entries than this are not shown
+    gradient_word: str = "grad"  # what a gradient line says: grad = 1 (tangent = 1 forward)
 
 
 def format_shape(shape):
@@ -44,44 +46,56 @@ def tensor_value(tensor, max_size):
     return format_array(tensor.numpy())
 
 
-def node_title(node, scoped):
-    """The name shown on an op node.
-
-    A graph node shows its name; inside a name-scope cluster only the last part
-    (the cluster shows the rest). A tape node has no name of its own: it shows
-    its op (its ``node.name`` holds a global counter that changes from run to run).
-    """
-    if node.label is None:
-        return node.op.name
-    return node.label.rsplit("/", 1)[-1] if scoped else node.label
+def node_title(node, scoped, names=None):
+    """The name shown on an op node: what ``names`` calls it (``a`` for an op given
+    ``name="a"``, ``t3`` for an unnamed tape op, a graph node's unique name).
+    Inside a name-scope cluster only the last part (the cluster shows the rest)."""
+    title = names.node(node) if names is not None else (node.label or node.op.name)
+    return title.rsplit("/", 1)[-1] if scoped and node.label else title
 
 
-def op_label(node, options, scoped):
+def op_label(node, options, scoped, names=None, gradients=None):
     """The label of an op node: its name, its op (when the name does not say it),
-    then one line per output (shape, dtype, small value)."""
-    title = node_title(node, scoped)
+    then one line per output (shape, dtype, ``value = ...``, ``grad = ...``)."""
+    title = node_title(node, scoped, names)
     lines = []
-    if _NUMBERED.sub("", title).lower() != node.op.name.lower():
+    says_op = (names.says_op(node) if names is not None
+               else _NUMBERED.sub("", title).lower() == node.op.name.lower())
+    if not says_op:
         lines.append(node.op.name)
     outputs = node.outputs
     values = [_output_value(node, i, options) for i in range(len(outputs))]
+    grads = [_gradient(t, gradients, options) for t in outputs]
     if len(outputs) == 1:
-        lines += [line for line in (_describe(outputs[0], options), values[0]) if line]
+        lines += [line for line in (_describe(outputs[0], options), values[0], grads[0])
+                  if line]
     else:
-        for i, (t, value) in enumerate(zip(outputs[:MAX_OUTPUT_LINES], values)):
+        for i, (t, value, grad) in enumerate(zip(outputs[:MAX_OUTPUT_LINES], values, grads)):
             detail = " ".join(part for part in (_describe(t, options), value) if part)
             lines.append(f"{i}: {detail}" if detail else None)
+            lines.append(f"{i}: {grad}" if grad else None)
         if len(outputs) > MAX_OUTPUT_LINES:
             lines.append(f"... {len(outputs) - MAX_OUTPUT_LINES} more outputs")
     return compose(title, [line for line in lines if line])
 
 
-def tensor_label(tensor, options):
+def tensor_label(tensor, options, names=None, gradients=None):
     """The label of a tensor drawn on its own (an input no drawn op produced)."""
     lines = [_describe(tensor, options)]
     if options.show_values:
-        lines.append(tensor_value(tensor, options.max_value_size))
-    return compose(tensor.name or "tensor", [line for line in lines if line])
+        lines.append(_as_value(tensor_value(tensor, options.max_value_size)))
+    lines.append(_gradient(tensor, gradients, options))
+    title = names.tensor(tensor) if names is not None else (tensor.name or "a tensor")
+    return compose(title, [line for line in lines if line])
+
+
+def _as_value(text):
+    return None if text is None else f"value = {text}"
+
+
+def _gradient(tensor, gradients, options):
+    text = gradients.get(tensor._id) if gradients else None
+    return None if text is None else f"{options.gradient_word} = {text}"
 
 
 def group_label(scope, count):
@@ -117,5 +131,5 @@ def _output_value(node, index, options):
         value = node.params["value"]
         if value.size > options.max_value_size:
             return None
-        return format_array(backend.to_numpy(value))
-    return tensor_value(node.outputs[index], options.max_value_size)
+        return _as_value(format_array(backend.to_numpy(value)))
+    return _as_value(tensor_value(node.outputs[index], options.max_value_size))

@@ -1,7 +1,8 @@
 """Where each node of a drawing goes, and what colour it gets.
 
 A node's place is a path of clusters: first its *side* (forward or gradients,
-when a graph holds gradient nodes), then its name scopes (``layer1/matmul``
+when a graph holds gradient nodes), then the iteration of an eager while loop
+that ran it, then its name scopes (``layer1/matmul``
 sits in ``layer1``). A name scope that ``collapse`` folds becomes one node (a
 ``Group``) in place of all the nodes under it.
 
@@ -70,6 +71,7 @@ class Layout:
                     self.gradient_side.add(id(node))
                 if side == "forward" or not scope:
                     path.append(("side", side))
+            path += _loop_path(node)
             fold = self._fold_point(scope)
             if fold is None:
                 names[id(node)] = self.new_name("n")
@@ -135,6 +137,17 @@ class Layout:
 def scope_of(node):
     """The name scopes of a graph node (``("layer1",)`` for ``layer1/matmul``)."""
     return tuple(node.label.split("/")[:-1]) if node.label else ()
+
+
+def _loop_path(node):
+    """An eager while loop's op sits in a box for its iteration (``node.context``)."""
+    context = getattr(node, "context", None)
+    iteration = getattr(context, "iteration", None)
+    if iteration is None:
+        return []
+    name = getattr(getattr(context, "loop", None), "name", None)
+    where = f"while_loop {name!r}" if name else "while_loop"
+    return [("loop", f"{where}, iteration {iteration}")]
 
 
 def bodies(node):

@@ -54,10 +54,32 @@ STYLE = """<style>
   padding: 0 7px; margin: 1px 2px; font-size: 12px; white-space: nowrap;}
 .tg-stepper .tg-value {font-family: var(--jp-code-font-family, monospace); font-size: 12px;}
 .tg-stepper .tg-graph svg {max-width: 100%; height: auto;}
+.tg-stepper .tg-zoom {display: none;}
+.tg-stepper .tg-zoom-label {cursor: pointer; color: #1f6fc5; font-size: 12px;
+  text-decoration: underline;}
+.tg-stepper .tg-zoom:checked ~ .tg-graph svg {max-width: none;}
+.tg-stepper-widget .tg-controls {position: sticky; top: 0; z-index: 3;
+  background: var(--jp-layout-color0, white);}
 .tg-stepper .tg-empty {color: #777; font-style: italic;}
+.tg-stepper .tg-g {display: none;}
 """ + "".join(
     f".tg-stepper .tg-chip.tg-state-{state} {{background: {fill}; border-color: {line};}}\n"
     for state, (fill, line, _, _) in COLOURS.items()) + "</style>"
+
+
+#: What a standalone SVG needs of STYLE (a stepper's picture as an image).
+STANDALONE_CSS = ".tg-g {display: none;}"
+
+
+def fitted(scope, svg_html):
+    """The drawing, shrunk to the width it is given, and a click away from full size (a
+    checkbox and its label: it needs no kernel, and works in a saved notebook too)."""
+    graph = f'<div id="{scope}" class="tg-stepper tg-graph">{svg_html}</div>'
+    if not svg_html:
+        return graph
+    return (f'<div class="tg-stepper"><input type="checkbox" class="tg-zoom" '
+            f'id="{scope}-zoom"><label class="tg-zoom-label" for="{scope}-zoom">'
+            f"full size / fit the column</label>{graph}</div>")
 
 
 def chip(text, state, node_name=None):
@@ -110,6 +132,70 @@ def _classed(svg, scope):
     return re.sub(r'<g id="([^"]*)" class="node">\s*<title>([^<]*)</title>',
                   lambda m: (f'<g id="{m.group(1)}" class="node tg-node tg-node-{m.group(2)}">'
                              f"<title>{m.group(2)}</title>"), svg)
+
+
+#: How the edge a contribution travels along is drawn in the frame where it travels.
+TRAVEL = "stroke:#d35400;stroke-width:3"
+
+
+def with_versions(svg, versions, word="grad"):
+    """The SVG with each ``grad = ...`` line (``word = ...``) drawn once per version of
+    its text.
+
+    ``versions`` maps ``(DOT name, line prefix)`` to the texts that line takes
+    over the frames (the drawing was made with the longest, so every version
+    fits). Each version is a ``<text class="tg-g tg-g-<key>-<k>">`` (``key`` the
+    DOT name, and ``-i`` for output ``i`` of a node with several), hidden
+    until a frame's style shows it (``version_style``): a stepper's drawing is
+    rendered once, and its running sums still change from frame to frame.
+    """
+    for (name, prefix), texts in versions.items():
+        longest = max(texts, key=len)
+        group = re.compile(r'(<g id="[^"]*" class="node tg-node tg-node-%s">.*?</g>)'
+                           % re.escape(name), re.S)
+        line = re.compile(r'<text ([^>]*)>%s</text>'
+                          % re.escape(escape(f"{prefix}{word} = {longest}")))
+
+        key = version_key(name, prefix)
+
+        def copies(match, texts=texts, prefix=prefix, key=key, word=word, center=None):
+            attrs = match.group(1)
+            if center is not None:   # every version centred where the longest was
+                attrs = re.sub(r'text-anchor="start" x="[^"]*"',
+                               f'text-anchor="middle" x="{center:g}"', attrs)
+            return "".join(f'<text class="tg-g tg-g-{key}-{k}" {attrs}>'
+                           f"{escape(f'{prefix}{word} = {text}')}</text>"
+                           for k, text in enumerate(texts))
+        svg = group.sub(lambda m: line.sub(
+            lambda t: copies(t, center=_center(m.group(1))), m.group(1), count=1), svg, count=1)
+    return svg
+
+
+def _center(group):
+    """The x at the middle of a drawn node (its first shape), or None if not found."""
+    shape = re.search(r'<ellipse [^>]*cx="([-\d.]+)"|<(?:path|polygon) [^>]*'
+                      r'(?:d|points)="([^"]*)"', group)
+    if shape is None:
+        return None
+    if shape.group(1) is not None:
+        return float(shape.group(1))
+    xs = [float(x) for x in re.findall(r"(-?[\d.]+),-?[\d.]+", shape.group(2))]
+    return (min(xs) + max(xs)) / 2 if xs else None
+
+
+def version_key(name, prefix):
+    """What a line's versions are classed by: ``n3``, or ``n3-1`` for output 1's line."""
+    return name + ("-" + prefix[:-2] if prefix else "")
+
+
+def version_style(root, shown, edges=()):
+    """A ``<style>`` showing version ``k`` of each ``(key, k)`` in ``shown`` and
+    highlighting the ``edges`` (``(tail, head)`` DOT names) under ``root``."""
+    rules = [f"{root} .tg-g-{name}-{k}{{display:inline}}" for name, k in shown]
+    for tail, head in edges:
+        rules.append(f"{root} .tg-edge-{tail}-{head} path{{{TRAVEL}}}")
+        rules.append(f"{root} .tg-edge-{tail}-{head} polygon{{fill:#d35400;stroke:#d35400}}")
+    return "<style>" + "".join(rules) + "</style>" if rules else ""
 
 
 def state_style(root, states):

@@ -55,6 +55,20 @@ def format_number(x, digits=4):
     return "0" if text == "-0" else text
 
 
+def format_sum(texts):
+    """Numbers written as a sum, for reading: ``0.5 - 0.4444``, not ``0.5 + -0.4444``
+    (arrays keep their ``+``)."""
+    out = ""
+    for i, text in enumerate(texts):
+        if i == 0:
+            out = text
+        elif text.startswith("-") and not text.startswith("-["):
+            out += " - " + text[1:]
+        else:
+            out += " + " + text
+    return out
+
+
 def _nested(items, digits):
     if isinstance(items, list):
         return "[" + ", ".join(_nested(i, digits) for i in items) + "]"

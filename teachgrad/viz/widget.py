@@ -15,11 +15,14 @@ number, ``selected_index``, made in the browser:
   kernel (one round trip each); where there is none, use the slider, its
   arrow keys or the step box instead.
 
-The drawing sits in an HTML widget beside the Stack, with the shared style
-sheet: both are always on the page. A frame restyles the drawing through the
+The controls come first, wrap to the notebook column's width and stick to the
+top of the view; under them the drawing (shrunk to fit, full size one click
+away) sits beside the Stack, each scrolling in a box at most ``VIEW`` tall, so
+the controls stay in sight at every step. The header carries the shared style
+sheet: it and the drawing are always on the page. A frame restyles the drawing through the
 ``<style>`` it carries, and that style leaves the page with the frame.
 """
-import hashlib
+import base64
 import uuid
 
 from ..debug.report import escape
@@ -29,6 +32,8 @@ from . import render
 INTERVAL = 800
 #: Frames built into a widget at most; a longer computation shows a window of it.
 MAX_FRAMES = 600
+#: The most height the drawing and the frame each take before they scroll.
+VIEW = "60vh"
 #: Steps listed in the text shown where no widget runs.
 MAX_TEXT_STEPS = 200
 
@@ -66,24 +71,50 @@ class Stepper:
         if self._widget is None:
             first, stop = self.window
             html = [self.frame_html(i, self._scope) for i in range(first, stop)]
-            graph = (f'<div id="{self._scope}" class="tg-stepper tg-graph">'
-                     f"{self.graph_html(self._scope)}</div>")
+            graph = render.fitted(self._scope, self.graph_html(self._scope))
             self._widget = stepper_widget(html, graph, self.header_html(), self._scope,
                                           self.interval)
         return self._widget
 
     def static_html(self):
-        """The final drawing and the table of steps, for viewers that run no widgets.
+        """What shows where no widget runs (a lesson opened fresh, before its kernel runs
+        or while it is untrusted; GitHub; nbconvert): a short note, a picture of the
+        first step, and the steps as text.
 
-        Its element id comes from the text, so the same steps give the same HTML."""
+        The picture is an ``<img>`` of a standalone SVG (its style inside it), never
+        inline SVG: a renderer that strips SVG elements would leave their text behind.
+        The same steps give the same HTML."""
         text = self.text()
-        scope = "tg-static-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
-        graph = self.graph_html(scope)
-        drawing = (self.final_style(scope)
-                   + f'<div id="{scope}" class="tg-stepper tg-graph">{graph}</div>'
-                   if graph else "")
-        return (f'{render.STYLE}<div class="tg-stepper">{drawing}'
-                f'<pre class="tg-steps">{escape(text)}</pre></div>')
+        svg = self.first_picture()
+        note = ('<p class="tg-note"><i>An interactive stepper: run the notebook (and trust it '
+                "if asked) to step through it.")
+        picture = ""
+        if svg is not None:
+            note += " Below, its first step."
+            data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+            picture = (f'<img class="tg-first-frame" alt="the drawing of the first step" '
+                       f'style="max-width:100%" src="data:image/svg+xml;base64,{data}">')
+        return (f'<div class="tg-stepper tg-static">{note}</i></p>{picture}'
+                f"<details><summary>All {len(self.frames)} steps, as text</summary>"
+                f'<pre class="tg-steps">{escape(text)}</pre></details></div>')
+
+    def first_picture(self):
+        """The drawing as it looks at the widget's first step, as a standalone SVG
+        (its colours in a ``<style>`` inside it), or None when there is no drawing."""
+        svg = self.graph_html("tg-static")
+        start = svg.find("<svg")
+        if start < 0:
+            return None
+        css = render.STANDALONE_CSS + self.frame_style(self.window[0], "svg")
+        css = css.replace("</style><style>", "").replace("<style>", "").replace("</style>", "")
+        svg = svg[start:svg.index("</svg>", start) + len("</svg>")]   # the first drawing
+        head = svg.index(">") + 1
+        return svg[:head] + f"<style>{css}</style>" + svg[head:]
+
+    def frame_style(self, index, root):
+        """The ``<style>`` that colours the drawing for frame ``index`` under the CSS
+        selector ``root`` ("" by default: a stepper with a drawing writes its own)."""
+        return ""
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = self.widget._repr_mimebundle_()
@@ -112,7 +143,8 @@ def _window(count, max_frames, start):
 
 
 def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL):
-    """A VBox: the header, the controls, then the drawing beside the frames.
+    """A VBox: the header, the controls, then the drawing beside the frames (below
+    it in a narrow column), each scrolling in a box at most ``VIEW`` tall.
 
     ``frame_html`` is one HTML string per frame; ``scope`` is the stepper's
     unique id, given to the widget as a CSS class as well.
@@ -122,16 +154,20 @@ def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL
         raise ValueError("A stepper needs at least one frame to show.")
     last = len(frame_html) - 1
     frames = widgets.Stack([widgets.HTML(value=h) for h in frame_html], selected_index=0,
-                           layout=widgets.Layout(flex="1 1 55%", min_width="320px"))
+                           layout=widgets.Layout(flex="1 1 50%", min_width="320px"))
     play = widgets.Play(value=0, min=0, max=last, step=1, interval=interval,
                         show_repeat=False, tooltip="play / pause; the square goes back to step 0")
     slider = widgets.IntSlider(value=0, min=0, max=last, description="step",
-                               continuous_update=True, layout=widgets.Layout(width="420px"))
+                               continuous_update=True,
+                               layout=widgets.Layout(width="auto", flex="1 1 240px",
+                                                     min_width="200px", max_width="420px"))
     box = widgets.BoundedIntText(value=0, min=0, max=last, step=1,
                                  tooltip="its arrows step one at a time",
                                  layout=widgets.Layout(width="80px"))
     speed = widgets.IntSlider(value=interval, min=100, max=3000, step=100,
-                              description="ms/step", layout=widgets.Layout(width="300px"))
+                              description="ms/step",
+                              layout=widgets.Layout(width="auto", flex="0 1 260px",
+                                                    min_width="180px"))
     links = [widgets.jslink((play, "value"), (slider, "value")),
              widgets.jslink((slider, "value"), (frames, "selected_index")),
              widgets.jslink((slider, "value"), (box, "value")),
@@ -153,18 +189,25 @@ def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL
     back.on_click(lambda _: move(-1))
     step.on_click(lambda _: move(1))
     reset.on_click(restart)
+    # The drawing and the frames scroll in boxes of their own, at most VIEW tall, under
+    # the controls, which wrap to the column's width and stick to the top of the view.
     graph = widgets.HTML(value=graph_html,
-                         layout=widgets.Layout(flex="1 1 45%", overflow="auto", max_height="80vh"))
+                         layout=widgets.Layout(flex="1 1 40%", min_width="300px",
+                                               overflow="auto", max_height=VIEW))
+    frames.layout.max_height = VIEW
+    frames.layout.overflow = "auto"
+    controls = widgets.HBox([play, back, step, reset, slider, box, speed],
+                            layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
+    controls.add_class("tg-controls")
     root = widgets.VBox([
         widgets.HTML(value=header_html),
-        widgets.HBox([play, back, step, reset, slider, box]),
-        widgets.HBox([speed]),
-        widgets.HBox([graph, frames]),
-    ])
+        controls,
+        widgets.HBox([graph, frames], layout=widgets.Layout(flex_flow="row wrap")),
+    ], layout=widgets.Layout(max_width="100%"))
     root.add_class("tg-stepper-widget")
     root.add_class(scope)
     # Kept on the widget so that tests (and curious students) can find the parts.
     root.tg_parts = {"frames": frames, "play": play, "slider": slider, "box": box,
                      "speed": speed, "back": back, "step": step, "reset": reset,
-                     "graph": graph, "links": links}
+                     "graph": graph, "links": links, "controls": controls}
     return root

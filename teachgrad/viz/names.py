@@ -1,0 +1,111 @@
+"""What a drawing or a stepper calls each tensor and node: one namer for both.
+
+A tensor is called by its name: the one given with ``name=`` (``tg.multiply(x,
+y, name="a")``, ``tg.constant(0.5, name="x")``), a Variable's, or a graph
+node's unique name (``mul_1``; a traced function's placeholders take its Python
+argument names). A tensor without one gets a short label, ``t1, t2, ...``,
+numbered in creation order over the picture's tensors only, so the same program
+gives the same labels whatever ran before it. A name an earlier tensor of the
+picture has is told apart: ``y``, ``y_1``, ``y_2`` (a loop body's ``name="y"``).
+A node is called what its output is called (a node with several outputs ``t3``,
+its outputs ``t3:0``, ``t3:1``).
+
+Two namers can share a picture: a ``prefix`` (the JVPStepper's transpose tape
+uses ``T``: ``T1, T2``) keeps their labels apart.
+"""
+
+
+class Names:
+    """Labels for the tensors and nodes of one picture.
+
+    Args:
+      nodes: the engine Nodes drawn or stepped through.
+      tensors: more tensors to label (targets, sources with no producer).
+      prefix: the letter before the numbers of unnamed tensors (``t``).
+      given: ``{tensor id: label}`` that win over names and numbers (``u``, ``g(u)``).
+    """
+
+    def __init__(self, nodes, tensors=(), prefix="t", given=None):
+        self.prefix = prefix
+        self._tensors = dict(given or {})
+        self._nodes = {}
+        made_by = {}
+        every = {}
+        for node in nodes:
+            for t in node.inputs:
+                every.setdefault(t._id, t)
+            for t in node.outputs:
+                every.setdefault(t._id, t)
+                made_by[t._id] = node
+        for t in tensors:
+            every.setdefault(t._id, t)
+        self._count = 0
+        self._used = set(self._tensors.values())
+        for key in sorted(every):   # creation order
+            node = made_by.get(key)
+            if node is not None and len(node.outputs) > 1:
+                self._multi(node)
+            elif key not in self._tensors:
+                name = every[key].name
+                self._tensors[key] = self._unique(name) if name else self._new()
+        for node in nodes:
+            if id(node) not in self._nodes:
+                self._nodes[id(node)] = self._tensors[node.outputs[0]._id] \
+                    if node.outputs else (node.label or node.op.name)
+
+    def _new(self):
+        self._count += 1
+        while f"{self.prefix}{self._count}" in self._used:
+            self._count += 1
+        return self._unique(f"{self.prefix}{self._count}")
+
+    def _unique(self, name):
+        """``name``, or ``name_1``, ``name_2``, ... when an earlier tensor of the picture
+        has it (a loop's body names its result y in every iteration)."""
+        label, n = name, 0
+        while label in self._used:
+            n += 1
+            label = f"{name}_{n}"
+        self._used.add(label)
+        return label
+
+    def _multi(self, node):
+        if id(node) in self._nodes:
+            return
+        base = node.label or _common_name(node.outputs)
+        base = self._unique(base) if base else self._new()
+        self._nodes[id(node)] = base
+        for i, t in enumerate(node.outputs):
+            self._tensors.setdefault(t._id, t.name or f"{base}:{i}")
+
+    def tensor(self, tensor):
+        """The label of ``tensor`` (its name when it is not in the picture)."""
+        label = self._tensors.get(tensor._id)
+        return label if label is not None else (tensor.name or "a tensor")
+
+    def node(self, node):
+        """The label of ``node``: its output's."""
+        label = self._nodes.get(id(node))
+        if label is None:
+            return node.label or node.op.name
+        return label
+
+    def says_op(self, node):
+        """Does the node's label already say its op (a graph's ``mul_1``)?"""
+        label = self.node(node).rsplit("/", 1)[-1].rsplit(":", 1)[0]
+        head, _, number = label.rpartition("_")
+        return (head if number.isdigit() else label).lower() == node.op.name.lower()
+
+
+def _common_name(outputs):
+    """``s`` when the outputs are called ``s:0``, ``s:1``, ... (an op given name="s")."""
+    names = [t.name for t in outputs]
+    if not all(names):
+        return None
+    bases = {n.rsplit(":", 1)[0] for n in names}
+    return bases.pop() if len(bases) == 1 and all(":" in n for n in names) else None
+
+
+def of_scene(scene, prefix="t", given=None):
+    """The Names of a ``collect.Scene``: its nodes, targets and sources."""
+    return Names(scene.nodes, tuple(scene.targets) + tuple(scene.sources), prefix, given)
