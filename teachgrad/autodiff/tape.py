@@ -381,7 +381,7 @@ class GradientTape:
                 continue
             reason = _why_none(self, s)
             if reason:
-                label = s.name or f"source {i}"
+                label = s.name or ("the source" if len(sources) == 1 else f"source {i}")
                 warnings.warn(f"GradientTape.gradient: the gradient with respect to {label} "
                               f"is None: {reason}", stacklevel=4)
 
@@ -489,13 +489,20 @@ def _why_none(tape, source):
         return (f"it has dtype {source.dtype}, and only floating-point tensors get gradients. "
                 f"Make it from a float (3.0, not 3) or tg.cast it to tg.float32/tg.float64.")
     if isinstance(source, Variable):
-        if source._id not in tape._watched:
-            return ("the tape does not watch this Variable (it is not trainable, or the tape "
-                    "has watch_accessed_variables=False). Call tape.watch(v) in the block.")
-        return None
+        if source._id in tape._watched:
+            return None
+        if not source.trainable:
+            return ("it is a Variable made with trainable=False, which tapes do not watch by "
+                    "themselves. Call tape.watch on it inside the `with` block (or make it "
+                    "trainable).")
+        if not tape._watch_accessed_variables:
+            return ("the tape was made with watch_accessed_variables=False, so it watches "
+                    "only what tape.watch was given. Call tape.watch on it inside the "
+                    "`with` block.")
+        return None   # trainable and never read in the block: the target does not use it
     if source._id not in tape._watched:
         return ("the tape does not watch it: only Variables are watched by themselves. Call "
-                "tape.watch(x) inside the `with` block, before x is used.")
+                "tape.watch on it inside the `with` block, before it is used.")
     return None
 
 
