@@ -589,3 +589,36 @@ def test_eager_loop_iterations_are_grouped_in_boxes():
     labels = re.findall(r"label=<<b>(while_loop[^<]*)</b>>", drawing.source)
     assert labels == [f"while_loop &#x27;while&#x27;, iteration {k}" for k in range(3)]
     assert drawing.source.count('color="#7e57c2"') == 3
+
+
+# -- fused gradient ops show the algebra they stand for (issue 21) -----------------------------
+
+def test_a_fused_op_is_drawn_with_its_algebra_in_a_graph():
+    g = tg.Graph()
+    with g.as_default():
+        x = tg.placeholder(tg.float64, (3,), name="x")
+        (dx,) = tg.gradients(tg.sum(tg.tanh(x)), [x])
+    source = tg.viz.draw(dx).source
+    assert "<b>tanh_grad</b><br/>" in source and "(1 - y * y) * g" in source
+
+
+def test_a_fused_op_recorded_on_a_tape_is_drawn_with_its_name_and_algebra():
+    x = tg.constant([1.0, -2.0])
+    with tg.GradientTape() as outer:
+        outer.watch(x)
+        with tg.GradientTape() as inner:
+            inner.watch(x)
+            y = tg.sum(tg.nn.relu(x))
+        grad = inner.gradient(y, x)
+    assert "relu_grad: where(x &gt; 0, g, 0)" in tg.viz.draw(grad, tape=outer).source
+
+
+def test_each_fused_op_shows_the_algebra_of_its_own_recipe():
+    from teachgrad.graph.optimize.formula import recipe_formula
+    from teachgrad.ops import math, nn
+    assert recipe_formula(math.tanh_grad_p) == "(1 - y * y) * g"
+    assert recipe_formula(math.sigmoid_grad_p) == "g * (y * (1 - y))"
+    assert recipe_formula(nn.relu_grad_p) == "where(x > 0, g, 0)"
+    fused = {op.name for op in (math.tanh_grad_p, math.sigmoid_grad_p, nn.relu_grad_p,
+                                math.tanh_p, nn.relu_p) if op.fused}
+    assert fused == {"tanh_grad", "sigmoid_grad", "relu_grad"}

@@ -29,7 +29,7 @@ class Op:
 
     __slots__ = ("name", "forward", "multiple_results", "vjp_rules", "vjp_all",
                  "jvp", "differentiable", "accepts_sparse", "accepts_missing", "shape_rule",
-                 "effect", "elementwise", "shape_only_inputs", "array_rules")
+                 "effect", "elementwise", "shape_only_inputs", "array_rules", "fused")
 
     def __init__(self, name, forward, multiple_results=False):
         self.name = name
@@ -55,6 +55,10 @@ class Op:
         # May its VJP rules be handed raw arrays when nothing records them? (See
         # ``rules_take_arrays``: set by defvjp and defvjp_all.)
         self.array_rules = False
+        # Is it a fused op: one kernel for what several ops would compute (tanh_grad's
+        # ``(1 - y * y) * g``)? Drawings and steppers then show that algebra beside its
+        # name (``fused_op``).
+        self.fused = False
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -206,6 +210,19 @@ def defeffect(op, effect, elementwise=None, shape_only_inputs=()):
 
 
 _EFFECTS = ("fresh", "view", "reduction")
+
+
+def fused_op(op):
+    """Mark ``op`` as a fused op: one kernel for the algebra of several ops (kept because
+    one step of the backward pass costs less than three). Its elementwise recipe
+    (``defeffect``) is that algebra, written once: the graph optimiser fuses it, and
+    drawings and steppers show it beside the op's name (``tanh_grad: (1 - y * y) * g``),
+    so a student still sees the math the one node stands for."""
+    if not callable(op.elementwise):
+        raise TypeError(f"fused_op({op.name}): give it an elementwise recipe first "
+                        f"(defeffect(op, ..., elementwise=steps)): it is the algebra shown.")
+    op.fused = True
+    return op
 
 
 def defvjp_all(op, rule):

@@ -5,7 +5,7 @@ the VJP rule, written with teachgrad ops so that it can be differentiated again.
 ``g`` is the cotangent of the output, ``ans`` the output itself.
 """
 from .. import backend
-from .core import bind, defeffect, defjvp, defvjp, not_differentiable, primitive
+from .core import bind, defeffect, defjvp, defvjp, fused_op, not_differentiable, primitive
 from .grad_util import require_same_shape
 
 # -x.  d/dx (-x) = -1
@@ -107,7 +107,10 @@ def _tanh_grad_steps(emit, y, g):   # fused in graphs as (1 - y * y) * g
 # its own rules make tanh differentiable to any order.
 tanh_grad_p = primitive("tanh_grad", _tanh_grad_kernel)
 defeffect(tanh_grad_p, "fresh", elementwise=_tanh_grad_steps)
+fused_op(tanh_grad_p)
 def tanh_grad(y, g):
+    r"""$g\,(1 - y^2)$: the cotangent of ``y = tanh(x)`` for the cotangent ``g``, as one op
+    (drawn ``tanh_grad: (1 - y * y) * g``)."""
     require_same_shape("tanh_grad", y, g, ("y", "g"))
     return bind(tanh_grad_p, y, g)
 defvjp(tanh_grad_p,
@@ -149,7 +152,10 @@ def _sigmoid_grad_steps(emit, y, g):   # fused in graphs as g * (y * (1 - y))
 # (TensorFlow's SigmoidGrad), one op instead of three, like tanh_grad.
 sigmoid_grad_p = primitive("sigmoid_grad", _sigmoid_grad_kernel)
 defeffect(sigmoid_grad_p, "fresh", elementwise=_sigmoid_grad_steps)
+fused_op(sigmoid_grad_p)
 def sigmoid_grad(y, g):
+    r"""$g\, y (1 - y)$: the cotangent of ``y = sigmoid(x)`` for the cotangent ``g``, as
+    one op (drawn ``sigmoid_grad: g * (y * (1 - y))``)."""
     require_same_shape("sigmoid_grad", y, g, ("y", "g"))
     return bind(sigmoid_grad_p, y, g)
 defvjp(sigmoid_grad_p,

@@ -2,7 +2,7 @@
 (sigmoid is in math.py)."""
 from .. import backend, validate
 from ..tensor import convert_to_tensor
-from .core import bind, defeffect, defjvp, defvjp, defvjp_all, operand, primitive
+from .core import bind, defeffect, defjvp, defvjp, defvjp_all, fused_op, operand, primitive
 from .grad_util import compatible, require_same_shape
 from .math import exp
 from .reduction import sum
@@ -39,7 +39,10 @@ def _relu_grad_steps(emit, g, x):   # fused in graphs as where(x > 0, g, 0)
 # are relu_grad again; in x it is flat (piecewise constant), so x gets no gradient.
 relu_grad_p = primitive("relu_grad", _relu_grad_kernel)
 defeffect(relu_grad_p, "fresh", elementwise=_relu_grad_steps)
+fused_op(relu_grad_p)
 def relu_grad(g, x):
+    r"""$g$ where $x > 0$, else 0: the cotangent of ``relu(x)`` for the cotangent ``g``, as
+    one op (drawn ``relu_grad: where(x > 0, g, 0)``)."""
     require_same_shape("relu_grad", g, x, ("g", "x"))
     return bind(relu_grad_p, g, x)
 defvjp(relu_grad_p, lambda ct, ans, g, x: relu_grad(ct, x), None)

@@ -29,6 +29,7 @@ from typing import Any, Mapping, Optional
 
 from ..autodiff import events
 from . import collect
+from .labels import op_text
 from .names import Names, of_scene
 from .values import format_sum, format_value, join_words, loop_label, node_label, plural
 
@@ -435,7 +436,7 @@ class _Folder:
         """``a (multiply)``: a node's name, and its op unless the name says it."""
         label = self.labels.get(node, node_label(node))
         if node in self.labels and not self.namer.says_op(node):
-            return f"{label} ({node.op.name})"
+            return f"{label} ({op_text(node.op)})"
         return label
 
     def _tensors(self, tensors):

@@ -30,6 +30,7 @@ from ..autodiff.forward import jvp_of, transposition_only
 from ..state import override, state
 from ..tensor import SymbolicTensor
 from .frames import backprop_frames
+from .labels import op_text
 from .names import Names
 from .values import format_value, loop_label
 
@@ -123,7 +124,7 @@ def jvp_frames(trace, transpose_traces=()):
             transposes[op_index] = backprop_frames(inner, _transpose_labels(event),
                                                    prefix=TRANSPOSE_PREFIX)
         node = event.node
-        said = labels[node] if namer.says_op(node) else f"{labels[node]} ({node.op.name})"
+        said = labels[node] if namer.says_op(node) else f"{labels[node]} ({op_text(node.op)})"
         for phase, sentence, extra in _steps(event, said, transposes.get(op_index)):
             frames.append(JVPFrame(len(frames), op_index, event, event.node, event.method,
                                    phase, sentence, **extra))

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from .. import backend
 from ..graph.graph import const_p
+from ..graph.optimize.formula import recipe_formula
 from ..tensor import SymbolicTensor
 from .escape import Html, html
 from .values import format_array
@@ -46,6 +47,12 @@ def tensor_value(tensor, max_size):
     return format_array(tensor.numpy())
 
 
+def op_text(op):
+    """An op as pictures name it: its name, and for a fused op the algebra it stands for
+    (``tanh_grad: (1 - y * y) * g``), so the one node still shows its math."""
+    return f"{op.name}: {recipe_formula(op)}" if op.fused else op.name
+
+
 def node_title(node, scoped, names=None):
     """The name shown on an op node: what ``names`` calls it (``a`` for an op given
     ``name="a"``, ``t3`` for an unnamed tape op, a graph node's unique name).
@@ -62,7 +69,9 @@ def op_label(node, options, scoped, names=None, gradients=None):
     says_op = (names.says_op(node) if names is not None
                else _NUMBERED.sub("", title).lower() == node.op.name.lower())
     if not says_op:
-        lines.append(node.op.name)
+        lines.append(op_text(node.op))
+    elif node.op.fused:
+        lines.append(recipe_formula(node.op))
     outputs = node.outputs
     values = [_output_value(node, i, options) for i in range(len(outputs))]
     grads = [_gradient(t, gradients, options) for t in outputs]

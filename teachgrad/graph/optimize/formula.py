@@ -5,7 +5,13 @@ The drawing of an optimised graph labels a fused node with it
 without reading its steps. A result used twice is named first
 (``s0 = tanh(x0); (1 - s0 * s0) * x1``), and parentheses keep the order of
 evaluation, which matters for floats: ``a + (b + c)`` is not ``a + b + c``.
+
+``recipe_formula`` writes a fused op's own recipe the same way, with the op's
+parameter names: ``(1 - y * y) * g`` for tanh_grad.
 """
+import collections
+import inspect
+import re
 
 #: Functions written as infix operators in a program's formula, with their precedence.
 _INFIX = {"add": ("+", 2), "subtract": ("-", 2), "multiply": ("*", 3),
@@ -50,3 +56,24 @@ def formula_of(steps):
             entry = (f"s{len(lets) - 1}", _ATOM)
         texts.append(entry)
     return lets, texts[-1][0]
+
+
+#: A recipe's step as ``formula_of`` reads it (what it applies, and to what).
+_RecipeStep = collections.namedtuple("_RecipeStep", "fn args")
+
+
+def recipe_formula(op):
+    """The algebra of ``op``'s elementwise recipe (``steps(emit, y, g)``), in its
+    parameters' names: ``"(1 - y * y) * g"``; None for an op without a recipe function."""
+    recipe = op.elementwise
+    if not callable(recipe):
+        return None
+    names = list(inspect.signature(recipe).parameters)[1:]   # after emit
+    steps = []
+
+    def emit(fn, *args, dtype=None):
+        steps.append(_RecipeStep(fn, [a if isinstance(a, tuple) else ("num", a) for a in args]))
+        return ("step", len(steps) - 1)
+    recipe(emit, *[("in", i) for i in range(len(names))])
+    lets, result = formula_of(steps)
+    return re.sub(r"\bx(\d+)\b", lambda m: names[int(m.group(1))], "; ".join(lets + [result]))
