@@ -181,9 +181,13 @@ class Adam(Optimizer):
         b1, b2 = self.beta_1, self.beta_2
         m, v = self._slot(w, "m"), self._slot(w, "v")
         lr_t = self.learning_rate * sqrt(1 - power(b2, step)) / (1 - power(b1, step))
+        # Each product and difference has its Variable on the left: unrecorded, lr_t and
+        # square(g) are raw arrays, and a CuPy array on the left of an operator does not
+        # hand it to a Variable on its right as a numpy array does. (The same numbers:
+        # v - c (v - g^2) is v + c (g^2 - v) to the bit.)
         m.assign(m + (1 - b1) * (g - m))
-        v.assign(v + (1 - b2) * (square(g) - v))
-        w.assign(w - lr_t * m / (sqrt(v) + self.epsilon))
+        v.assign(v - (1 - b2) * (v - square(g)))
+        w.assign(w - m * lr_t / (sqrt(v) + self.epsilon))
 
 
 def _unrecorded_updates_on_arrays():
