@@ -310,25 +310,56 @@ def _contains_none(value):
     return isinstance(value, (list, tuple)) and any(_contains_none(v) for v in value)
 
 
-def _numpy_gives_nan(name, kwargs):
-    """Does numpy's function of this name give NaN for these arguments too?"""
+def _numpy_results(name, kwargs, owner=None):
+    """What numpy's function of this name gives for these arguments (after ``owner``, the
+    tensor whose method was called): a list of the results of the calls it takes (by
+    position, by keyword), empty if it refuses both."""
     fn = np
     for part in name.split("."):   # "linalg.inv" is np.linalg.inv
         fn = getattr(fn, part, None)
     if fn is None:
-        return False
+        return []
     kwargs = {k: v for k, v in kwargs.items() if k != "name"}   # teachgrad's label, not numpy's
     def plain(v):
         return np.asarray(v) if isinstance(v, tg.Tensor) else v
-    for call in (lambda: fn(*[plain(v) for v in kwargs.values()]),
-                 lambda: fn(**{k: plain(v) for k, v in kwargs.items()})):
+    results = []
+    star = [plain(v) for v in kwargs.pop("*", ())]   # the values of a *args parameter
+    if owner is not None:
+        star = [plain(owner)] + star
+    before = star[:1] if owner is not None else []
+    for call in (lambda: fn(*before, *[plain(v) for v in kwargs.values()], *star[len(before):]),
+                 lambda: fn(*star, **{k: plain(v) for k, v in kwargs.items()})):
         try:
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                if _has_nan(call()):
-                    return True
-        except Exception:   # noqa: BLE001 -- numpy refuses the call: no NaN from it
+                results.append(call())
+        except Exception:   # noqa: BLE001 -- numpy refuses the call
             pass
+    return results
+
+
+def _numpy_gives_nan(name, kwargs, owner=None):
+    """Does numpy's function of this name give NaN for these arguments too?"""
+    return any(_has_nan(r) for r in _numpy_results(name, kwargs, owner))
+
+
+def _agrees_with_numpy(result, name, kwargs, owner=None):
+    """Does a tensor ``result`` hold what numpy's function of this name gives for the same
+    arguments (when numpy takes them and returns one array)? True when there is nothing
+    to compare."""
+    if type(result) is not tg.Tensor:
+        return True
+    wanted = [r for r in _numpy_results(name, kwargs, owner)
+              if isinstance(r, (np.ndarray, np.generic))]
+    if not wanted:
+        return True
+    got = result.numpy()
+    for want in wanted:
+        want = np.asarray(want)
+        if want.shape == got.shape and want.dtype.kind in "biuf":
+            with np.errstate(all="ignore"):
+                if np.allclose(got, want, rtol=1e-6, atol=1e-12, equal_nan=True):
+                    return True
     return False
 
 
@@ -367,9 +398,14 @@ def _check_call(label, call, param, value, names, numpy_name=None):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+    owner = getattr(call.fn, "__self__", None)   # the tensor of a method (Tensor.sum)
+    owner = owner if isinstance(owner, tg.Tensor) else None
     if _has_nan(result) and not _has_nan(value) and not (
-            numpy_name and _numpy_gives_nan(numpy_name, call.kwargs)):
+            numpy_name and _numpy_gives_nan(numpy_name, call.kwargs, owner)):
         pytest.fail(f"{label}({param}={value!r}) returned NaN from finite inputs: {result!r}")
+    if numpy_name and not _agrees_with_numpy(result, numpy_name, call.kwargs, owner):
+        pytest.fail(f"{label}({param}={value!r}) returned {result!r}, not what numpy's "
+                    f"{numpy_name} gives: {_numpy_results(numpy_name, call.kwargs, owner)!r}")
 
 
 class _Call:

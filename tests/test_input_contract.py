@@ -531,3 +531,13 @@ def test_explain_gradient_after_numpy_inside_the_tape_names_the_cut():
     explanation = tg.explain_gradient(y, x, tape)
     first = str(explanation).splitlines()[1]
     assert "Why:" in first and ".numpy()" in first and "multiply" in first
+
+
+def test_a_variance_with_no_degrees_of_freedom_left_is_refused_naming_ddof():
+    # n - ddof <= 0 once gave -sum, a silently wrong (negative) variance; numpy gives inf
+    with pytest.raises(ValueError, match="ddof.*below the number of entries"):
+        tg.var(tg.constant([1.0, 2.0, 3.0, 4.0]), ddof=5)
+    with pytest.raises(ValueError, match="ddof"):
+        tg.std(tg.constant([[1.0, 2.0]]), axis=0, ddof=1)
+    np.testing.assert_allclose(tg.var(tg.constant([1.0, 2.0, 4.0]), ddof=2).numpy(),
+                               np.var([1.0, 2.0, 4.0], ddof=2))

@@ -8,7 +8,7 @@ entries each result summarises.
 import math
 
 from .. import backend, validate
-from .arithmetic import where
+from .arithmetic import maximum, where
 from .core import bind, defeffect, defjvp, defvjp, not_differentiable, primitive
 from .grad_util import as_tensor, known
 from .math import sqrt
@@ -49,8 +49,15 @@ def var(a, axis=None, ddof=0, keepdims=False):
     ddof = validate.integer(ddof, "ddof", "tg.var", minimum=0)
     centered = x - mean(x, axes, keepdims=True)
     sizes = [x.shape[i] for i in axes]
-    n = _count(x, axes, centered.dtype) if not known(sizes) else math.prod(sizes)
-    return sum(centered * centered, axes, keepdims=keepdims) / (n - ddof)
+    if known(sizes):
+        n = math.prod(sizes)
+        if ddof >= n and n > 0:   # numpy divides by max(n - ddof, 0): inf, or NaN
+            validate.fail(ValueError, "tg.var", "ddof", f"an integer below the number of "
+                          f"entries each variance is taken over ({n})", ddof)
+        divisor = n - ddof
+    else:   # known when the graph runs: numpy's max(n - ddof, 0)
+        divisor = maximum(_count(x, axes, centered.dtype) - ddof, 0)
+    return sum(centered * centered, axes, keepdims=keepdims) / divisor
 
 
 def std(a, axis=None, ddof=0, keepdims=False):
