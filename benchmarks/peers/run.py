@@ -106,6 +106,12 @@ def table_rows(results):
         tg_value = r["rows"].get("teachgrad", {}).get("us_per_op")
         rows.append(("scalar chain, 2,000 ops, fwd + bwd, µs/op, own process each",
                      cells, "<= 5 µs", verdict(tg_value, 5.0)))
+        micrograd = r["rows"].get("micrograd", {}).get("us_per_op")
+        if tg_value and micrograd:   # the goal of the unboxed backward pass (issue 21)
+            ratio = tg_value / micrograd
+            met = "met" if ratio <= 1.0 else "met at worst" if ratio <= 1.5 else "MISSED"
+            rows.append(("  teachgrad's µs/op / micrograd's (same run)",
+                         {"teachgrad": f"{ratio:.2f}x"}, "<= 1.0 (1.5 at worst)", met))
         cycles = {k: str(v["cycle_objects"]) for k, v in r["rows"].items() if k != "numpy"}
         rows.append(("  objects left to the cycle collector by one chain", cycles, "0",
                      verdict(r["rows"].get("teachgrad", {}).get("cycle_objects"), 0)))
