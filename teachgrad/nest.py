@@ -21,6 +21,14 @@ def flatten(structure):
 
 def pack_sequence_as(structure, leaves):
     """Rebuild ``structure`` with ``leaves`` (as many as ``flatten`` gives) in its places."""
+    if isinstance(leaves, (str, bytes, dict)) or not hasattr(leaves, "__iter__"):
+        raise TypeError(f"tg.nest.pack_sequence_as: `leaves` must be a list or tuple of "
+                        f"leaves, but got {type(leaves).__name__} {leaves!r:.60}.")
+    leaves = list(leaves)
+    places = len(flatten(structure))
+    if len(leaves) != places:
+        raise ValueError(f"tg.nest.pack_sequence_as: `leaves` has {len(leaves)} leaves, but "
+                         f"`structure` has {places} places for them.")
     return _build(structure, iter(leaves))
 
 
@@ -36,8 +44,9 @@ def _build(node, leaves):
     return next(leaves)
 
 
-def assert_same_structure(a, b, what="structures"):
-    """Raise ValueError unless ``a`` and ``b`` nest the same way."""
+def assert_same_structure(a, b, what="structures `a` and `b`"):
+    """Raise ValueError unless ``a`` and ``b`` nest the same way (``what`` names them in the
+    message)."""
     def shape_of(node):
         if isinstance(node, dict):
             return ("dict", tuple((k, shape_of(v)) for k, v in node.items()))

@@ -229,6 +229,13 @@ def number(value, name, where, minimum=None):
     return float(value)
 
 
+def text(value, name, where):
+    """``value`` if it is a non-empty string (words a message will show)."""
+    if not isinstance(value, str) or not value:
+        fail(TypeError, where, name, "a non-empty string", value)
+    return value
+
+
 def name(value, where, argument="name"):
     """``value`` as a node name: a string, or None for the default."""
     if value is not None and not isinstance(value, str):

@@ -280,7 +280,9 @@ BAD = st.one_of(
     st.text(max_size=3),
 )
 
-ALLOWED = (TypeError, ValueError, RuntimeError, IndexError, tg.GradcheckError)
+#: What a call may raise. tg.exercises' NotYet is its teaching answer to a wrong value.
+ALLOWED = (TypeError, ValueError, RuntimeError, IndexError, tg.GradcheckError,
+           tg.exercises.NotYet)
 
 
 class Hang(Exception):
@@ -478,8 +480,32 @@ def _drawn():
     return y, tape, rec.traces[0]
 
 
-# The visualizers' entry points: working keyword arguments for each.
+def _jvp_recorded():
+    """What tg.viz.record saw of one JVP: the JVPStepper's input."""
+    x = tg.constant([1.0, 2.0])
+    with tg.viz.record() as rec:
+        with tg.ForwardAccumulator(x, tg.constant([1.0, 0.0])) as acc:
+            acc.jvp(tg.sin(x) * x)
+    return rec
+
+
+# The other namespaces' entry points (visualizers, debug checks, nest, exercise checks):
+# working keyword arguments for each.
 VIZ = {
+    "viz.JVPStepper": (tg.viz.JVPStepper, lambda: {"trace": _jvp_recorded()}),
+    "nest.flatten": (tg.nest.flatten, lambda: {"structure": {"a": [1.0, (2.0,)]}}),
+    "nest.is_nested": (tg.nest.is_nested, lambda: {"structure": [1.0]}),
+    "nest.pack_sequence_as": (tg.nest.pack_sequence_as,
+                              lambda: {"structure": [0, (0,)], "leaves": [1.0, 2.0]}),
+    "nest.assert_same_structure": (tg.nest.assert_same_structure,
+                                   lambda: {"a": [1.0, (2.0,)], "b": [3.0, (4.0,)]}),
+    "exercises.check_value": (tg.exercises.check_value,
+                              lambda: {"got": 2.0, "expected": 2.0, "about": "x"}),
+    "exercises.check_prediction": (tg.exercises.check_prediction,
+                                   lambda: {"predicted": {"a": 1}, "actual": {"a": 1},
+                                            "about": "the counts"}),
+    "exercises.check_loss": (tg.exercises.check_loss,
+                             lambda: {"losses": [1.0, 0.01], "below": 0.1}),
     "viz.draw": (tg.viz.draw, lambda: dict(zip(("obj", "tape"), _drawn()[:2]))),
     "viz.BackpropStepper": (tg.viz.BackpropStepper, lambda: {"trace": _drawn()[2]}),
     "debug.verify_gradients": (lambda raise_on_failure=True, seed=0, custom_gradients=True:

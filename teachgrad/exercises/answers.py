@@ -19,6 +19,7 @@ import numbers
 
 import numpy as np
 
+from .. import backend, validate
 from .feedback import Feedback, NotYet
 
 
@@ -50,6 +51,30 @@ def answer(name, expect=None):
     if inspect.isfunction(value) or inspect.ismethod(value):
         return _guarded(name, value, asks)
     return value
+
+
+def _students_numbers(value, about):
+    """``value`` (what the student computed) as a float64 array; ``NotYet`` saying what it
+    is instead when it is not numbers: None (a function that returns nothing), a string,
+    rows of different lengths. Never NaN for a None."""
+    if value is None or value is Ellipsis:
+        raise NotYet(f"Not yet: {about} is {value!r}: the code that computes it gives nothing "
+                     f"yet (a function without `return`?).")
+    if isinstance(value, (list, tuple)):
+        missing = [i for i, v in enumerate(value) if v is None]
+        if missing:   # numpy would make NaN of it
+            raise NotYet(f"Not yet: entry {missing[0]} of {about} is None: the code that "
+                         f"computes it gives nothing there (a function without `return`?).")
+        value = [v.numpy() if hasattr(v, "numpy") else v for v in value]   # a list of losses
+    try:
+        array = np.asarray(value.numpy() if hasattr(value, "numpy") else value,
+                           dtype=np.float64)
+    except (TypeError, ValueError):
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise NotYet(f"Not yet: {about} should be a number (or an array of numbers), but it "
+                     f"is {type(value).__name__} {shown}.") from None
+    return array
 
 
 class NotWritten(NotYet, NotImplementedError):
@@ -91,6 +116,11 @@ def check_prediction(predicted, actual, about, hint=None, hints=None, rtol=1e-6)
       ``Feedback("right", ...)`` when they agree; otherwise raises ``NotYet``
       saying which part is off (and your value there), never the right value.
     """
+    validate.text(about, "about", "tg.exercises.check_prediction")
+    rtol = validate.number(rtol, "rtol", "tg.exercises.check_prediction", minimum=0)
+    if hints is not None and not isinstance(hints, dict):
+        validate.fail(TypeError, "tg.exercises.check_prediction", "hints", "a dict from a "
+                      "key (or member) to its hint", hints)
     problems = _differences(predicted, actual, rtol, hints or {})
     if not problems:
         return Feedback("right", f"your prediction of {about} is what happened.")
@@ -107,8 +137,12 @@ def check_value(got, expected, about, hint=None, rtol=1e-6, atol=1e-9):
     code that computes it is the exercise. Returns ``Feedback("right", ...)``
     or raises ``NotYet``.
     """
-    got_array = np.asarray(got, dtype=np.float64)
-    expected_array = np.asarray(expected, dtype=np.float64)
+    validate.text(about, "about", "tg.exercises.check_value")
+    rtol = validate.number(rtol, "rtol", "tg.exercises.check_value", minimum=0)
+    atol = validate.number(atol, "atol", "tg.exercises.check_value", minimum=0)
+    expected_array = backend.to_numpy(validate.tensor_like(
+        expected, "expected", "tg.exercises.check_value")).astype(np.float64)
+    got_array = _students_numbers(got, about)
     if got_array.shape != expected_array.shape:
         message = (f"{about} has shape {got_array.shape}, but should have shape "
                    f"{expected_array.shape}.")
@@ -130,7 +164,9 @@ def check_loss(losses, below, about="the training loss"):
     rising (the steps go uphill, or overshoot), or falling too slowly; with a hint
     about the learning rate and the number of steps, never the value to use.
     """
-    values = np.asarray([float(v) for v in losses], dtype=np.float64)
+    validate.text(about, "about", "tg.exercises.check_loss")
+    below = validate.number(below, "below", "tg.exercises.check_loss")
+    values = _students_numbers(losses, about).ravel()
     if values.size == 0:
         raise NotYet(f"Not yet: there are no values of {about}: record one per epoch.")
     if not np.isfinite(values).all():

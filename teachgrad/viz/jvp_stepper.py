@@ -70,6 +70,10 @@ class JVPStepper(Stepper):
 
     def __init__(self, trace, *, transposes=None, max_frames=MAX_FRAMES, start=0,
                  interval=INTERVAL):
+        if transposes is not None and (not isinstance(transposes, (list, tuple)) or not all(
+                isinstance(t, events.Trace) for t in transposes)):
+            raise TypeError(f"JVPStepper: `transposes` must be a list of traces (rec.traces), "
+                            f"but got {type(transposes).__name__} {transposes!r:.60}.")
         if isinstance(trace, events.Recorder):
             found = [t for t in trace.traces if any(isinstance(e, events.JVP) for e in t.events)]
             if not found:
