@@ -1,4 +1,4 @@
-"""``tg.linalg``: numpy's ``linalg`` functions, differentiable.
+"""``tg.linalg``: numpy's ``linalg`` functions, differentiable::
 
     import teachgrad as tg
     a = tg.Variable([[2.0, 1.0], [1.0, 3.0]])

@@ -86,10 +86,11 @@ def _matrix_norm(x, ord, axes, keepdims):
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
-    r"""numpy's ``linalg.norm``: a vector norm over one axis ($\|x\|_p = (\sum |x_i|^p)^{1/p}$,
-    ord None = 2, inf = max |x|, 0 = count of nonzeros), or a matrix norm over two
-    ('fro', 'nuc' = $\sum \sigma_i$, 2 = $\sigma_{max}$, 1 = max column sum of |x|,
-    inf = max row sum, and their negatives for the minima). ``axis=None``: the vector or
+    r"""numpy's ``linalg.norm``: a vector norm over one axis ($\|x\|_p = (\sum \lvert x_i
+    \rvert^p)^{1/p}$, ord None = 2, inf = the largest absolute value, 0 = count of
+    nonzeros), or a matrix norm over two ('fro', 'nuc' = $\sum \sigma_i$, 2 = $\sigma_{max}$,
+    1 = the largest column sum of absolute values, inf = the largest row sum, and their
+    negatives for the minima). ``axis=None``: the vector or
     matrix norm of a 1-D or 2-D ``x``; with ``ord=None``, the 2-norm of all entries.
 
     Composed of sums, maxima and singular values, whose gradients give its own:
