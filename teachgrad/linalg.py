@@ -18,4 +18,4 @@ from .ops.norms import norm
 
 __all__ = ["inv", "solve", "det", "slogdet", "cholesky", "eigh", "svd", "qr", "pinv", "norm"]
 
-_take_names(globals())
+_take_names(globals(), prefix="tg.linalg.")

@@ -64,4 +64,4 @@ def _one(value, name, where):
 
 
 # Every public function above takes name= too (the activations already do).
-_take_names(globals())
+_take_names(globals(), prefix="tg.nn.")

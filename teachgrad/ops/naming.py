@@ -32,10 +32,11 @@ from ..tensor import SymbolicTensor, Tensor, _new_id as new_tensor_id
 NOT_OPS = frozenset({"bind", "primitive", "defvjp", "defjvp", "defvjp_all", "not_differentiable"})
 
 
-def take_names(namespace, package="teachgrad."):
+def take_names(namespace, package="teachgrad.", prefix="tg."):
     """Replace each public op function in ``namespace`` (a module's ``globals()``)
     by a twin that also takes ``name=``. Functions defined outside ``package``,
-    private ones, and those that take a ``name`` already are left alone."""
+    private ones, and those that take a ``name`` already are left alone. ``prefix``
+    is how the namespace is reached (``"tg.nn."``), for the twin's error messages."""
     for key, fn in list(namespace.items()):
         if (key.startswith("_") or key in NOT_OPS or not isinstance(fn, types.FunctionType)
                 or not fn.__module__.startswith(package) or hasattr(fn, "__named__")):
@@ -46,10 +47,10 @@ def take_names(namespace, package="teachgrad."):
             continue
         if "name" in signature.parameters:
             continue
-        namespace[key] = named(fn, signature)
+        namespace[key] = named(fn, signature, prefix)
 
 
-def named(fn, signature=None):
+def named(fn, signature=None, prefix="tg."):
     """``fn`` with a ``name=None`` keyword parameter added (see the module docstring).
 
     The twin is compiled with ``fn``'s own parameter list, so that a call without
@@ -86,8 +87,8 @@ def named(fn, signature=None):
     source = (f"def {fn.__name__}({arguments}):\n"
               f"    if name is None:\n"
               f"        return _fn({passed})\n"
-              f"    return _labelled(_fn, name, lambda: _fn({passed}))\n")
-    scope = dict(defaults, _fn=fn, _labelled=_labelled)
+              f"    return _labelled(_where, name, lambda: _fn({passed}))\n")
+    scope = dict(defaults, _fn=fn, _labelled=_labelled, _where=prefix + fn.__name__)
     # Compiled as if written in this file, so that the frames that look for the user's
     # line (tg.debug's source lines, check_numerics) skip the twin as teachgrad's own.
     exec(compile(source, __file__, "exec"), scope)   # noqa: S102 (no user text in it)
@@ -102,9 +103,9 @@ def named(fn, signature=None):
     return twin
 
 
-def _labelled(fn, name, run):
-    """Run the op (``run()``), then label what it made ``name``."""
-    where = f"tg.{fn.__name__}"
+def _labelled(where, name, run):
+    """Run the op (``run()``, the function ``where`` names), then label what it made
+    ``name``."""
     validate.name(name, where)
     if not name.strip("/"):
         validate.fail(ValueError, where, "name", "a non-empty string (e.g. 'a')", name)
