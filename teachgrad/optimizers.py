@@ -199,7 +199,7 @@ def _unrecorded_updates_on_arrays():
     them), and ``assign`` takes the arrays. The same ``_update`` code runs on Tensors
     inside ``tg.function`` or under a tape, where the ops are seen.
     """
-    if state.graph is None and not state.recorders and not state.observers:
+    if state.unseen():
         return override(arrays=True)
     return contextlib.nullcontext()
 

@@ -62,6 +62,13 @@ class RecordingState:
         self.arrays = False
         self._entries = itertools.count()
 
+    def unseen(self):
+        """Would no one see the ops run now? True when no graph is being built, no
+        recorder is on (a tape, an accumulator, a tg.debug check, a watcher) and no
+        observer listens (the visualizers): ops may then run on raw arrays
+        (``arrays``), since nothing needs their Tensors or Nodes."""
+        return self.graph is None and not self.recorders and not self.observers
+
     def next_entry(self):
         """An entry number later than every recorder's so far (the stack's order)."""
         return next(self._entries)

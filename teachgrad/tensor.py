@@ -253,9 +253,15 @@ def convert_to_tensor(value, like=None):
     its dtype (``x32 * 2.0`` stays float32), as numpy's scalar rules do."""
     if isinstance(value, Tensor):
         return value
+    return Tensor(as_array(value, like))
+
+
+def as_array(value, like=None):
+    """The backend array ``convert_to_tensor`` would hold for ``value`` (not a tensor):
+    a Python scalar next to ``like`` (a tensor or an array) takes its dtype."""
     if like is not None and isinstance(value, (int, float, bool)):
-        return Tensor(backend.scalar(value, _scalar_dtype(like.dtype, value)))
-    return Tensor(_to_array(value))
+        return backend.scalar(value, _scalar_dtype(like.dtype, value))
+    return _to_array(value)
 
 
 def _scalar_dtype(dtype, value):

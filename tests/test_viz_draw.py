@@ -622,3 +622,14 @@ def test_each_fused_op_shows_the_algebra_of_its_own_recipe():
     fused = {op.name for op in (math.tanh_grad_p, math.sigmoid_grad_p, nn.relu_grad_p,
                                 math.tanh_p, nn.relu_p) if op.fused}
     assert fused == {"tanh_grad", "sigmoid_grad", "relu_grad"}
+
+
+@pytest.mark.parametrize("argument, value", [("names", "abc"), ("fit", "no"),
+                                             ("gradients", [1.0]), ("fit", None)])
+def test_drawing_arguments_of_the_wrong_kind_are_refused_naming_them(argument, value):
+    x = tg.constant(1.0)
+    with tg.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    with pytest.raises(TypeError, match=rf"tg.viz.draw: `{argument}` must be"):
+        tg.viz.draw(y, tape=tape, **{argument: value})

@@ -104,7 +104,7 @@ def _rules_take_arrays(observer):
     arrays and make no Tensor or Node (``teachgrad.ops.core.on_arrays``), which is
     most of a rule's cost on small values: the same rules, at numpy's speed.
     """
-    return observer is None and state.graph is None and not state.recorders
+    return observer is None and state.unseen()
 
 
 def _rule_runs(node, out_grads, stop_nodes):

@@ -19,7 +19,7 @@ import sys
 
 from .. import backend, validate
 from ..state import state
-from ..tensor import SymbolicTensor, Tensor, Variable, convert_to_tensor
+from ..tensor import SymbolicTensor, Tensor, Variable, as_array, convert_to_tensor
 
 _new_node_id = itertools.count().__next__
 
@@ -325,8 +325,7 @@ def on_arrays(op, args, params):
     if numbers:   # as bind converts them: a number takes the first float array's dtype
         like = next((v for v in values if getattr(v, "dtype", None) is not None
                      and v.dtype.kind == "f"), None)
-        values = [v if hasattr(v, "dtype") else convert_to_tensor(v, like)._value
-                  for v in values]
+        values = [v if hasattr(v, "dtype") else as_array(v, like) for v in values]
     try:
         out = op.forward(*values, **params)
     except (ValueError, TypeError) as error:

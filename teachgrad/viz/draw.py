@@ -23,10 +23,11 @@ import dataclasses
 
 import graphviz
 
+from .. import validate
 from . import collect, wasm
 from .dot import Options, Writer
 from .labels import LabelOptions
-from .names import of_scene
+from .names import Names, of_scene
 from .values import format_value, plural
 
 RANKDIRS = ("TB", "LR", "BT", "RL")
@@ -147,7 +148,11 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
         rankdir=_rankdir(rankdir), scopes=bool(scopes), side_by_side=bool(side_by_side),
         expand_functions=bool(expand_functions), collapse=_collapse(collapse),
         max_nodes=None if max_nodes is None else _count("max_nodes", max_nodes),
-        title=None if title is None else str(title), fit=bool(fit))
+        title=None if title is None else str(title),
+        fit=validate.boolean(fit, "fit", "tg.viz.draw"))
+    if names is not None and not isinstance(names, Names):
+        validate.fail(TypeError, "tg.viz.draw", "names", "a teachgrad.viz.names.Names (or "
+                      "None: named tensors by their names, the others t1, t2, ...)", names)
     scene = collect.scene_of(obj, tape=tape, fetches=fetches)
     if options.title is None and scene.title:
         options = dataclasses.replace(options, title=scene.title)
@@ -183,8 +188,8 @@ def _gradients(gradients, obj, scene):
     if gradients is False:
         return None
     if not isinstance(gradients, dict):
-        raise TypeError(f"gradients takes a dict {{tensor: gradient}}, True or False, not "
-                        f"{type(gradients).__name__}.")
+        validate.fail(TypeError, "tg.viz.draw", "gradients", "a dict {tensor: gradient}, "
+                      "True or False", gradients)
     shown = {}
     for tensor, g in gradients.items():
         if not hasattr(tensor, "_id"):
