@@ -65,20 +65,15 @@ def backward(targets, target_grads, sources, producer,
             if report: report.pop(node, queue)
             out_grads = grads.of_outputs(node, report)          # Aggregate each output's
             if _rule_runs(node, out_grads, stop_nodes):
-                # An input needs a cotangent if a pending node made it, or is a source.
-                needed = [p is not None or grads.is_source(x)
-                          for x, p in zip(node.inputs, node_parents)]
+                needed = grads.needed(node.inputs, node_parents)
                 in_grads = call_vjp(node, out_grads, needed, arrays)   # CallVJP
-                for x, g in zip(node.inputs, in_grads):         # hand each input its ct
-                    grads.add(x, g)
+                grads.add_each(node.inputs, in_grads)           # hand each input its ct
                 if report: report.call_vjp(node, out_grads, in_grads)
             elif report:
                 report.skip(node)                               # Skip
             if on_done is not None:
                 on_done(node)
-            for parent in _release(node_parents, pending, report):  # Release
-                queue.append(parent)                            # Enqueue
-                if report: report.enqueue(parent)
+            _release(node_parents, pending, queue, report)      # Release, Enqueue
         results = [grads.result(s, report) for s in sources]
     if report: report.finish(results)
     return results
@@ -107,6 +102,19 @@ def _rules_take_arrays(observer):
     return observer is None and state.unseen()
 
 
+def _release(node_parents, pending, queue, report):
+    """A node has reported to the producers of its inputs (``node_parents``): lower
+    their pending counts, and enqueue each one whose count reaches zero (it is ready)."""
+    for parent in node_parents:
+        if parent is not None:
+            count = pending[parent] - 1
+            pending[parent] = count
+            if report: report.release(parent, count)
+            if count == 0:
+                queue.append(parent)
+                if report: report.enqueue(parent)
+
+
 def _rule_runs(node, out_grads, stop_nodes):
     """Does ``node``'s VJP rule run? Not without any output cotangent, not for a
     stop node, and not for an op that has no derivative."""
@@ -116,19 +124,6 @@ def _rule_runs(node, out_grads, stop_nodes):
         if g is not None:
             return True
     return False
-
-
-def _release(node_parents, pending, report):
-    """``node`` has reported to the producers of its inputs: lower their pending
-    counts, and yield each one whose count reaches zero (it is ready: the caller
-    enqueues it before the next is released, the order the events report)."""
-    for parent in node_parents:
-        if parent is not None:
-            count = pending[parent] - 1
-            pending[parent] = count
-            if report: report.release(parent, count)
-            if count == 0:
-                yield parent
 
 
 class Contributions:
@@ -156,19 +151,39 @@ class Contributions:
         total = self.total(source, None, 0, report)
         return boxed(total) if self._arrays else total
 
-    def is_source(self, tensor):
-        """Is ``tensor`` a source of a kind that carries gradients?"""
-        return tensor._id in self._source_ids and trainable(tensor)
+    def needed(self, inputs, parents):
+        """Which of a node's ``inputs`` need a cotangent: those a pending node made
+        (``parents``: None for the others), and the sources."""
+        return [p is not None or (x._id in self._source_ids and x.dtype.kind == "f")
+                for x, p in zip(inputs, parents)]   # (a source that is trainable)
 
     def add(self, tensor, g):
         """``g`` (None: nothing) is one more contribution to ``tensor``'s gradient."""
         if g is not None:
             self._by_id.setdefault(tensor._id, []).append(g)
 
+    def add_each(self, tensors, grads):
+        """``grads[i]`` (None: nothing) is one more contribution to ``tensors[i]``'s."""
+        by_id = self._by_id
+        for x, g in zip(tensors, grads):
+            if g is not None:
+                if x._id in by_id:
+                    by_id[x._id].append(g)
+                else:
+                    by_id[x._id] = [g]
+
     def of_outputs(self, node, report):
         """The summed cotangent of each output of ``node`` (None where none arrived)."""
         outputs = node.outputs
         if len(outputs) == 1:   # most nodes: no list comprehension to set up
+            tensor_id = outputs[0]._id
+            contributions = self._by_id.get(tensor_id)
+            if contributions is not None and len(contributions) == 1 \
+                    and tensor_id not in self._source_ids:
+                # One contribution, nothing to sum or keep: the list it arrived in is
+                # the list of this node's output cotangents.
+                del self._by_id[tensor_id]
+                return contributions
             return [self.total(outputs[0], node, 0, report)]
         return [self.total(t, node, i, report) for i, t in enumerate(outputs)]
 
@@ -259,8 +274,10 @@ def pending_counts(targets, sources, producer, every_dtype=False, all_reached=Fa
     output of an earlier recorded op), which is the usual case: the gradient with
     respect to everything watched.
     """
-    if all_reached:
-        return _counts(upstream_nodes(targets, producer, every_dtype), None)
+    if all_reached:   # steps 1, 3 and 4 in one walk: every edge found is counted
+        edges = {}
+        upstream = upstream_nodes(targets, producer, every_dtype, edges=edges)
+        return upstream, edges
     consumers = collections.defaultdict(list)   # tensor id -> nodes that read it
     upstream = upstream_nodes(targets, producer, every_dtype, consumers)
 
@@ -279,24 +296,28 @@ def pending_counts(targets, sources, producer, every_dtype=False, all_reached=Fa
     return _counts(upstream, reached)
 
 
-def upstream_nodes(targets, producer, every_dtype=False, consumers=None):
+def upstream_nodes(targets, producer, every_dtype=False, consumers=None, edges=None):
     """Every node the targets depend on: the walk back from them, breadth first.
 
     Returns a dict, in the order the walk met the nodes (the targets' producers
     first): node -> the producer of each of its inputs (None for an input that no
     node made, or that the walk does not follow). It follows floating-point inputs
-    only, as gradients do, unless ``every_dtype=True``. If ``consumers`` (a ``defaultdict(list)``) is given, each
-    tensor id is noted there with the nodes that read it.
+    only, as gradients do, unless ``every_dtype=True``. If ``consumers`` (a
+    ``defaultdict(list)``) is given, each tensor id is noted there with the nodes that
+    read it; if ``edges`` (a dict) is given, each node found gets there the number of
+    edges from it to the nodes found (their pending counts, when all are between).
 
     Step 1 of ``pending_counts``; ``tg.explain_gradient`` and ``tg.viz.draw`` walk
     back through the same function.
     """
     upstream = {}                               # node -> producer of each input (or None)
     walk = collections.deque()
+    counts = {} if edges is None else edges
     for y in targets:
         node = producer(y._id)
         if node is not None and node not in upstream:
             upstream[node] = None
+            counts[node] = 0
             walk.append(node)
     while walk:
         node = walk.popleft()
@@ -308,22 +329,23 @@ def upstream_nodes(targets, producer, every_dtype=False, consumers=None):
                 if consumers is not None:
                     consumers[tensor_id].append(node)
                 parent = producer(tensor_id)
-                if parent is not None and parent not in upstream:
-                    upstream[parent] = None
-                    walk.append(parent)
+                if parent is not None:
+                    if parent in upstream:
+                        counts[parent] += 1
+                    else:
+                        upstream[parent] = None
+                        counts[parent] = 1
+                        walk.append(parent)
             node_parents.append(parent)
         upstream[node] = node_parents
     return upstream
 
 
 def _counts(upstream, reached):
-    """Steps 3 and 4: the between nodes (those in ``reached``; all of ``upstream`` when
-    it is None), their parents among them, and their pending counts."""
+    """Steps 3 and 4: the between nodes (those in ``reached``), their parents among
+    them, and their pending counts."""
     # `upstream` keeps the walk's order, so the counts come out the same every run.
-    if reached is None:
-        pending = dict.fromkeys(upstream, 0)
-    else:
-        pending = {node: 0 for node in upstream if node in reached}
+    pending = {node: 0 for node in upstream if node in reached}
     parents = {}
     for node, node_parents in upstream.items():
         if node not in pending:
@@ -411,8 +433,9 @@ def call_vjp(node, out_grads, needed, arrays=False):
             in_grads = op.vjp(node, out_grads, needed)
     else:
         in_grads = op.vjp(node, out_grads, needed)
-    for i, (x, g) in enumerate(zip(node.inputs, in_grads)):
+    for x, g in zip(node.inputs, in_grads):
         if g is not None and g.shape != x.shape and not compatible(g.shape, x.shape):
+            i = next(i for i, h in enumerate(in_grads) if h is g)
             raise ValueError(
                 f"Incompatible shapes between op input and calculated input gradient. "
                 f"Forward operation: {node.name}. Input index: {i}. Original input shape: "

@@ -151,7 +151,7 @@ class GradientTape:
         if node.number is None:
             node.number = next(self._numbers)
         for out in node.outputs:
-            if dtypes.is_floating(out.dtype):
+            if out.dtype.kind == "f":   # dtypes.is_floating, spelled out: it runs per op
                 watched.add(out._id)
                 self._producers[out._id] = node
             else:

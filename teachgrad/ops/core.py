@@ -83,13 +83,16 @@ class Op:
             if arrays:
                 ans = ans._value
         if arrays:
-            inputs = [t._value for t in inputs]
+            inputs = _values(inputs)
         rules = self.vjp_rules
         if rules is not None:
-            if len(rules) == 1:
-                return [rules[0](ct, ans, *inputs, **params) if needed[0] else None]
-            return [rule(ct, ans, *inputs, **params) if need else None
-                    for rule, need in zip(rules, needed)]
+            # A plain loop: it runs once per node of every backward pass, and costs less
+            # than a comprehension over zip() on the two inputs of most ops.
+            grads = [None] * len(rules)
+            for i, rule in enumerate(rules):
+                if needed[i]:
+                    grads[i] = rule(ct, ans, *inputs, **params)
+            return grads
         if self.vjp_all is not None:
             grads = list(self.vjp_all(ct, ans, *inputs, **params))
             if len(grads) != len(needed):
@@ -100,6 +103,16 @@ class Op:
             f"No gradient defined for operation '{node.name}' (op type: {self.name}). "
             f"Define one with tg.ops.defvjp(<the op>, rule, ...), or wrap the input in "
             f"tg.stop_gradient(...) if it should be treated as a constant.")
+
+
+def _values(tensors):
+    """The raw arrays of ``tensors`` (the one- and two-input cases spelled out: this
+    runs for each node of a backward pass on arrays)."""
+    if len(tensors) == 2:
+        return (tensors[0]._value, tensors[1]._value)
+    if len(tensors) == 1:
+        return (tensors[0]._value,)
+    return tuple([t._value for t in tensors])
 
 
 class Node:
@@ -310,6 +323,23 @@ def on_arrays(op, args, params):
     The arguments may still be Tensors (a constant a rule made, a value it closed
     over) or Python numbers (``ct * 2``); they are read as ``bind`` reads them.
     """
+    values = args
+    for a in args:   # arrays, as a rule's are, go straight to the kernel
+        if isinstance(a, Tensor) or not hasattr(a, "dtype"):
+            values = _as_arrays(op, args)
+            break
+    try:
+        out = op.forward(*values, **params)
+    except (ValueError, TypeError) as error:
+        shapes = ", ".join(str(getattr(v, "shape", ())) for v in values)
+        raise with_context(error, op.name, shapes) from None
+    return tuple(out) if op.multiple_results else out
+
+
+def _as_arrays(op, args):
+    """``args`` of an op run on arrays (``on_arrays``), each as a raw array: a Tensor's
+    value, and a Python number as ``bind`` converts it (the dtype of the first float
+    array beside it)."""
     values, numbers = [], False
     for a in args:
         if isinstance(a, Tensor):
@@ -322,16 +352,11 @@ def on_arrays(op, args, params):
         elif not hasattr(a, "dtype"):   # a Python number or list: converted below
             numbers = True
         values.append(a)
-    if numbers:   # as bind converts them: a number takes the first float array's dtype
+    if numbers:
         like = next((v for v in values if getattr(v, "dtype", None) is not None
                      and v.dtype.kind == "f"), None)
         values = [v if hasattr(v, "dtype") else as_array(v, like) for v in values]
-    try:
-        out = op.forward(*values, **params)
-    except (ValueError, TypeError) as error:
-        shapes = ", ".join(str(getattr(v, "shape", ())) for v in values)
-        raise with_context(error, op.name, shapes) from None
-    return tuple(out) if op.multiple_results else out
+    return values
 
 
 def add_to_graph(op, args, params, name=None):
