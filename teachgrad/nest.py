@@ -13,10 +13,16 @@ def is_nested(structure):
 def flatten(structure):
     """The leaves of ``structure`` in order (dicts in key insertion order)."""
     if isinstance(structure, dict):
-        return [leaf for key in structure for leaf in flatten(structure[key])]
-    if isinstance(structure, (list, tuple)):
-        return [leaf for item in structure for leaf in flatten(item)]
-    return [structure]
+        structure = [structure[key] for key in structure]
+    elif not isinstance(structure, (list, tuple)):
+        return [structure]
+    leaves = []
+    for item in structure:
+        if isinstance(item, (list, tuple, dict)):
+            leaves.extend(flatten(item))
+        else:   # a leaf, the usual item: appended here, without a call per leaf
+            leaves.append(item)
+    return leaves
 
 
 def pack_sequence_as(structure, leaves):
@@ -40,7 +46,8 @@ def _build(node, leaves):
     if isinstance(node, tuple) and hasattr(node, "_fields"):  # namedtuple
         return type(node)(*(_build(item, leaves) for item in node))
     if isinstance(node, (list, tuple)):
-        return type(node)(_build(item, leaves) for item in node)
+        return type(node)([_build(item, leaves) if isinstance(item, (list, tuple, dict))
+                           else next(leaves) for item in node])
     return next(leaves)
 
 

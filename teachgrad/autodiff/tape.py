@@ -151,7 +151,7 @@ class GradientTape:
         if node.number is None:
             node.number = next(self._numbers)
         for out in node.outputs:
-            if out.dtype.kind == "f":   # dtypes.is_floating, spelled out: it runs per op
+            if dtypes.is_floating(out.dtype):
                 watched.add(out._id)
                 self._producers[out._id] = node
             else:
@@ -410,7 +410,10 @@ class GradientTape:
         return roots <= source_ids
 
     def _variable_gradient(self, variable, by_source):
-        parts = [by_source[snap._id] for snap in self._snapshots.get(variable._id, ())
+        snapshots = self._snapshots.get(variable._id, ())
+        if len(snapshots) == 1:   # the usual case: read, never assigned, while recorded
+            return by_source.get(snapshots[0]._id)
+        parts = [by_source[snap._id] for snap in snapshots
                  if by_source.get(snap._id) is not None]
         if not parts:
             return None
