@@ -154,8 +154,9 @@ class Contributions:
     def needed(self, inputs, parents):
         """Which of a node's ``inputs`` need a cotangent: those a pending node made
         (``parents``: None for the others), and the sources."""
-        return [p is not None or (x._id in self._source_ids and x.dtype.kind == "f")
-                for x, p in zip(inputs, parents)]   # (a source that is trainable)
+        source_ids = self._source_ids
+        return [p is not None or (x._id in source_ids and trainable(x))
+                for x, p in zip(inputs, parents)]
 
     def add(self, tensor, g):
         """``g`` (None: nothing) is one more contribution to ``tensor``'s gradient."""
