@@ -1,6 +1,8 @@
 """The backward engine: pending counts, queue order, events, stop tensors."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import teachgrad as tg
 from teachgrad.autodiff import events
@@ -173,6 +175,29 @@ def test_the_tape_skips_the_reach_walk_only_when_it_gives_the_same_counts(case):
     full = pending_counts([y], sources, producer)
     if expect_shortcut:
         assert pending_counts([y], sources, producer, all_reached=True) == full
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["mul", "add", "sin", "both"]),
+                          st.integers(0, 50), st.integers(0, 50)), min_size=1, max_size=12),
+       st.integers(1, 3), st.integers(0, 3))
+def test_counts_found_in_one_walk_are_those_of_both_walks(program, n_watched, n_targets):
+    """On random programs (ops reading any earlier tensor, x * x included, tensors read many
+    times, some results unused), the pending counts and parents counted during the walk back
+    (all_reached=True) are those of the walk back and forth, whatever the targets."""
+    xs = [tg.constant(0.1 * (i + 1)) for i in range(n_watched)]
+    with tg.GradientTape(persistent=True) as tape:
+        tape.watch(xs)
+        made = list(xs)
+        for kind, i, j in program:
+            a, b = made[i % len(made)], made[j % len(made)]
+            made.append({"mul": lambda: a * b, "add": lambda: a + b, "sin": lambda: tg.sin(a),
+                         "both": lambda: tg.sin(a) * a}[kind]())
+    targets = made[len(xs):][-1 - n_targets:]
+    producer = tape._producers.get
+    assert tape._starts_from(xs)
+    assert pending_counts(targets, xs, producer, all_reached=True) == \
+        pending_counts(targets, xs, producer)
 
 
 def test_an_integer_watched_tensor_turns_the_shortcut_off():
