@@ -144,7 +144,7 @@ class Contributions:
     def seed(self, target, g):
         """``g`` is the seed cotangent of ``target`` (a Tensor, or an array when the
         rules run on arrays)."""
-        self.add(target, unboxed(g) if self._arrays else g)
+        self.add_each((target,), (unboxed(g) if self._arrays else g,))
 
     def result(self, source, report):
         """The gradient of ``source`` at the end, as a Tensor (or IndexedSlices, or None)."""
@@ -157,11 +157,6 @@ class Contributions:
         source_ids = self._source_ids
         return [p is not None or (x._id in source_ids and trainable(x))
                 for x, p in zip(inputs, parents)]
-
-    def add(self, tensor, g):
-        """``g`` (None: nothing) is one more contribution to ``tensor``'s gradient."""
-        if g is not None:
-            self._by_id.setdefault(tensor._id, []).append(g)
 
     def add_each(self, tensors, grads):
         """``grads[i]`` (None: nothing) is one more contribution to ``tensors[i]``'s."""
@@ -313,12 +308,12 @@ def upstream_nodes(targets, producer, every_dtype=False, consumers=None, edges=N
     """
     upstream = {}                               # node -> producer of each input (or None)
     walk = collections.deque()
-    counts = {} if edges is None else edges
     for y in targets:
         node = producer(y._id)
         if node is not None and node not in upstream:
             upstream[node] = None
-            counts[node] = 0
+            if edges is not None:
+                edges[node] = 0
             walk.append(node)
     while walk:
         node = walk.popleft()
@@ -331,12 +326,13 @@ def upstream_nodes(targets, producer, every_dtype=False, consumers=None, edges=N
                     consumers[tensor_id].append(node)
                 parent = producer(tensor_id)
                 if parent is not None:
-                    if parent in upstream:
-                        counts[parent] += 1
-                    else:
+                    if parent not in upstream:
                         upstream[parent] = None
-                        counts[parent] = 1
                         walk.append(parent)
+                        if edges is not None:
+                            edges[parent] = 0
+                    if edges is not None:
+                        edges[parent] += 1
             node_parents.append(parent)
         upstream[node] = node_parents
     return upstream
