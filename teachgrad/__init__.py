@@ -10,7 +10,8 @@ from . import autodiff, backend, control_flow, graph, nest, ops, viz
 from .autodiff import (AggregationMethod, ForwardAccumulator, GradcheckError, GradientTape,
                        UnconnectedGradients, custom_gradient, grad, grad_pass_through,
                        gradcheck, recompute_grad, gradients, hessian, hvp, jacfwd,
-                       jacrev, jvp, transposition_only, value_and_grad, vjp)
+                       jacrev, jvp, transposition_only, value_and_grad, vectorized_map, vjp,
+                       vmap)
 from .backend import get_backend, set_backend
 from .control_flow import cond, while_loop
 from .dtypes import bool_, float32, float64, int32, int64

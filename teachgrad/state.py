@@ -39,7 +39,7 @@ class RecordingState:
     """The fields every op consults. There is one instance: ``state``."""
 
     __slots__ = ("graph", "recorders", "observers", "gradient_of", "control_context",
-                 "native_jvp", "arrays", "_entries")
+                 "native_jvp", "arrays", "batching", "_entries")
 
     def __init__(self):
         #: The graph ops add nodes to now, or None when they compute eagerly.
@@ -60,6 +60,9 @@ class RecordingState:
         #: backend arrays (see ``teachgrad.autodiff.engine``): ops then compute and
         #: return arrays, and make no Tensor or Node.
         self.arrays = False
+        #: The ``tg.vectorized_map`` calls running now (``teachgrad.ops.batching.Frame``),
+        #: innermost last: ops given their BatchedTensors run batching rules.
+        self.batching = ()
         self._entries = itertools.count()
 
     def unseen(self):
@@ -67,7 +70,8 @@ class RecordingState:
         recorder is on (a tape, an accumulator, a tg.debug check, a watcher) and no
         observer listens (the visualizers): ops may then run on raw arrays
         (``arrays``), since nothing needs their Tensors or Nodes."""
-        return self.graph is None and not self.recorders and not self.observers
+        return (self.graph is None and not self.recorders and not self.observers
+                and not self.batching)
 
     def next_entry(self):
         """An entry number later than every recorder's so far (the stack's order)."""
@@ -86,6 +90,11 @@ class RecordingState:
     def recorders_below(self, recorder):
         """The recorders entered before ``recorder``: those that see what it computes."""
         return tuple(r for r in self.recorders if r.entry < recorder.entry)
+
+    def recorders_before(self, entry):
+        """The recorders entered before entry number ``entry`` (a recorder's, or a
+        ``vectorized_map``'s)."""
+        return tuple(r for r in self.recorders if r.entry < entry)
 
     def without_derivatives(self):
         """The recorders other than tapes and accumulators (watchers, checks)."""

@@ -21,6 +21,11 @@ from .state import state
 _new_id = itertools.count().__next__
 
 
+def next_tensor_id():
+    """A new tensor id (for Tensor kinds that set their fields themselves)."""
+    return _new_id()
+
+
 class Tensor:
     """An immutable n-dimensional array that autodiff can follow."""
 

@@ -6,5 +6,6 @@ from .functional import grad, hessian, hvp, jacfwd, jacrev, jvp, value_and_grad,
 from .gradcheck import GradcheckError, gradcheck
 from .gradients import gradients
 from .tape import GradientTape
+from .vectorize import vectorized_map, vmap
 from .custom import custom_gradient, grad_pass_through, recompute_grad
 from . import function_gradient  # noqa: F401  (gives tg.function's call op its gradient)

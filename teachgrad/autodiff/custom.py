@@ -15,7 +15,9 @@ import warnings
 
 from .. import nest, validate
 from ..ops import IndexedSlices, identity
-from ..ops.core import ANY_GRAPH, bind, defvjp_all, primitive, rules_need_tensors
+from ..ops import BatchedTensor, sum as total
+from ..ops.core import ANY_GRAPH, bind, defbatch, defvjp_all, primitive, rules_need_tensors
+from ..ops.shape import repeat_like
 from ..state import override, state
 from ..tensor import Tensor, constant
 
@@ -99,6 +101,44 @@ custom_gradient_p = primitive("custom_gradient", _custom_forward, multiple_resul
 custom_gradient_p.shape_rule = _custom_shape
 rules_need_tensors(defvjp_all(custom_gradient_p, _custom_vjp))   # calls grad_fn
 custom_gradient_p.jvp = _custom_jvp
+
+
+def _custom_batch(frame, values, batched, n_results, n_args, grad_fn, variables, name,
+                  forward_mode_error=None, replay=None):
+    """Inside tg.vectorized_map, a custom gradient stays one: the op is applied to the
+    batches, with a grad_fn that calls the user's inside the map again (its cotangents
+    are the examples' views of the batch) and sums the gradients of values shared by
+    every example over the batch (JAX batches custom_vjp the same way)."""
+    def batched_grad_fn(*cts, variables=None):
+        with frame.entered():
+            upstream = [BatchedTensor(ct, frame) if b else ct
+                        for ct, b in zip(cts, batched[:n_results])]
+            returned = grad_fn(*upstream, variables=variables) if variables else grad_fn(*upstream)
+        if not variables:
+            return _for_batch(returned, batched[n_results:n_results + n_args], frame)
+        input_grads, variable_grads = returned
+        return (_for_batch(input_grads, batched[n_results:n_results + n_args], frame),
+                _for_batch(variable_grads, batched[n_results + n_args:], frame))
+    out = bind(custom_gradient_p, *values, n_results=n_results, n_args=n_args,
+               grad_fn=batched_grad_fn, variables=variables, name=name,
+               forward_mode_error=forward_mode_error, replay=None)
+    return out, tuple(batched[:n_results])
+defbatch(custom_gradient_p, _custom_batch, takes_frame=True)
+
+
+def _for_batch(grads, input_batched, frame):
+    """The grad_fn's gradients (one example's view) as gradients of the batched op's
+    inputs: a batch for a batched input, the sum over the batch for a shared one."""
+    flat = [None] if grads is None else nest.flatten(grads)
+    out = []
+    for g, is_batched in zip(flat, input_batched):
+        if g is not None and not isinstance(g, IndexedSlices):
+            g = g.batched if isinstance(g, BatchedTensor) and g.frame is frame else \
+                repeat_like(g if isinstance(g, Tensor) else constant(g), frame.like)
+            if not is_batched:
+                g = total(g, axis=0)
+        out.append(g)
+    return out
 
 
 class VariableWatcher:

@@ -516,8 +516,9 @@ def _one_cotangent(output_gradients):
 
 
 def _ones_seed(y):
-    """The default cotangent of a target: ones of its shape (a graph node in a graph)."""
-    if isinstance(y, SymbolicTensor):
+    """The default cotangent of a target: ones of its shape (an op where ``y`` has no value
+    here: a graph node, or one example's view of a batch in tg.vectorized_map)."""
+    if isinstance(y, SymbolicTensor) or y._value is None:
         return ones_like(y)
     return Tensor(backend.xp.ones_like(y._value))
 

@@ -4,7 +4,9 @@ To add an op: declare it with ``primitive``, give it rules with ``defvjp``
 (and, if you like, a native forward-mode rule with ``defjvp``), export it here,
 and add one line to the op table in ``tests/op_table.py``.
 """
-from .core import Node, Op, bind, defjvp, defvjp, defvjp_all, not_differentiable, primitive
+from .core import (Node, Op, bind, defbatch, defjvp, defvjp, defvjp_all, not_differentiable,
+                   primitive)
+from .batching import BatchedTensor
 from .misc import (cast, identity, identity_n, ones, ones_like, stop_gradient, zeros,
                    zeros_like)
 from .math import (abs, cos, exp, log, log1p, negative, round, sigmoid, sigmoid_grad, sign, sin,

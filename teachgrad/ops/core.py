@@ -18,8 +18,9 @@ import itertools
 import sys
 
 from .. import backend, validate
-from ..state import state
+from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor, Variable, as_array, convert_to_tensor
+from .batching import BatchedTensor, batched_at, innermost_frame
 
 _new_node_id = itertools.count().__next__
 
@@ -29,7 +30,8 @@ class Op:
 
     __slots__ = ("name", "forward", "multiple_results", "vjp_rules", "vjp_all",
                  "jvp", "differentiable", "accepts_sparse", "accepts_missing", "shape_rule",
-                 "effect", "elementwise", "shape_only_inputs", "array_rules", "fused")
+                 "effect", "elementwise", "shape_only_inputs", "array_rules", "fused",
+                 "batch_rule", "batch_rule_takes_frame")
 
     def __init__(self, name, forward, multiple_results=False):
         self.name = name
@@ -59,6 +61,10 @@ class Op:
         # ``(1 - y * y) * g``)? Drawings and steppers then show that algebra beside its
         # name (``fused_op``).
         self.fused = False
+        # How to apply it to a batch inside tg.vectorized_map (see ``defbatch``); None:
+        # once per example, in a loop.
+        self.batch_rule = None
+        self.batch_rule_takes_frame = False
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -238,6 +244,40 @@ def fused_op(op):
     return op
 
 
+def defbatch(op, rule, takes_frame=False):
+    """Give ``op`` a batching rule, for ``tg.vectorized_map``:
+    ``rule(values, batched, **params) -> (outputs, out_batched)``.
+
+    ``values`` are the op's inputs for a whole batch: where ``batched[i]`` is True,
+    input i holds every example, stacked on axis 0; where False, one value shared by
+    all. The rule computes every example's output at once with teachgrad ops, and says
+    whether each output is batched (a bool, or one per output). For example, ``sum``
+    over an example's ``axis`` is a sum over ``axis + 1`` of the batch::
+
+        defbatch(sum_p, lambda values, batched, axis, keepdims:
+                 (sum(values[0], batch_axis(axis, values[0].ndim - 1), keepdims), True))
+
+    A rule may return ``NotImplemented`` for arguments it does not handle. A rule that
+    calls user code on one example's view again (a custom gradient's grad_fn) declares
+    ``takes_frame=True`` and gets the running map first: ``rule(frame, values, ...)``,
+    to re-enter it with ``frame.entered()``. Ops declared
+    elementwise (``defeffect(..., elementwise=...)``) batch by broadcasting without a
+    rule; any other op without one runs once per example, in a loop.
+    """
+    op.batch_rule = rule
+    op.batch_rule_takes_frame = takes_frame
+    return op
+
+
+def leading_axes_rule(op):
+    """The batching rule of an op that treats leading axes as a batch already (identity,
+    casts, zeros_like): apply it to the batch as it is. Multiple results are batched
+    where their input is (identity_n's)."""
+    def rule(values, batched, **params):
+        return bind(op, *values, **params), (tuple(batched) if op.multiple_results else True)
+    return rule
+
+
 def defvjp_all(op, rule):
     """Give ``op`` one rule returning all input cotangents (for variadic ops)."""
     op.vjp_all = rule
@@ -286,6 +326,10 @@ def bind(op, *args, **params):
     """
     if state.arrays:
         return on_arrays(op, args, params)
+    if state.batching:   # inside tg.vectorized_map: does an input differ by example?
+        frame = innermost_frame(args)
+        if frame is not None:
+            return batch_bind(op, _convert_inputs(args), params, frame)
     if state.graph is not None:
         return add_to_graph(op, args, params)
     for a in args:
@@ -309,7 +353,36 @@ def bind(op, *args, **params):
         raise with_context(error, op.name, shapes) from None
     outputs = tuple(map(Tensor, out)) if op.multiple_results else (Tensor(out),)
     if state.recorders:
-        _hand_to_recorders(Node(op, args, outputs, params), None)
+        hand_to_recorders(Node(op, args, outputs, params), None)
+    return outputs if op.multiple_results else outputs[0]
+
+
+def batch_bind(op, args, params, frame):
+    """Apply ``op`` to ``args``, some of them BatchedTensors of ``frame`` (a running
+    ``tg.vectorized_map``; see ``teachgrad.ops.batching``): run its batching rule on the
+    batches, seen by the recorders entered before the map, and hand the application as
+    the mapped function sees it to the recorders entered inside it."""
+    values = [a.batched if batched_at(a, frame) else a for a in args]
+    batched = [batched_at(a, frame) for a in args]
+    outer = tuple(f for f in state.batching if f.entry < frame.entry)
+    inner = tuple(r for r in state.recorders if r.entry > frame.entry)
+    with override(batching=outer, recorders=state.recorders_before(frame.entry)):
+        result = NotImplemented
+        if op.batch_rule_takes_frame:
+            result = op.batch_rule(frame, values, batched, **params)
+        elif op.batch_rule is not None:
+            result = op.batch_rule(values, batched, **params)
+        if result is NotImplemented:
+            result = frame.fallback(op)(values, batched, **params)
+    out, out_batched = result
+    if not op.multiple_results:
+        out, out_batched = (out,), (out_batched,)
+    elif isinstance(out_batched, bool):
+        out_batched = (out_batched,) * len(out)
+    outputs = tuple(BatchedTensor(o, frame) if b else o for o, b in zip(out, out_batched))
+    if inner:
+        with override(recorders=inner):
+            hand_to_recorders(Node(op, tuple(args), outputs, params), state.graph)
     return outputs if op.multiple_results else outputs[0]
 
 
@@ -366,11 +439,11 @@ def add_to_graph(op, args, params, name=None):
     outputs = graph.add_node(op, args, params, name=name)
     if state.recorders:
         node = outputs[0].node if op.multiple_results else outputs.node
-        _hand_to_recorders(node, graph)
+        hand_to_recorders(node, graph)
     return outputs
 
 
-def _hand_to_recorders(node, graph):
+def hand_to_recorders(node, graph):
     """Give ``node`` (made in ``graph``, None when eager) to each recorder that watches
     that context. Tapes see it before the accumulators entered after them compute
     tangents from it."""

@@ -13,10 +13,10 @@ import numpy as np
 
 from .. import backend, validate
 from ..tensor import Tensor
-from .core import bind, defeffect, defjvp, defvjp, operand, primitive
+from .core import bind, defbatch, defeffect, defjvp, defvjp, operand, primitive
 from .grad_util import known, value_of
 from .misc import zeros, zeros_like
-from .shape import _axis, reshape
+from .shape import _axis, reshape, transpose
 from .shape_inference import STAND_IN_SIZES, infer_by_stand_ins
 
 
@@ -128,6 +128,18 @@ def _getitem_shape(x, key):
 getitem_p.shape_rule = _getitem_shape
 
 
+def _getitem_batch(values, batched, key):
+    """Every example's ``x[key]`` is ``batch[:, key]``, unless the key's arrays are split
+    by a slice (numpy then puts their axes first): those loop over the examples."""
+    parts = key if isinstance(key, tuple) else (key,)
+    arrays = [i for i, k in enumerate(parts) if getattr(k, "ndim", 0) > 0
+              or isinstance(k, (list, np.ndarray))]
+    if arrays and arrays[-1] - arrays[0] + 1 != len(arrays):
+        return NotImplemented
+    return getitem(values[0], (slice(None),) + parts), True
+defbatch(getitem_p, _getitem_batch)
+
+
 # gather(params, indices, axis): the entries of `params` at `indices` along `axis`.
 # Along axis 0 its gradient is sparse: only the gathered rows get cotangents.
 gather_p = primitive("gather", lambda p, i, axis: backend.xp.take(p, i, axis=axis))
@@ -153,6 +165,17 @@ def _gather_vjp(ct, ans, params, indices, axis):
         return IndexedSlices(reshape(ct, (rows.shape[0],) + params.shape[1:]), rows, params.shape)
     return scatter_add(zeros_like(params, dtype=ct.dtype), indices, ct, axis=axis)
 defvjp(gather_p, _gather_vjp, None)
+
+
+def _gather_batch(values, batched, axis):
+    (params, indices), (params_batched, indices_batched) = values, batched
+    if params_batched and not indices_batched:
+        return gather(params, indices, axis=axis + 1), True
+    if indices_batched and not params_batched:   # the batch lands where `axis` was
+        out = gather(params, indices, axis=axis)
+        return transpose(out, (axis,) + tuple(a for a in range(out.ndim) if a != axis)), True
+    return NotImplemented   # both batched: a loop
+defbatch(gather_p, _gather_batch)
 
 
 def _scatter_add_kernel(x, indices, values, axis):

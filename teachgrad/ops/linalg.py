@@ -4,8 +4,9 @@ multiply by a transpose without a separate transpose op)."""
 import numpy as np
 
 from .. import backend, validate
-from .core import bind, defeffect, defjvp, defvjp, primitive
-from .shape import broadcast_as, expand_dims, squeeze, swap_last_two, unbroadcast
+from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
+from .shape import (broadcast_as, expand_dims, move_to_rank, squeeze, swap_last_two,
+                    unbroadcast)
 
 
 def _mT(a):
@@ -77,6 +78,29 @@ defjvp(matmul_p,
            matmul(x_dot, y, transpose_a=transpose_a, transpose_b=transpose_b), ans),
        lambda y_dot, ans, x, y, transpose_a, transpose_b: broadcast_as(
            matmul(x, y_dot, transpose_a=transpose_a, transpose_b=transpose_b), ans))
+
+
+def _matmul_batch(values, batched, transpose_a, transpose_b):
+    """A batch of matrix products is one matmul over the batch axis, once a vector
+    example is made a matrix (numpy reads a 2-D batch of vectors as one matrix) and
+    both operands have each example's axes lined up after the batch."""
+    (x, y), (x_batched, y_batched) = values, batched
+    x_vector = x_batched and x.ndim == 2
+    y_vector = y_batched and y.ndim == 2
+    if x_vector:
+        x = expand_dims(x, 1)          # (B, k) -> (B, 1, k): a row per example
+    if y_vector:
+        y = expand_dims(y, -1)         # (B, k) -> (B, k, 1): a column per example
+    rank = max(x.ndim - x_batched, y.ndim - y_batched)
+    x = move_to_rank(x, rank) if x_batched else x
+    y = move_to_rank(y, rank) if y_batched else y
+    out = matmul(x, y, transpose_a=transpose_a, transpose_b=transpose_b)
+    if y_vector:
+        out = squeeze(out, -1)
+    if x_vector:   # the row's axis: last when y gave a column or was a vector itself
+        out = squeeze(out, -1 if y_vector or (not y_batched and y.ndim == 1) else -2)
+    return out, True
+defbatch(matmul_p, _matmul_batch)
 
 
 def _matmul_shape(x, y, transpose_a, transpose_b):

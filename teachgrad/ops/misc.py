@@ -1,7 +1,8 @@
 """Identity-like ops, dtype casts, stop_gradient, and tensors of zeros and ones."""
 from .. import backend, dtypes, validate
 from ..tensor import constant
-from .core import bind, defeffect, defjvp, defvjp, defvjp_all, not_differentiable, primitive
+from .core import (bind, defbatch, defeffect, defjvp, defvjp, defvjp_all, leading_axes_rule,
+                   not_differentiable, primitive)
 
 # cast(x, dtype): same values, another dtype. The gradient is cast back.
 cast_p = primitive("cast", lambda x, dtype: x.astype(dtype, copy=False))
@@ -13,6 +14,7 @@ def cast(x, dtype):
     return bind(cast_p, x, dtype=validate.dtype(dtype, "dtype", "tg.cast"))
 defvjp(cast_p, lambda ct, ans, x, dtype: cast(ct, x.dtype) if dtypes.is_floating(x.dtype) else None)
 defjvp(cast_p, lambda x_dot, ans, x, dtype: cast(x_dot, dtype) if dtypes.is_floating(dtype) else None)
+defbatch(cast_p, leading_axes_rule(cast_p))
 
 # identity(x) = x.  Its gradient passes straight through.
 identity_p = primitive("identity", lambda x: x)
@@ -20,6 +22,7 @@ defeffect(identity_p, "view")
 def identity(x): return bind(identity_p, x)
 defvjp(identity_p, lambda ct, ans, x: ct)
 defjvp(identity_p, lambda x_dot, ans, x: x_dot)
+defbatch(identity_p, leading_axes_rule(identity_p))
 identity_p.accepts_sparse = True
 
 # identity_n(x1, ..., xn): several tensors through one op; each cotangent passes through.
@@ -31,6 +34,7 @@ def identity_n(*tensors):
         tensors = tuple(tensors[0])
     return list(bind(identity_n_p, *tensors))
 defvjp_all(identity_n_p, lambda cts, ans, *xs: list(cts))
+defbatch(identity_n_p, leading_axes_rule(identity_n_p))
 identity_n_p.accepts_sparse = True
 
 # stop_gradient(x) = x, but autodiff treats the result as a constant.
@@ -39,6 +43,7 @@ defeffect(stop_gradient_p, "view")
 def stop_gradient(x):
     """``x`` itself, seen by autodiff as a constant: no gradient flows through it."""
     return bind(stop_gradient_p, x)
+defbatch(stop_gradient_p, leading_axes_rule(stop_gradient_p))
 
 # zeros_like / ones_like depend only on x's shape: zero derivative.
 zeros_like_p = not_differentiable(primitive(
@@ -46,12 +51,14 @@ zeros_like_p = not_differentiable(primitive(
 defeffect(zeros_like_p, "fresh", shape_only_inputs=(0,))
 def zeros_like(x, dtype=None):
     return bind(zeros_like_p, x, dtype=validate.dtype(dtype, "dtype", "tg.zeros_like"))
+defbatch(zeros_like_p, leading_axes_rule(zeros_like_p))
 
 ones_like_p = not_differentiable(primitive(
     "ones_like", lambda x, dtype: backend.xp.ones_like(x, dtype=dtype)))
 defeffect(ones_like_p, "fresh", shape_only_inputs=(0,))
 def ones_like(x, dtype=None):
     return bind(ones_like_p, x, dtype=validate.dtype(dtype, "dtype", "tg.ones_like"))
+defbatch(ones_like_p, leading_axes_rule(ones_like_p))
 
 
 def _filled(fill, shape, dtype, where):

@@ -2,11 +2,12 @@
 (sigmoid is in math.py)."""
 from .. import backend, validate
 from ..tensor import convert_to_tensor
-from .core import bind, defeffect, defjvp, defvjp, defvjp_all, fused_op, operand, primitive
+from .core import (bind, defbatch, defeffect, defjvp, defvjp, defvjp_all, fused_op, operand,
+                   primitive)
 from .grad_util import compatible, require_same_shape
 from .math import exp
 from .reduction import sum
-from .shape import expand_dims
+from .shape import expand_dims, shifted_axes_rule
 
 # relu(x) = max(x, 0).  d/dx = 1 where x > 0, else 0, applied by the fused op relu_grad below.
 def _relu_kernel(x):
@@ -66,6 +67,7 @@ def softmax(x, axis=-1):
 defvjp(softmax_p, lambda ct, ans, x, axis: ans * (ct - sum(ct * ans, axis=axis, keepdims=True)))
 defjvp(softmax_p, lambda x_dot, ans, x, axis:
        ans * (x_dot - sum(x_dot * ans, axis=axis, keepdims=True)))
+defbatch(softmax_p, shifted_axes_rule(softmax_p, "axis"))
 
 
 def _log_softmax_kernel(x, axis):
@@ -85,6 +87,7 @@ def log_softmax(x, axis=-1):
 defvjp(log_softmax_p, lambda ct, ans, x, axis: ct - exp(ans) * sum(ct, axis=axis, keepdims=True))
 defjvp(log_softmax_p, lambda x_dot, ans, x, axis:
        x_dot - sum(exp(ans) * x_dot, axis=axis, keepdims=True))
+defbatch(log_softmax_p, shifted_axes_rule(log_softmax_p, "axis"))
 
 
 def _sparse_xent_kernel(logits, labels):

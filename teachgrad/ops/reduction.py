@@ -10,10 +10,12 @@ import numpy as np
 
 from .. import backend, validate
 from .arithmetic import equal
-from .core import bind, defeffect, defjvp, defvjp, not_differentiable, operand, primitive
+from .batching import batch_axis
+from .core import (bind, defbatch, defeffect, defjvp, defvjp, not_differentiable, operand,
+                   primitive)
 from .math import exp
 from .misc import cast
-from .shape import broadcast_as, expand_dims
+from .shape import broadcast_as, expand_dims, shifted_axes_rule
 
 
 def _axes(axis, ndim, where="tg.sum", keepdims=False):
@@ -49,6 +51,7 @@ def sum(x, axis=None, keepdims=False):
     return bind(sum_p, x, axes=_axes(axis, x.ndim, "tg.sum", keepdims), keepdims=keepdims)
 defvjp(sum_p, lambda ct, ans, x, axes, keepdims: broadcast_as(_keep(ct, x, axes, keepdims), x))
 defjvp(sum_p, lambda x_dot, ans, x, axes, keepdims: sum(x_dot, axis=axes, keepdims=keepdims))
+defbatch(sum_p, shifted_axes_rule(sum_p))
 
 
 def _count(x, axes, dtype):
@@ -62,10 +65,13 @@ count_p = not_differentiable(primitive(
     "count", lambda x, axes, dtype: backend.xp.asarray(
         builtins.max(int(np.prod([x.shape[a] for a in axes])), 1), dtype=dtype)))
 defeffect(count_p, "reduction", shape_only_inputs=(0,))
+defbatch(count_p, lambda values, batched, axes, dtype: (   # the same count for every example
+    bind(count_p, values[0], axes=batch_axis(axes, values[0].ndim - 1), dtype=dtype), False))
 
 # mean over axes = sum / n.  Each entry has derivative 1/n.
 mean_p = primitive("mean", lambda x, axes, keepdims: x.mean(axis=axes, keepdims=keepdims))
 defeffect(mean_p, "reduction")
+defbatch(mean_p, shifted_axes_rule(mean_p))
 def mean(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.mean")
     return bind(mean_p, x, axes=_axes(axis, x.ndim, "tg.mean", keepdims), keepdims=keepdims)
@@ -83,6 +89,7 @@ def _extremum_vjp(ct, ans, x, axes, keepdims):
 # max over axes.  d max / d x_i = 1 for the largest entry (1/k for a k-way tie), else 0.
 max_p = primitive("max", lambda x, axes, keepdims: x.max(axis=axes, keepdims=keepdims))
 defeffect(max_p, "reduction")
+defbatch(max_p, shifted_axes_rule(max_p))
 def max(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.max")
     return bind(max_p, x, axes=_nonempty(_axes(axis, x.ndim, "tg.max", keepdims), x, "max"),
@@ -92,6 +99,7 @@ defvjp(max_p, _extremum_vjp)
 # min over axes: like max, for the smallest entry.
 min_p = primitive("min", lambda x, axes, keepdims: x.min(axis=axes, keepdims=keepdims))
 defeffect(min_p, "reduction")
+defbatch(min_p, shifted_axes_rule(min_p))
 def min(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.min")
     return bind(min_p, x, axes=_nonempty(_axes(axis, x.ndim, "tg.min", keepdims), x, "min"),
@@ -117,6 +125,7 @@ def _logsumexp_kernel(x, axes, keepdims):
 # logsumexp(x) = log sum_i e^{x_i}.  d/dx_i = e^{x_i - logsumexp(x)} = softmax(x)_i
 logsumexp_p = primitive("logsumexp", _logsumexp_kernel)
 defeffect(logsumexp_p, "reduction")
+defbatch(logsumexp_p, shifted_axes_rule(logsumexp_p))
 def logsumexp(x, axis=None, keepdims=False):
     """``log(sum(exp(x)))`` over ``axis``, computed without overflow."""
     x = operand(x, "x", "tg.logsumexp")

@@ -13,7 +13,8 @@ import numpy as np
 
 from .. import backend, validate
 from ..tensor import Tensor
-from .core import bind, operand, defeffect, defjvp, defvjp, defvjp_all, primitive
+from .batching import batch_axis
+from .core import bind, operand, defbatch, defeffect, defjvp, defvjp, defvjp_all, primitive
 from .grad_util import known
 from .misc import cast
 
@@ -23,6 +24,49 @@ def _axis(axis, ndim, where="tg", name="axis"):
     if type(axis) is not int or not -ndim <= axis < max(ndim, 1):
         axis = validate.one_axis(axis, ndim, name, where)
     return axis % ndim if ndim else 0
+
+
+# -- lining batches up, for the batching rules (tg.vectorized_map) --------------
+
+# repeat_like(value, like): ``value`` repeated along a new axis 0, as long as ``like``'s
+# (known when the graph runs). Its cotangent is summed over that axis.
+repeat_like_p = primitive("repeat_like", lambda value, like: backend.xp.broadcast_to(
+    value, (like.shape[0],) + value.shape))
+defeffect(repeat_like_p, "view", shape_only_inputs=(1,))
+def repeat_like(value, like): return bind(repeat_like_p, value, like)
+defvjp(repeat_like_p, lambda ct, ans, value, like: ct.sum(axis=0), None)
+defjvp(repeat_like_p, lambda v_dot, ans, value, like: repeat_like(v_dot, like), None)
+repeat_like_p.shape_rule = lambda value, like: [(
+    None if value.shape is None or like.shape is None else (like.shape[0],) + tuple(value.shape),
+    value.dtype)]
+
+
+def repeat_unbatched(values, batched):
+    """``values`` with each unbatched one (shared by every example) repeated along a new
+    axis 0, as long as the batched ones'."""
+    like = next(v for v, b in zip(values, batched) if b)
+    return [v if b else repeat_like(v, like) for v, b in zip(values, batched)]
+
+
+def move_to_rank(x, rank):
+    """A batch ``x`` (batch on axis 0) with size-1 axes after the batch axis until each
+    example has ``rank`` axes: so it broadcasts against unbatched values of that rank."""
+    while x.ndim - 1 < rank:
+        x = expand_dims(x, 1)
+    return x
+
+
+def shifted_axes_rule(op, name="axes"):
+    """The batching rule of an op whose param ``name`` is one example's axes (an int or
+    a tuple of ints; None: every axis): the same axes, one further right, on the batch.
+    Unbatched inputs are repeated for every example first."""
+    def rule(values, batched, **params):
+        values = repeat_unbatched(values, batched)
+        axes = params[name]
+        if axes is not None:
+            params = dict(params, **{name: batch_axis(axes, values[0].ndim - 1)})
+        return bind(op, *values, **params), True
+    return rule
 
 
 # reshape: same entries, new shape.  The cotangent is reshaped back.
@@ -50,6 +94,13 @@ def _reshape_shape(x, shape):
     return [(shape, x.dtype)]
 reshape_p.shape_rule = _reshape_shape
 defjvp(reshape_p, lambda x_dot, ans, x, shape: reshape(x_dot, shape))
+defbatch(reshape_p, lambda values, batched, shape: (
+    reshape(values[0], (_batch_size(values[0]),) + tuple(shape)), True))
+
+
+def _batch_size(batch):
+    """The size of ``batch``'s axis 0, or -1 (inferred) when a graph does not know it."""
+    return -1 if batch.shape[0] is None else batch.shape[0]
 
 # transpose: permute axes.  The cotangent is permuted back by the inverse permutation.
 transpose_p = primitive("transpose", lambda x, axes: backend.xp.transpose(x, axes))
@@ -67,6 +118,8 @@ def transpose(x, axes=None):
     return bind(transpose_p, x, axes=axes)
 defvjp(transpose_p, lambda ct, ans, x, axes: transpose(ct, tuple(np.argsort(axes))))
 defjvp(transpose_p, lambda x_dot, ans, x, axes: transpose(x_dot, axes))
+defbatch(transpose_p, lambda values, batched, axes: (
+    transpose(values[0], (0,) + tuple(a + 1 for a in axes)), True))
 
 
 def swap_last_two(x):
@@ -87,6 +140,9 @@ def expand_dims(x, axis):
     return bind(expand_dims_p, x, axis=axis)
 defvjp(expand_dims_p, lambda ct, ans, x, axis: reshape_as(ct, x))
 defjvp(expand_dims_p, lambda x_dot, ans, x, axis: expand_dims(x_dot, axis))
+defbatch(expand_dims_p, lambda values, batched, axis: (   # axes of the result
+    expand_dims(values[0], batch_axis(axis, values[0].ndim - 1 + (
+        len(axis) if isinstance(axis, (tuple, list)) else 1))), True))
 
 squeeze_p = primitive("squeeze", lambda x, axis: backend.xp.squeeze(x, axis))
 defeffect(squeeze_p, "view")
@@ -101,6 +157,9 @@ def squeeze(x, axis=None):
     return bind(squeeze_p, x, axis=axis)
 defvjp(squeeze_p, lambda ct, ans, x, axis: reshape_as(ct, x))
 defjvp(squeeze_p, lambda x_dot, ans, x, axis: reshape_as(x_dot, ans))
+defbatch(squeeze_p, lambda values, batched, axis: (
+    squeeze(values[0], batch_axis(axis, values[0].ndim - 1) if axis is not None else tuple(
+        i + 1 for i, n in enumerate(values[0].shape[1:]) if n == 1)), True))
 
 # broadcast_to: repeat along new or size-1 axes.  The cotangent is summed back.
 broadcast_to_p = primitive("broadcast_to", lambda x, shape: backend.xp.broadcast_to(x, shape))
@@ -109,6 +168,9 @@ def broadcast_to(x, shape):
     return bind(broadcast_to_p, x, shape=validate.shape(shape, "shape", "tg.broadcast_to"))
 defvjp(broadcast_to_p, lambda ct, ans, x, shape: unbroadcast(ct, x))
 defjvp(broadcast_to_p, lambda x_dot, ans, x, shape: broadcast_to(x_dot, shape))
+defbatch(broadcast_to_p, lambda values, batched, shape: (
+    broadcast_to(move_to_rank(values[0], len(shape)), (_batch_size(values[0]),) + tuple(shape)),
+    True))
 
 
 # The same three moves with the target shape read from a tensor when the op
@@ -118,12 +180,16 @@ defeffect(reshape_like_p, "view", shape_only_inputs=(1,))
 def reshape_like(g, x): return bind(reshape_like_p, g, x)
 defvjp(reshape_like_p, lambda ct, ans, g, x: reshape_as(ct, g), None)
 reshape_like_p.shape_rule = lambda g, x: [(x.shape, g.dtype)]
+defbatch(reshape_like_p, lambda values, batched, **params: _to_example_shape(
+    reshape_like, reshape, values, batched))
 
 broadcast_like_p = primitive("broadcast_like", lambda g, x: backend.xp.broadcast_to(g, x.shape))
 defeffect(broadcast_like_p, "view", shape_only_inputs=(1,))
 def broadcast_like(g, x): return bind(broadcast_like_p, g, x)
 defvjp(broadcast_like_p, lambda ct, ans, g, x: unbroadcast(ct, g), None)
 broadcast_like_p.shape_rule = lambda g, x: [(x.shape, g.dtype)]
+defbatch(broadcast_like_p, lambda values, batched, **params: _to_example_shape(
+    broadcast_like, broadcast_to, values, batched))
 
 
 def _sum_like_kernel(g, x):
@@ -139,6 +205,39 @@ def sum_like(g, x):
     return bind(sum_like_p, g, x)
 defvjp(sum_like_p, lambda ct, ans, g, x: broadcast_as(ct, g), None)
 sum_like_p.shape_rule = lambda g, x: [(x.shape, g.dtype)]
+defbatch(sum_like_p, lambda values, batched, **params: _to_example_shape(
+    sum_like, unbroadcast, values, batched))
+
+
+def _to_example_shape(op_like, op_to_shape, values, batched):
+    """The batching rule of reshape_like, broadcast_like and sum_like: ``g`` brought to
+    the shape of one example of ``x``. A batched ``g`` keeps its batch (the target is
+    then the batch's shape: the examples' with the batch in front); an unbatched one
+    stays unbatched, whatever ``x`` is."""
+    (g, x), (g_batched, x_batched) = values, batched
+    example = x.shape[1:] if x_batched else x.shape
+    if not g_batched:
+        if known(example):
+            return op_to_shape(g, tuple(example)) if op_to_shape is not unbroadcast else \
+                unbroadcast(g, _ShapeOnly(example, g.dtype)), False
+        raise NotImplementedError(f"tg.vectorized_map: {op_like.__name__} to a shape known "
+                                  f"only when the graph runs")
+    if op_like is broadcast_like:
+        g = move_to_rank(g, len(example))
+    target = (g.shape[0],) + tuple(example)
+    if known(target):
+        if op_to_shape is unbroadcast:
+            return unbroadcast(g, _ShapeOnly(target, g.dtype)), True
+        return op_to_shape(g, target), True
+    raise NotImplementedError(f"tg.vectorized_map: {op_like.__name__} to a shape known only "
+                              f"when the graph runs")
+
+
+class _ShapeOnly:
+    """A stand-in with just a shape and dtype, for ``unbroadcast``'s target."""
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = tuple(shape), dtype
+        self.ndim = len(self.shape)
 
 
 # concat: join along an existing axis.  The cotangent is split at the same places.
@@ -158,6 +257,7 @@ def _concat_vjp(ct, ans, *xs, axis):
                          "placeholders of its inputs a known size there.")
     return split(ct, sizes, axis=axis)
 defvjp_all(concat_p, _concat_vjp)
+defbatch(concat_p, shifted_axes_rule(concat_p, "axis"))
 
 # stack: join along a new axis.  The cotangent is split along it and squeezed.
 stack_p = primitive("stack", lambda *xs, axis: backend.xp.stack(xs, axis=axis))
@@ -175,6 +275,10 @@ def stack(values, axis=0):
     return bind(stack_p, *values, axis=axis)
 defvjp_all(stack_p, lambda ct, ans, *xs, axis: [
     reshape_as(piece, x) for piece, x in zip(split(ct, len(xs), axis=axis), xs)])
+def _stack_batch(values, batched, axis):
+    values = repeat_unbatched(values, batched)
+    return stack(values, axis=batch_axis(axis, values[0].ndim)), True   # an axis of the result
+defbatch(stack_p, _stack_batch)
 
 
 def _split_kernel(x, sizes, axis):
@@ -207,6 +311,8 @@ def split(x, num_or_size_splits, axis=0):
                              f"to {length}, the size of axis {axis}.")
     return list(bind(split_p, x, sizes=sizes, axis=axis))
 defvjp_all(split_p, lambda cts, ans, x, sizes, axis: [concat(cts, axis=axis)])
+defbatch(split_p, lambda values, batched, sizes, axis: (
+    tuple(bind(split_p, values[0], sizes=sizes, axis=axis + 1)), True))
 
 
 # -- bringing a cotangent to an input's shape ---------------------------------

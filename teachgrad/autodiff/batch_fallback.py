@@ -1,0 +1,78 @@
+"""The batching rules ``tg.vectorized_map`` uses for ops that declare none.
+
+An op's own rule (``tg.ops.defbatch``, in its block) comes first. Without one:
+
+* an op declared elementwise (``defeffect(..., elementwise=...)``: each output entry
+  depends only on the input entries at its position) needs no rule of its own: line
+  the batches up so that each example's axes are on the right, as numpy broadcasts,
+  and apply the op once (``elementwise_rule``);
+* any other op runs once per example, and the results are stacked (``loop_rule``):
+  always right, and slow, so it says so once per op.
+"""
+import contextlib
+import warnings
+
+from ..ops import getitem, stack
+from ..ops.core import bind
+from ..ops.shape import move_to_rank
+from ..state import override, state
+
+
+class Frame:
+    """One running ``vectorized_map``: its batch size (None while a graph does not know
+    it), a batched input to take the batch's length from (``like``), and its place
+    among the recorders (``entry``): recorders entered before it see the batched ops,
+    those entered inside it see the ops as the mapped function wrote them."""
+
+    __slots__ = ("size", "entry", "like")
+
+    def __init__(self, size, like):
+        self.size = size
+        self.like = like
+        self.entry = state.next_entry()
+
+    @contextlib.contextmanager
+    def entered(self):
+        """Run the block inside this map again (a batching rule calling user code that
+        reads the mapped function's BatchedTensors: a custom gradient's grad_fn)."""
+        with override(batching=state.batching + (self,)):
+            yield self
+
+    def fallback(self, op):
+        """The rule for ``op``, which has none of its own (or declined these inputs)."""
+        return elementwise_rule(op) if op.elementwise is not None else loop_rule(op)
+
+    def __repr__(self):
+        return f"<vectorized_map frame, batch size {self.size}>"
+
+
+def elementwise_rule(op):
+    """Apply an elementwise op once to the batches, lined up (unbatched inputs broadcast
+    along the batch axis by themselves)."""
+    def rule(values, batched, **params):
+        rank = max(v.ndim - b for v, b in zip(values, batched))
+        aligned = [move_to_rank(v, rank) if b else v for v, b in zip(values, batched)]
+        return bind(op, *aligned, **params), True
+    return rule
+
+
+def loop_rule(op):
+    """Apply ``op`` to each example in turn and stack the results."""
+    def rule(values, batched, **params):
+        size = next(v.shape[0] for v, b in zip(values, batched) if b)
+        if size is None:
+            raise NotImplementedError(
+                f"tg.vectorized_map: {op.name} has no batching rule for these inputs, and "
+                f"the batch size is not known while the graph is built, so it cannot loop "
+                f"over the examples. Give the batch a known size (no None in the "
+                f"placeholder's first dimension), or give {op.name} a rule (tg.ops.defbatch).")
+        warnings.warn(f"tg.vectorized_map: {op.name} has no batching rule for these inputs; "
+                      f"it runs once per example, in a loop (slow).", stacklevel=5)
+        results = []
+        for i in range(size):
+            example = [getitem(v, i) if b else v for v, b in zip(values, batched)]
+            results.append(bind(op, *example, **params))
+        if op.multiple_results:
+            return tuple(stack(list(outs)) for outs in zip(*results)), True
+        return stack(results), True
+    return rule
