@@ -206,9 +206,8 @@ class TensorArray:
 
 
 def _size(size):
-    value = size.numpy() if isinstance(size, Tensor) and not isinstance(size, SymbolicTensor) \
-        else size
-    if isinstance(value, SymbolicTensor):
+    value = _known_value(size) if isinstance(size, Tensor) else size
+    if value is None:
         raise ValueError(f"{SITE}: in a graph, size must be known when the graph is built "
                          f"(a Python int), got the tensor {size.name}.")
     if isinstance(value, np.ndarray):
@@ -235,9 +234,11 @@ def _indices(indices):
 
 
 def _known_value(index):
-    """The index's value if it is known now (a number or an eager tensor), else None."""
+    """The index's value if it is known now (a number, an eager tensor or a graph's
+    constant), else None."""
     if isinstance(index, SymbolicTensor):
-        return None
+        node = index.node
+        return np.asarray(node.params["value"]) if node.op.name == "const" else None
     if isinstance(index, Tensor):
         return np.asarray(index.numpy())
     return np.asarray(index)
