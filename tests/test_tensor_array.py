@@ -104,6 +104,17 @@ def test_array_in_a_dict_of_loop_vars_and_element_shape_found_by_the_loop(mode):
     np.testing.assert_allclose(values(fn, [np.array([1.0, 2.0, 3.0])], mode), [1, 4, 9])
 
 
+@pytest.mark.parametrize("mode", ["eager", "graph"])
+def test_finding_the_element_shape_does_not_clear_what_the_body_reads(mode):
+    def fn(x):
+        source = tg.TensorArray(tg.float64, size=3).unstack(x)     # clear_after_read
+        def body(i, src, out):
+            return i + 1, src, out.write(i, src.read(i) * 2.0)
+        start = [tg.constant(0), source, tg.TensorArray(tg.float64, size=3)]
+        return tg.while_loop(lambda i, src, out: i < 3, body, start)[2].stack()
+    np.testing.assert_allclose(values(fn, [np.array([1.0, 2.0, 3.0])], mode), [2, 4, 6])
+
+
 def test_dynamic_size_grows_in_an_eager_loop():
     def body(i, ta):
         return i + 1, ta.write(i, tg.cast(i, tg.float64) ** 2)

@@ -82,12 +82,15 @@ def _with_element_shapes(body, loop_vars):
     leaves = nest.flatten(loop_vars)
     if all(not isinstance(v, TensorArray) or v.buffer is not None for v in leaves):
         return loop_vars
+    # copies: a read in the body must not clear an element of the arrays given
+    copies = [v._new(v.buffer, v.marks) if isinstance(v, TensorArray) else v for v in leaves]
+    copies = nest.pack_sequence_as(loop_vars, copies) if nest.is_nested(loop_vars) else copies[0]
     if state.graph is None:
         with unobserved():
-            result = _spread(body, loop_vars, loop_vars)
+            result = _spread(body, loop_vars, copies)
     else:
         results = []   # (the traced function returns None: its graph is thrown away)
-        trace(lambda: results.append(_spread(body, loop_vars, loop_vars)), [], "shapes")
+        trace(lambda: results.append(_spread(body, loop_vars, copies)), [], "shapes")
         result = results[0]
     if isinstance(loop_vars, (list, tuple)) and len(loop_vars) == 1 \
             and not nest.is_nested(result):
