@@ -210,6 +210,30 @@ def unconnected_ref(x, y):
     return np.sin(x) * 2.0
 
 
+# -- 8. sequences: an RNN-like tg.scan, and a tg.foldr over what tg.map_fn made ----------
+def scanned(x, y):
+    return tg.scan(lambda h, x_t: tg.tanh(h * y + x_t), x, initializer=tg.zeros_like(y))
+
+
+def scanned_ref(x, y):
+    h, hs = np.zeros_like(y), []
+    for x_t in x:
+        h = np.tanh(h * y + x_t)
+        hs.append(h)
+    return np.stack(hs)
+
+
+def folded(x, y):
+    return tg.foldr(lambda a, r: a * tg.cos(r) + r * y, tg.map_fn(lambda r: tg.sin(r) * y, x))
+
+
+def folded_ref(x, y):
+    a = np.sin(x[-1]) * y
+    for r in np.sin(x[-2::-1]) * y:
+        a = a * np.cos(r) + r * y
+    return a
+
+
 # -- the table -----------------------------------------------------------------------------
 PROGRAMS = [
     Program("plain_broadcast", plain, plain_ref,
@@ -227,6 +251,10 @@ PROGRAMS = [
             _pair([((3,), (3,)), ((2,), ())], S.REALS, S.Domain(-1.0, 1.0)),
             ways=frozenset(WAYS) - USES_FORWARD_MODE),
     Program("sparse_gather", gathered, gathered_ref, _gather_inputs()),
+    Program("scan", scanned, scanned_ref,
+            _pair([((3, 2), (2,)), ((2,), ())], S.Domain(-1.0, 1.0), S.Domain(-1.0, 1.0))),
+    Program("map_fn_foldr", folded, folded_ref,
+            _pair([((3, 2), (2,)), ((2,), ())], S.Domain(-1.0, 1.0), S.Domain(-1.0, 1.0))),
     Program("unconnected_argument", unconnected, unconnected_ref,
             _pair([((3,), (2,)), ((), ())])),
 ]

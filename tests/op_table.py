@@ -113,6 +113,12 @@ def _scatter_add(x, values, indices, axis):
     return out
 
 
+def _scatter_update(x, values, indices):
+    out = x.copy()
+    out[indices] = values
+    return out
+
+
 def _index_add(x, values, key):
     out = x.copy()
     np.add.at(out, key, values)
@@ -418,6 +424,8 @@ OPS = [
            second_order=True),
     OpSpec("getitem_function", getitem, lambda x, key: x[key], S.getitem_case(),
            primitive="getitem"),
+    OpSpec("scatter_update", lambda x, values, indices: tg.ops.scatter_update(x, indices, values),
+           _scatter_update, S.scatter_update_case(), second_order=True),
     OpSpec("index_add", index_add, _index_add, S.index_add_case(), second_order=True),
     # tg.nn: convolution, the ops its VJP is made of, and pooling (NHWC, HWIO)
     OpSpec("conv2d", tg.nn.conv2d, NN.conv2d, NN.conv2d_case(), second_order=True),

@@ -342,6 +342,18 @@ def index_arrays(n, shape):
 
 
 @st.composite
+def scatter_update_case(draw):
+    """scatter_update(x, indices, values): distinct rows (or one scalar row) replaced."""
+    shape = draw(shapes(min_dims=1))
+    rows = draw(st.permutations(range(shape[0])))[:draw(st.integers(0, shape[0]))]
+    indices = np.asarray(rows, dtype=np.int64)
+    if rows and draw(st.booleans()):
+        indices = indices[0]   # one row, written as TensorArray.write does
+    values_shape = np.empty(shape)[indices].shape
+    return Case((draw(arrays(shape)), draw(arrays(values_shape))), {"indices": indices})
+
+
+@st.composite
 def gather_case(draw):
     """gather along any axis; indices of rank 0 to 2, with repeats."""
     shape = draw(shapes(min_dims=1))

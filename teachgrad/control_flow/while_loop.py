@@ -33,6 +33,7 @@ from ..ops import IndexedSlices, gather, zeros, zeros_like
 from ..ops import core
 from ..state import state
 from ..ops.core import defvjp_all, primitive, rules_need_tensors
+from . import array_loops
 from .outputs import add_output
 from .stacks import stack_values
 from ..tensor import Tensor
@@ -90,6 +91,9 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, shape_invariants=
                            "and body (cond returns a bool, body the new loop_vars).")
     if loop_vars is None or (nest.is_nested(loop_vars) and not nest.flatten(loop_vars)):
         raise ValueError("while_loop needs at least one loop variable in loop_vars.")
+    if array_loops.has_arrays(loop_vars):   # TensorArrays travel as their flows
+        return array_loops.while_with_arrays(while_loop, cond, body, loop_vars,
+                                             maximum_iterations, shape_invariants, name)
     if state.graph is not None:
         return _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, name)
     return _eager_while(cond, body, loop_vars, maximum_iterations, shape_invariants, name)

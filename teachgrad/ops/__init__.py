@@ -14,6 +14,7 @@ from .math import (abs, cos, exp, log, log1p, negative, round, sigmoid, sigmoid_
 from .shape import (broadcast_like, broadcast_to, concat, expand_dims, reshape, reshape_like,
                     split, squeeze, stack, sum_like, transpose)
 from .indexing import IndexedSlices, gather, getitem, index_add, scatter_add
+from .updates import scatter_update
 from .reduction import logsumexp, max, mean, min, sum
 from .arithmetic import (add, add_n, divide, equal, greater, greater_equal, less, less_equal,
                          maximum, minimum, multiply, not_equal, power, subtract, where)
