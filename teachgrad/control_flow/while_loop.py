@@ -33,7 +33,7 @@ from ..ops import IndexedSlices, gather, zeros, zeros_like
 from ..ops import core
 from ..state import state
 from ..ops.core import defvjp_all, primitive, rules_need_tensors
-from . import array_loops
+from . import array_loops, batched
 from .outputs import add_output
 from .stacks import stack_values
 from ..tensor import Tensor
@@ -94,9 +94,21 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, shape_invariants=
     if array_loops.has_arrays(loop_vars):   # TensorArrays travel as their flows
         return array_loops.while_with_arrays(while_loop, cond, body, loop_vars,
                                              maximum_iterations, shape_invariants, name)
+    if batched.inside_map(loop_vars):   # some example's loop may stop before another's
+        return _batched_while(cond, body, loop_vars, maximum_iterations, name)
     if state.graph is not None:
         return _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, name)
     return _eager_while(cond, body, loop_vars, maximum_iterations, shape_invariants, name)
+
+
+def _batched_while(cond, body, loop_vars, maximum_iterations, name):
+    """A loop inside tg.vectorized_map (see ``batched``): until no example's cond holds."""
+    flat = [as_tensor(v) for v in nest.flatten(loop_vars)]
+    if state.graph is not None:
+        return batched.graph_batched_while(while_loop, cond, body, _call, flat, loop_vars,
+                                           maximum_iterations, name)
+    return batched.eager_batched_while(cond, body, _call, flat, loop_vars,
+                                       _iteration_limit(maximum_iterations))
 
 
 def _call(fn, structure, values):
