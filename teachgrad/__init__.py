@@ -12,7 +12,7 @@ from .autodiff import (AggregationMethod, ForwardAccumulator, GradcheckError, Gr
                        gradcheck, recompute_grad, gradients, hessian, hvp, jacfwd,
                        jacrev, jvp, transposition_only, value_and_grad, vjp)
 from .backend import get_backend, set_backend
-from .control_flow import cond, while_loop
+from .control_flow import case, cond, switch_case, while_loop
 from .dtypes import bool_, float32, float64, int32, int64
 from .ops import (IndexedSlices, abs, add, add_n, broadcast_to, cast, concat, cos, divide,
                   equal, exp, expand_dims, gather, greater, greater_equal, identity,
