@@ -276,3 +276,29 @@ def test_branches_that_disagree_in_a_graph_are_refused():
             tg.switch_case(i, [lambda: x, lambda: (x, x)])
         with pytest.raises(TypeError, match="dtype"):
             tg.switch_case(i, [lambda: x, lambda: tg.cast(x, tg.float32)])
+
+
+def test_switch_case_in_a_loop_body_is_differentiated_through_the_loop():
+    """h -> h * x, sin(h), h + x in turn (i mod 3), four times, in a graph and a tg.function."""
+    def fn(x):
+        def body(i, h):
+            return i + 1, tg.switch_case(tg.mod(i, 3), [lambda: h * x, lambda: tg.sin(h),
+                                                        lambda: h + x])
+        return tg.while_loop(lambda i, h: i < 4, body, [tg.constant(0), x])[1]
+    x0 = np.array([0.3, -0.8])
+    numeric = finite_differences(fn, [x0])
+    graph, graph_tape = graph_gradients(fn, [x0])
+    for got in (tape_gradients(fn, [x0]), graph, graph_tape, function_gradients(fn, [x0])):
+        np.testing.assert_allclose(got[0], numeric[0], rtol=1e-6, atol=1e-8)
+
+
+def test_a_graph_switch_draws_and_its_backward_pass_steps():
+    g = tg.Graph()
+    with g.as_default():
+        i, x = tg.placeholder(tg.int32, ()), tg.placeholder(tg.float64, ())
+        y = tg.switch_case(i, [lambda: x * x, lambda: tg.sin(x)], name="pick")
+        with tg.viz.record() as rec:
+            tg.gradients(y, x)
+    assert "pick" in tg.viz.draw(g).source
+    stepper = tg.viz.BackpropStepper(rec.traces[0])
+    assert stepper is not None
