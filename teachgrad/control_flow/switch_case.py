@@ -22,6 +22,7 @@ from ..ops import equal
 from ..ops.core import bind, not_differentiable, primitive
 from ..state import state
 from ..tensor import Tensor, convert_to_tensor
+from ..ops.batching import BatchedTensor
 from .cond import Branch, cond
 from .subgraph import entered
 
@@ -44,13 +45,15 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     if default is not None:
         validate.callable_(default, "default", "tg.switch_case")
     index = _index(branch_index)
-    if state.graph is None:
+    if state.graph is None and not isinstance(index, BatchedTensor):
         k = int(index.numpy()) if isinstance(index, Tensor) else index
         taken = f"branch_fns[{k}]" if 0 <= k < len(fns) else \
             ("default" if default is not None else f"branch_fns[{len(fns) - 1}]")
         fn = fns[k] if 0 <= k < len(fns) else (default or fns[-1])
         with entered(Branch(name, taken)):
             return fn()
+    # In a graph, or inside tg.vectorized_map with an index per example: a chain of conds
+    # (which a map turns into selections, each example getting its own branch's result).
     return _chain(index, fns, default, 0, name)
 
 
