@@ -6,7 +6,7 @@ that move a cotangent to an input's shape (``unbroadcast``, ``reshape_as``,
 ``broadcast_as``) are ops of their own kind and live with the shape ops.
 """
 from .. import validate
-from ..tensor import Tensor
+from ..tensor import Tensor, holds_tensor, packed
 
 
 def known(shape):
@@ -39,8 +39,13 @@ def value_of(t):
 def as_tensor(x, name, where):
     """``x`` (the argument ``name`` of ``where``) as a Tensor, for an op that reads its
     shape before ``bind``: a number or nested list becomes a constant (checked, with a
-    message naming the argument); a Tensor, Variable or symbolic tensor is kept."""
-    return x if isinstance(x, Tensor) else Tensor(validate.tensor_like(x, name, where))
+    message naming the argument); a Tensor, Variable or symbolic tensor is kept; a list
+    holding tensors is their ``tg.stack``."""
+    if isinstance(x, Tensor):
+        return x
+    if type(x) in (list, tuple) and holds_tensor(x):
+        return packed(x, name, where)   # tg.stack of its entries: differentiable
+    return Tensor(validate.tensor_like(x, name, where))
 
 
 #: The most entries an op that makes entries from counts (repeat, tile, pad, arange,

@@ -11,7 +11,7 @@ from .grad_util import as_tensor
 from .math import sqrt, square
 from .reduction import mean as reduce_mean
 from .shape import squeeze
-from ..tensor import Tensor
+from ..tensor import Tensor, holds_tensor, packed
 
 
 def moments(x, axes, keepdims=False):
@@ -82,6 +82,8 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon):
 def _like(value, name, x, where):
     """``value`` as a tensor of ``x``'s dtype: numbers and arrays are converted; a
     tensor must have that dtype already (as in TensorFlow: no silent float64 result)."""
+    if type(value) in (list, tuple) and holds_tensor(value):
+        value = packed(value, name, where)   # tg.stack of its entries: differentiable
     if not isinstance(value, Tensor):
         return Tensor(validate.tensor_like(value, name, where, dtype=x.dtype))
     if value.dtype != x.dtype:
