@@ -25,7 +25,7 @@ from ..ops.arithmetic import add, subtract
 from ..ops.core import bind, note_variable_read, primitive
 from ..ops.grad_util import compatible
 from ..state import state
-from ..tensor import SymbolicTensor, Tensor, _to_array
+from ..tensor import SymbolicTensor, Tensor, Variable, _to_array
 from .graph import Graph, placeholder
 from .session import plan_for
 
@@ -254,7 +254,9 @@ class Function:
             names = self._argument_names(len(args)) + sorted(kwargs)
             traced = []
             for name, a in zip(names, list(args) + [kwargs[k] for k in sorted(kwargs)]):
-                if _is_tensor_argument(a):
+                if _variables_key(a) is not None:
+                    traced.append(a)   # the Variable itself: read (captured) and assigned
+                elif _is_tensor_argument(a):
                     t = a if isinstance(a, Tensor) else Tensor(_to_array(a, None, name,
                                                                          "tg.function"))
                     p = placeholder(t.dtype, t.shape, name=name)
@@ -267,7 +269,9 @@ class Function:
             # Tensors (and numbers) in the result become outputs; a None stays None.
             outputs = [graph._as_graph_tensor(o, None) for o in nest.flatten(result)
                        if o is not None]
-        return ConcreteFunction(self.python_function, graph, placeholders, outputs, result,
+        body = _of_tensors(self.python_function, traced, len(args), sorted(kwargs),
+                           placeholders)
+        return ConcreteFunction(body, graph, placeholders, outputs, result,
                                 optimize=self.optimize)
 
 
@@ -283,6 +287,21 @@ class Function:
                 elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
                     names.append(p.name)
         return (names + [f"arg{i}" for i in range(len(names), count)])[:count]
+
+
+def _of_tensors(python_function, traced, n_args, keys, placeholders):
+    """``python_function`` as a function of its tensor arguments alone (those traced as
+    ``placeholders``), its other arguments (Python values, Variables) bound as they were
+    in the trace: the function whose gradient ``function_gradient`` traces."""
+    slots = [i for i, a in enumerate(traced) if any(a is p for p in placeholders)]
+
+    @functools.wraps(python_function)
+    def body(*tensors):
+        values = list(traced)
+        for i, t in zip(slots, tensors):
+            values[i] = t
+        return python_function(*values[:n_args], **dict(zip(keys, values[n_args:])))
+    return body
 
 
 def _is_tensor_argument(a):
@@ -312,7 +331,10 @@ def _signature(args, kwargs=None):
         key.append(tuple(sorted(kwargs)))
         values += [kwargs[k] for k in sorted(kwargs)]
     for i, a in enumerate(values):
-        if isinstance(a, Tensor):
+        variables = _variables_key(a)
+        if variables is not None:
+            key.append(("variables", variables))
+        elif isinstance(a, Tensor):
             key.append((a.shape, a.dtype))
             tensors.append(a)
         elif _is_tensor_argument(a):
@@ -328,6 +350,21 @@ def _signature(args, kwargs=None):
                               "string, a tuple)", a)
             key.append(("value", _value_key(a)))
     return tuple(key), tensors
+
+
+def _variables_key(a):
+    """For a Variable argument, or a list or tuple of them (a model's weights): a key
+    telling them apart by identity; None for anything else.
+
+    As in TensorFlow 2, a Variable passed to a traced function stays that Variable: the
+    body reads it as it reads one it closes over (a capture, fed its current value at
+    each call), and can assign it (``opt.apply_gradients`` in a train step). A
+    placeholder would stand for its value only, and could not be assigned."""
+    if isinstance(a, Variable):
+        return a._id
+    if isinstance(a, (list, tuple)) and a and all(isinstance(v, Variable) for v in a):
+        return (type(a), tuple(v._id for v in a))
+    return None
 
 
 def _argument_name(i, args, kwargs):
