@@ -18,7 +18,7 @@ from .diagonals import diagonal, tril, undiagonal
 from .misc import ones_like
 from .grad_util import as_tensor
 from .linalg import matmul
-from .matrix import float_dtype, inv, same_shape_rule, square
+from .matrix import float_dtype, inv, inverse_for_gradient, same_shape_rule, square
 from .shape import expand_dims, swap_last_two
 
 
@@ -214,7 +214,9 @@ def _qr_vjp(ct, ans, a):
     mm = matmul(r, ct_r, transpose_b=True) - matmul(ct_q, q, transpose_a=True)
     low = tril(mm)
     copyltu = low + swap_last_two(low) - mm * _eye_like(mm)
-    return matmul(ct_q + matmul(q, copyltu), inv(r), transpose_b=True)
+    return matmul(ct_q + matmul(q, copyltu), inverse_for_gradient(
+        r, "tg.linalg.qr", "it needs R invertible, that is A of full column rank"),
+        transpose_b=True)
 
 
 defvjp(qr_p, _qr_vjp)

@@ -21,6 +21,17 @@ def compatible(a, b):
     return len(a) == len(b) and all(p is None or q is None or p == q for p, q in zip(a, b))
 
 
+def broadcastable(*shapes):
+    """Could ``shapes`` (None = unknown) broadcast together, as numpy's rules say?"""
+    if any(s is None for s in shapes):
+        return True
+    n = max(len(s) for s in shapes)
+    for dims in zip(*[(1,) * (n - len(s)) + tuple(s) for s in shapes]):
+        if len({d for d in dims if d is not None and d != 1}) > 1:
+            return False
+    return True
+
+
 def require_same_shape(op_name, first, second, names):
     """Raise a ValueError unless tensors ``first`` and ``second`` (called ``names``) could
     have one shape: the fused gradient ops (tanh_grad, relu_grad...) take no broadcasting."""
