@@ -266,3 +266,11 @@ def test_linspace_takes_tensor_endpoints_and_differentiates_them():
     np.testing.assert_allclose([g.numpy() for g in grads], [2.5, 2.5])
     got = tg.linspace(tg.constant([0.0, 1.0]), 2.0, 3, endpoint=False)
     np.testing.assert_allclose(got.numpy(), np.linspace([0.0, 1.0], 2.0, 3, endpoint=False))
+
+
+# -- bounded memory and traces ------------------------------------------------------------
+
+def test_the_gradient_of_pinv_of_a_tall_matrix_builds_no_square_of_its_rows():
+    a = np.random.default_rng(0).random((200_000, 2))   # an m x m float64 would be 320 GB
+    grad = _gradient(lambda x: tg.sum(tg.linalg.pinv(x)), a)
+    assert grad.shape == a.shape and np.all(np.isfinite(grad.numpy()))
