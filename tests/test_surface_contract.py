@@ -1,5 +1,7 @@
 """The input contract on the newer surface (issue 30, part 5): each case gets the right
 answer, or an error naming the function and the argument."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -274,3 +276,54 @@ def test_the_gradient_of_pinv_of_a_tall_matrix_builds_no_square_of_its_rows():
     a = np.random.default_rng(0).random((200_000, 2))   # an m x m float64 would be 320 GB
     grad = _gradient(lambda x: tg.sum(tg.linalg.pinv(x)), a)
     assert grad.shape == a.shape and np.all(np.isfinite(grad.numpy()))
+
+
+
+def test_a_function_called_with_many_shapes_keeps_few_traces():
+    @tg.function
+    def f(x):
+        return tg.sum(x * 2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # three traces: no retrace warning
+        for n in range(1, 421):
+            assert f(tg.constant(np.ones(n))).numpy() == 2.0 * n
+    assert f.trace_count == 3
+    assert f.graph.get_operations()[0].outputs[0].shape == (None,)
+    np.testing.assert_allclose(_gradient(f, np.ones(5)).numpy(), np.full(5, 2.0))
+
+
+def test_only_the_sizes_that_change_are_relaxed():
+    @tg.function
+    def f(x):
+        return x * 2.0
+    for n in (1, 2, 3, 4):
+        f(tg.constant(np.ones((n, 3))))
+    assert f.trace_count == 3 and f.graph.get_operations()[0].outputs[0].shape == (None, 3)
+    f(tg.constant(np.ones((2, 5))))   # a new size where the trace fixed one: a new trace
+    assert f.trace_count == 4
+
+
+@pytest.mark.parametrize("calls, says", [
+    ([(1.0, float(i)) for i in range(7)], r"argument `k` is a new Python value, 5.0.*"
+                                           r"tg.constant"),
+    ([(np.ones(2, d), 1.0) for d in (np.float64, np.float32, np.int64, np.int32, np.int16,
+                                      np.int8)], r"argument `x` changed dtype.*tg.cast"),
+])
+def test_the_retrace_warning_names_the_argument_and_the_change(calls, says):
+    @tg.function
+    def f(x, k):
+        return x * k
+    with pytest.warns(UserWarning, match=says):
+        for x, k in calls:
+            f(tg.constant(x), k)
+
+
+def test_the_trace_cache_is_bounded():
+    @tg.function
+    def f(x, k):
+        return x * k
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(100):
+            assert f(tg.constant(1.0), float(i)).numpy() == float(i)
+    assert f.trace_count == 64
