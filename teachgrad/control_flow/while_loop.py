@@ -36,7 +36,7 @@ from ..ops.core import defvjp_all, primitive, rules_need_tensors
 from . import array_loops, batched
 from .outputs import add_output
 from .stacks import stack_values
-from ..tensor import Tensor
+from ..tensor import SymbolicTensor, Tensor
 from .structure import align, check_dtype, check_same_structure, check_shape, paths
 from .subgraph import MirrorGraph, as_tensor, differentiable_sources, entered, trace
 
@@ -158,11 +158,17 @@ def _iteration_limit(maximum_iterations):
                             minimum=0)
 
 
+_NO_BOOL = ("tg.while_loop: `cond` must return a scalar bool (a comparison such as i < n), "
+            "but it returned None. Did cond forget its `return`?")
+
+
 def _truth(pred, where):
     """A cond result as a Python bool (eager)."""
     if isinstance(pred, (bool, np.bool_)):
         return bool(pred)
-    pred = as_tensor(pred)
+    if pred is None:
+        raise TypeError(_NO_BOOL)
+    pred = as_tensor(pred, name="what cond returned")
     if pred.dtype != dtypes.bool_ or pred.shape != ():
         raise TypeError(f"{where} must return a scalar bool, got a tensor of dtype "
                         f"{pred.dtype} and shape {tuple(pred.shape)}. Compare with tg.less, "
@@ -219,7 +225,8 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, na
 
     cond_traced, pred = trace(lambda *xs: _call(cond, loop_vars, xs), specs, f"{name}_cond")
     if len(cond_traced.outputs) != 1 or nest.is_nested(pred):
-        raise TypeError(f"while_loop's cond must return one scalar bool, got {pred!r}.")
+        raise TypeError(_NO_BOOL if pred is None else
+                        f"while_loop's cond must return one scalar bool, got {pred!r}.")
     _check_predicate(cond_traced.outputs[0], "while_loop's cond")
     body_traced, result = trace(
         lambda *xs: _numbers_like(_body_result(_call(body, loop_vars, xs), loop_vars), xs),
@@ -232,8 +239,8 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, na
 
     limit = None
     if maximum_iterations is not None:
-        if isinstance(maximum_iterations, int) and maximum_iterations < 0:
-            raise ValueError(f"maximum_iterations must not be negative, got {maximum_iterations}.")
+        if not isinstance(maximum_iterations, SymbolicTensor):   # known now: checked now
+            maximum_iterations = _iteration_limit(maximum_iterations)
         limit = graph._as_graph_tensor(maximum_iterations, None)
         if limit.dtype.kind not in "iu" or limit.shape not in ((), None):
             raise TypeError(f"maximum_iterations must be an integer scalar, got {limit!r}.")

@@ -19,7 +19,8 @@ import sys
 
 from .. import backend, validate
 from ..state import override, state
-from ..tensor import SymbolicTensor, Tensor, Variable, as_array, convert_to_tensor
+from ..tensor import (SymbolicTensor, Tensor, Variable, as_array, convert_to_tensor,
+                      holds_tensor, packed)
 from .batching import BatchedTensor, batched_at, innermost_frame
 
 _new_node_id = itertools.count().__next__
@@ -499,7 +500,10 @@ def input_error(where, args, error, caller):
                 (f"{k}[{j}]" for k, v in names.items() if isinstance(v, (list, tuple))
                  for j, e in enumerate(v) if e is a), f"input {i}")
             try:
-                validate.tensor_like(a, name, where)
+                if type(a) in (list, tuple) and holds_tensor(a):
+                    packed(a, name, where)
+                else:
+                    validate.tensor_like(a, name, where)
             except (TypeError, ValueError) as named:
                 return named
     return error
@@ -510,6 +514,8 @@ def operand(x, name, where):
     Python number or (nested) list becomes a constant tensor, checked."""
     if hasattr(x, "ndim"):
         return x
+    if type(x) in (list, tuple) and holds_tensor(x):
+        return packed(x, name, where)   # tg.stack of its entries: differentiable
     return Tensor(validate.tensor_like(x, name, where))
 
 
