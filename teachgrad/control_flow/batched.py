@@ -12,8 +12,10 @@ So, as JAX does:
   (``tg.where(pred, new, old)``). Each example ends with the values its own loop gives.
 
 Eagerly this is a Python loop of ordinary, recorded ops. While a graph is built it is
-still one While node: the loop runs on the whole batch (every loop variable batched),
-with ``cond`` and ``body`` calling the user's functions inside the map again.
+still one While node: the loop runs on the whole batch, with ``cond`` and ``body``
+calling the user's functions inside the map again. Which loop variables must hold a
+batch is found first, by tracing ``cond`` and ``body`` until no new one turns batched
+(a counter that never meets a batched value stays one number, as JAX's fixpoint finds).
 """
 from .. import nest
 from ..ops import any as any_of, where
@@ -21,7 +23,7 @@ from ..ops.batching import BatchedTensor, batched_at
 from ..ops.shape import repeat_like
 from ..state import override, state
 from ..tensor import Tensor
-from .subgraph import as_tensor
+from .subgraph import as_tensor, trace
 
 
 def inside_map(*values):
@@ -86,8 +88,10 @@ def graph_batched_while(loop, cond, body, call, flat, structure, maximum_iterati
             "Differentiate outside the map (tg.grad of the vectorized function), or run "
             "eagerly.")
 
+    need = _batched_loop_vars(cond, body, call, flat, structure, frame)
+
     def views(batches):
-        return [BatchedTensor(b, frame) for b in batches]
+        return [BatchedTensor(b, frame) if n else b for b, n in zip(batches, need)]
 
     def lowered_cond(*batches):
         with frame.entered():
@@ -101,14 +105,46 @@ def graph_batched_while(loop, cond, body, call, flat, structure, maximum_iterati
             new = nest.flatten(call(body, structure, old))
             if batched_at(pred, frame):
                 new = [where(pred, n, o) for n, o in zip(new, old)]
-        return [to_batch(n, frame) for n in new]
+        return [to_batch(v, frame) if n else v for v, n in zip(new, need)]
 
     with override(batching=state.batching[:-1],
                   recorders=state.recorders_before(frame.entry)):
-        batches = [to_batch(v, frame) for v in flat]
+        batches = [to_batch(v, frame) if n else v for v, n in zip(flat, need)]
         result = loop(lowered_cond, lowered_body, batches,
                       maximum_iterations=maximum_iterations, name=name)
     return nest.pack_sequence_as(structure, views(nest.flatten(result)))
+
+
+def _batched_loop_vars(cond, body, call, flat, structure, frame):
+    """Which loop variables hold a batch: those given batched, those the body makes
+    batched from them, and all of them when the predicate is batched (a finished
+    example must keep its values: a selection per example). Found by tracing ``cond``
+    and ``body`` in graphs that are thrown away, until nothing changes."""
+    need = [batched_at(v, frame) for v in flat]
+    while True:
+        found = []
+
+        def probe(*inputs):
+            with frame.entered():
+                views = [BatchedTensor(t, frame) if n else t for t, n in zip(inputs, need)]
+                pred = call(cond, structure, views)
+                new = nest.flatten(call(body, structure, views))
+            found.extend(batched_at(pred, frame) or batched_at(v, frame) for v in new)
+
+        with override(batching=state.batching[:-1]):
+            trace(probe, [(_lowered_shape(v, n, frame), v.dtype, f"loop_var_{k}")
+                          for k, (v, n) in enumerate(zip(flat, need))], "batched_probe")
+        grown = [n or f for n, f in zip(need, found)]
+        if grown == need:
+            return need
+        need = grown
+
+
+def _lowered_shape(value, batched, frame):
+    example = value.shape if value.shape is None else tuple(value.shape)
+    if not batched or example is None:
+        return example
+    return (frame.like.shape[0],) + example
 
 
 def to_batch(value, frame):

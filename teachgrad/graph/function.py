@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import nest, validate
 from ..ops.arithmetic import add, subtract
+from ..ops.batching import BatchedTensor
 from ..ops.core import bind, note_variable_read, primitive
 from ..ops.grad_util import compatible
 from ..state import state
@@ -256,6 +257,11 @@ class Function:
         return concrete
 
     def __call__(self, *args, **kwargs):
+        if state.batching and any(isinstance(a, BatchedTensor) for a in
+                                  nest.flatten([args, kwargs])):
+            # Inside tg.vectorized_map, with an argument that differs by example: run the
+            # Python function, whose ops the map batches (a trace would fix one example).
+            return self.python_function(*args, **kwargs)
         if kwargs or len(args) != self._positional:
             args, kwargs = self._canonical(args, kwargs)
         key, tensors = _signature(args, kwargs)

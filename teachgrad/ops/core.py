@@ -330,7 +330,7 @@ def bind(op, *args, **params):
     if state.batching:   # inside tg.vectorized_map: does an input differ by example?
         frame = innermost_frame(args)
         if frame is not None:
-            return batch_bind(op, _convert_inputs(args), params, frame)
+            return batch_bind(op, _batch_inputs(args), params, frame)
     if state.graph is not None:
         return add_to_graph(op, args, params)
     for a in args:
@@ -533,6 +533,16 @@ def _convert_inputs(args):
     return tuple([a if type(a) is Tensor else _as_input(a, like) for a in args])
 
 
+def _batch_inputs(args):
+    """``args`` of an op inside tg.vectorized_map as tensors for its batching rule. While
+    a graph is built, a Variable stays one: the graph reads it when the rule's ops are
+    added (eagerly, its snapshot is read here, as ``bind`` reads it)."""
+    if state.graph is None:
+        return _convert_inputs(args)
+    like = next((a for a in args if isinstance(a, Tensor)), None)
+    return tuple([a if isinstance(a, Tensor) else _as_input(a, like) for a in args])
+
+
 def _as_input(value, like):
     if (type(value) is float or type(value) is int) and like is not None \
             and like.dtype.kind == "f":
@@ -548,6 +558,8 @@ def _as_input(value, like):
         raise RuntimeError(
             f"{value.name} belongs to a graph and has no value here. Build ops on it inside "
             f"`with graph.as_default():`, or evaluate it with tg.Session(graph).run(...).")
+    if isinstance(value, BatchedTensor):   # used after its map returned?
+        innermost_frame((value,))
     if isinstance(value, Tensor):  # a Tensor subclass other than Variable
         return value
     return convert_to_tensor(value, like)
