@@ -366,8 +366,11 @@ def batch_bind(op, args, params, frame):
     values = [a.batched if batched_at(a, frame) else a for a in args]
     batched = [batched_at(a, frame) for a in args]
     outer = tuple(f for f in state.batching if f.entry < frame.entry)
-    inner = tuple(r for r in state.recorders if r.entry > frame.entry)
-    with override(batching=outer, recorders=state.recorders_before(frame.entry)):
+    # A tg.debug check looks at values, wherever it was entered: it sees the batches.
+    sees_batches = tuple(r for r in state.recorders if r.entry < frame.entry
+                         or getattr(r, "checks_ops", False))
+    inner = tuple(r for r in state.recorders if r not in sees_batches)
+    with override(batching=outer, recorders=sees_batches):
         result = NotImplemented
         if op.batch_rule_takes_frame:
             result = op.batch_rule(frame, values, batched, **params)

@@ -59,6 +59,12 @@ def _index_array(key):
     if isinstance(key, tuple):
         return tuple(_index_array(k) for k in key)
     if isinstance(key, Tensor):
+        if key._value is None:   # a graph's tensor, or one that differs by example
+            raise TypeError(
+                "An index whose value is not known here (a graph tensor, or one that "
+                "differs from example to example in tg.vectorized_map) can only be a lone "
+                "integer tensor, x[i]. Inside a tuple or as a mask, pick with tg.gather "
+                "or tg.take_along_axis instead.")
         return key._value
     if isinstance(key, list):
         array = backend.xp.asarray(key)
@@ -98,6 +104,8 @@ def _is_row_index(key):
 getitem_p = primitive("getitem", lambda x, key: x[key])
 defeffect(getitem_p, "view")
 def getitem(x, key):
+    if isinstance(key, Tensor) and key._value is None and key.dtype.kind in "iu":
+        return gather(x, key, axis=0)   # x[i], i known only when a graph runs or per example
     return bind(getitem_p, x, key=_index_array(key))
 
 def _getitem_vjp(ct, ans, x, key):
