@@ -14,11 +14,11 @@ import sys
 from .. import backend, validate
 from ..state import state
 from ..tensor import Tensor, convert_to_tensor
-from .core import (bind, defeffect, defjvp, defvjp, defvjp_all, input_error,
+from .core import (bind, defbatch, defeffect, defjvp, defvjp, defvjp_all, input_error,
                    not_differentiable, primitive)
 from .grad_util import known, value_of
 from .math import log
-from .shape import broadcast_as, unbroadcast
+from .shape import broadcast_as, repeat_unbatched, unbroadcast
 
 
 def _binary(x, y):
@@ -190,6 +190,9 @@ def add_n(inputs):
             f"convert them: cast them to one dtype first, e.g. tg.cast(x, tg.{found[0]}).")
     return bind(add_n_p, *inputs)
 defvjp_all(add_n_p, lambda ct, ans, *xs: [ct] * len(xs))
+# Its inputs have one shape, so shared ones are repeated for every example first.
+defbatch(add_n_p, lambda values, batched: (bind(add_n_p, *repeat_unbatched(values, batched)),
+                                           True))
 
 
 def _comparison(name, kernel):

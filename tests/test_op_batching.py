@@ -1,0 +1,153 @@
+"""The op table's batching column: every op under ``tg.vmap`` (tests/op_table.py).
+
+For every entry, on inputs drawn by hypothesis, a batch of three examples is made from
+each float input ``x`` (``x``, ``0.9 x``, ``0.8 x``: scaling keeps the table's domains,
+positive, SPD, in [-1, 1], valid). Then:
+
+1. values: ``tg.vmap(fn)`` equals ``fn`` applied to each example and stacked, with every
+   input batched, and with each input batched alone (the others shared: in_axes None);
+2. no loop: an op with a batching rule computes the whole batch at once. The loop that
+   ``tg.vectorized_map`` falls back to warns "has no batching rule"; here that warning
+   fails the test, except for the ops in ``LOOPING`` (each with its reason);
+3. gradients: the gradient of a weighted sum of ``vmap(fn)(xs)`` with respect to the
+   batch ``xs`` equals the per-example gradients, stacked.
+"""
+import re
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import teachgrad as tg
+
+from op_table import OPS, dense, leaves
+
+# The mean of an empty axis is NaN, which numpy (the op and the reference) announces.
+pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
+
+SETTINGS = settings(max_examples=5, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+GRAD_SETTINGS = settings(SETTINGS, max_examples=3)
+
+SCALES = (1.0, 0.9, 0.8)
+
+# Primitives that legitimately run once per example under tg.vmap (the loop), and why.
+LOOPING = {
+}
+
+_NO_RULE = re.compile(r"tg\.vectorized_map: (\S+) has no batching rule")
+
+
+def _ids(spec):
+    return spec.name
+
+
+def batch_of(a):
+    """Three examples made from ``a``, stacked on a new axis 0."""
+    return np.stack([a * s for s in SCALES])
+
+
+def looping_ops(caught):
+    """The primitives named by the loop's warnings among ``caught``."""
+    return {m.group(1) for w in caught if (m := _NO_RULE.search(str(w.message)))}
+
+
+def run_vmapped(fn, args, in_axes):
+    """``tg.vmap(fn, in_axes)(*args)`` as numpy arrays, and the ops that looped."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = tg.vmap(fn, in_axes=in_axes)(*[tg.constant(a) for a in args])
+    return [dense(o) for o in leaves(out)], looping_ops(caught)
+
+
+def run_looped(fn, args, in_axes):
+    """``fn`` on each example in turn, its outputs stacked."""
+    per_example = []
+    for i in range(len(SCALES)):
+        example = [a[i] if axis == 0 else a for a, axis in zip(args, in_axes)]
+        per_example.append([dense(o) for o in leaves(fn(*[tg.constant(a) for a in example]))])
+    return [np.stack(outs) for outs in zip(*per_example)]
+
+
+def batchings(n):
+    """in_axes to test for ``n`` inputs: all batched, then each one batched alone."""
+    all_batched = (0,) * n
+    alone = [tuple(0 if j == i else None for j in range(n)) for i in range(n)]
+    return [all_batched] + [a for a in alone if a != all_batched]
+
+
+def draw_case(spec, data):
+    """A case for ``spec`` and its op as a function of the float inputs alone."""
+    case = data.draw(spec.inputs, label="case")
+    return case, lambda *xs: spec.fn(*xs, **case.params)
+
+
+def check_no_loop(spec, looped):
+    unexpected = looped - set(LOOPING)
+    assert not unexpected, (f"{spec.name}: {sorted(unexpected)} ran once per example (no "
+                            f"batching rule); give it one with tg.ops.defbatch")
+
+
+# -- 1 and 2. values, without a loop ---------------------------------------------
+@pytest.mark.parametrize("spec", OPS, ids=_ids)
+@SETTINGS
+@given(data=st.data())
+def test_vmap_matches_the_loop(spec, data):
+    case, fn = draw_case(spec, data)
+    for in_axes in batchings(len(case.arrays)):
+        args = [batch_of(a) if axis == 0 else a for a, axis in zip(case.arrays, in_axes)]
+        got, looped = run_vmapped(fn, args, in_axes)
+        want = run_looped(fn, args, in_axes)
+        assert len(got) == len(want)
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert g.shape == w.shape, f"{spec.name}, in_axes {in_axes}: output {i} shape"
+            assert g.dtype == w.dtype, f"{spec.name}, in_axes {in_axes}: output {i} dtype"
+            np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12,
+                                       err_msg=f"{spec.name}, in_axes {in_axes}: output {i}")
+        check_no_loop(spec, looped)
+
+
+# -- 3. gradients through the batched op ------------------------------------------
+def weighted_sum(outs, weights):
+    return tg.add_n([tg.sum(tg.cast(o, tg.float64) * w) for o, w in zip(outs, weights)])
+
+
+def vmapped_gradients(fn, batches, weights):
+    xs = [tg.constant(b) for b in batches]
+    with tg.GradientTape() as tape:
+        tape.watch(xs)
+        loss = weighted_sum(leaves(tg.vmap(fn)(*xs)), weights)
+    return [dense(g) for g in tape.gradient(loss, xs, unconnected_gradients="zero")]
+
+
+def looped_gradients(fn, batches, weights):
+    per_example = []
+    for i in range(len(SCALES)):
+        xs = [tg.constant(b[i]) for b in batches]
+        with tg.GradientTape() as tape:
+            tape.watch(xs)
+            loss = weighted_sum(leaves(fn(*xs)), [w[i] for w in weights])
+        per_example.append([dense(g) for g in tape.gradient(loss, xs,
+                                                            unconnected_gradients="zero")])
+    return [np.stack(gs) for gs in zip(*per_example)]
+
+
+@pytest.mark.parametrize("spec", OPS, ids=_ids)
+@GRAD_SETTINGS
+@given(data=st.data())
+def test_gradient_of_vmap_matches_the_loop(spec, data):
+    case, fn = draw_case(spec, data)
+    batches = [batch_of(a) for a in case.arrays]
+    outs = leaves(fn(*[tg.constant(a) for a in case.arrays]))
+    weights = [data.draw(hnp.arrays(np.float64, (len(SCALES),) + tuple(o.shape),
+                                    elements=st.floats(-2.0, 2.0)), label="weights")
+               for o in outs]
+    got = vmapped_gradients(fn, batches, weights)
+    want = looped_gradients(fn, batches, weights)
+    for i, (g, w) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(g, w, rtol=1e-8, atol=1e-10,
+                                   err_msg=f"{spec.name}: gradient of input {i}")
+
