@@ -62,9 +62,7 @@ def shifted_axes_rule(op, name="axes"):
     Unbatched inputs are repeated for every example first."""
     def rule(values, batched, **params):
         values = repeat_unbatched(values, batched)
-        axes = params[name]
-        if axes is not None:
-            params = dict(params, **{name: batch_axis(axes, values[0].ndim - 1)})
+        params = dict(params, **{name: batch_axis(params[name], values[0].ndim - 1)})
         return bind(op, *values, **params), True
     return rule
 
