@@ -222,6 +222,8 @@ def _to_example_shape(op_like, op_to_shape, values, batched):
                                   f"only when the graph runs")
     if op_like is broadcast_like:
         g = move_to_rank(g, len(example))
+    if op_like is sum_like and g.ndim - 1 > len(example):   # the example's leading axes
+        g = g.sum(axis=tuple(range(1, g.ndim - len(example))))
     target = (g.shape[0],) + tuple(example)
     if known(target):
         if op_to_shape is unbroadcast:
