@@ -161,3 +161,78 @@ def test_gradient_of_vmap_matches_the_loop(spec, data):
         np.testing.assert_allclose(g, w, rtol=1e-8, atol=1e-10,
                                    err_msg=f"{spec.name}: gradient of input {i}")
 
+
+
+# -- 4. per-example gradients: vmap(grad), which batches each op's VJP rule ---------
+def per_example_vjp(fn, n_inputs, weights):
+    """x -> the gradient of the weighted sum of ``fn(*x)`` (one example)."""
+    def vjp(*args):
+        xs, ws = list(args[:n_inputs]), args[n_inputs:]
+        with tg.GradientTape() as tape:
+            tape.watch(xs)
+            loss = weighted_sum(leaves(fn(*xs)), ws)
+        grads = tape.gradient(loss, xs, unconnected_gradients="zero")
+        return [g.to_dense() if isinstance(g, tg.IndexedSlices) else g for g in grads]
+    return vjp
+
+
+@pytest.mark.parametrize("spec", OPS, ids=_ids)
+@GRAD_SETTINGS
+@given(data=st.data())
+def test_vmap_of_gradient_matches_the_loop(spec, data):
+    case, fn = draw_case(spec, data)
+    batches = [batch_of(a) for a in case.arrays]
+    outs = leaves(fn(*[tg.constant(a) for a in case.arrays]))
+    weights = [batch_of(np.ones(tuple(o.shape))) for o in outs]
+    vjp = per_example_vjp(fn, len(batches), weights)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = tg.vmap(vjp)(*[tg.constant(b) for b in batches + weights])
+    got = [dense(g) for g in got]
+    want = [np.stack(gs) for gs in zip(*[
+        [dense(g) for g in vjp(*[tg.constant(b[i]) for b in batches + weights])]
+        for i in range(len(SCALES))])]
+    for i, (g, w) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(g, w, rtol=1e-8, atol=1e-10,
+                                   err_msg=f"{spec.name}: per-example gradient of input {i}")
+    # the VJP's operands are all batched: a grouped convolution may loop
+    check_no_loop(spec, looping_ops(caught), (0, 0))
+
+
+# -- 5. ops outside the table (not differentiated, or made of table ops) ---------------
+X = np.linspace(-1.0, 1.3, 3 * 2 * 4).reshape(3, 2, 4)
+IMAGES = np.linspace(-1.0, 1.0, 3 * 2 * 5 * 5 * 3).reshape(3, 2, 5, 5, 3)
+OTHERS = [
+    ("argmax", lambda x: tg.argmax(x), [X]),
+    ("argmax_keepdims", lambda x: tg.argmax(x, keepdims=True), [X]),
+    ("argmin_axis", lambda x: tg.argmin(x, axis=-1), [X]),
+    ("any", lambda x: tg.any(x > 0.5), [X]),
+    ("all_axis", lambda x: tg.all(x > 0.5, axis=0, keepdims=True), [X]),
+    ("argsort", lambda x: tg.argsort(x, axis=0), [X]),
+    ("round", lambda x: tg.round(10 * x), [X]),
+    ("floor", lambda x: tg.floor(10 * x), [X]),
+    ("less", lambda x, y: tg.less(x, y), [X, X[0].T.reshape(2, 4)]),
+    ("dropout_seeded", lambda x: tg.nn.dropout(x, 0.5, seed=3), [X]),
+    ("moments", lambda x: list(tg.nn.moments(x, axes=[0])), [X]),
+    ("norm", lambda x: tg.linalg.norm(x, axis=-1), [X]),
+    ("conv1d", lambda x, w: tg.nn.conv1d(x, w, 1, "SAME"), [X[:, None], np.ones((3, 4, 2))]),
+    ("conv2d_shared_filters", lambda x: tg.nn.conv2d(x, np.ones((3, 3, 3, 2)), 2, "SAME"),
+     [IMAGES]),
+    ("max_pool2d", lambda x: tg.nn.max_pool2d(x, 2, 2, "SAME"), [IMAGES]),
+]
+
+
+@pytest.mark.parametrize("fn, args", [o[1:] for o in OTHERS], ids=[o[0] for o in OTHERS])
+def test_ops_outside_the_table_batch_without_a_loop(fn, args):
+    in_axes = tuple(0 if i == 0 else None for i in range(len(args)))
+    got, looped = run_vmapped(fn, args, in_axes)
+    want = run_looped(fn, args, in_axes)
+    assert not looped, f"{sorted(looped)} ran once per example"
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)
+
+
+def test_dropout_without_a_seed_draws_a_mask_per_example():
+    masks = tg.vmap(lambda x: tg.nn.dropout(x, 0.5))(np.ones((20, 8))).numpy()
+    assert len({tuple(m) for m in masks}) > 1

@@ -103,8 +103,9 @@ def _may_be_zero(t):
     graph's constant; otherwise (a placeholder, a computed tensor in a graph) it could.
     (``t`` is a raw array when the rule runs on arrays.)"""
     value = value_of(t)
-    if value is None:                       # a graph tensor: known only for a constant
-        if t.node.op.name != "const":
+    if value is None:   # a graph tensor: known only for a constant (one example of a batch: no)
+        node = getattr(t, "node", None)
+        if node is None or node.op.name != "const":
             return True
         value = t.node.params["value"]
     if value.ndim == 0:                     # the usual exponent: no array reduction

@@ -41,6 +41,19 @@ repeat_like_p.shape_rule = lambda value, like: [(
     value.dtype)]
 
 
+def _repeat_like_batch(values, batched):
+    """Each example repeats ``value`` as long as ``like``'s axis 0 (axis 1 of a batch);
+    a batch of values keeps its batch axis in front of the repeats."""
+    (value, like), (value_batched, like_batched) = values, batched
+    out = repeat_like(value, _swap_first_two(like) if like_batched else like)
+    return (_swap_first_two(out), True) if value_batched else (out, False)
+defbatch(repeat_like_p, _repeat_like_batch)
+
+
+def _swap_first_two(x):
+    return transpose(x, (1, 0) + tuple(range(2, x.ndim)))
+
+
 def repeat_unbatched(values, batched):
     """``values`` with each unbatched one (shared by every example) repeated along a new
     axis 0, as long as the batched ones'."""
