@@ -10,7 +10,11 @@ positive, SPD, in [-1, 1], valid). Then:
    ``tg.vectorized_map`` falls back to warns "has no batching rule"; here that warning
    fails the test, except for the ops in ``LOOPING`` (each with its reason);
 3. gradients: the gradient of a weighted sum of ``vmap(fn)(xs)`` with respect to the
-   batch ``xs`` equals the per-example gradients, stacked.
+   batch ``xs`` equals the per-example gradients, stacked;
+4. per-example gradients: ``vmap`` of that gradient (which batches the ops of each VJP
+   rule) equals the loop too, without looping;
+5. a few ops outside the table (indices, booleans, random masks, composites) batch
+   without a loop.
 """
 import re
 import warnings
@@ -125,24 +129,24 @@ def weighted_sum(outs, weights):
     return tg.add_n([tg.sum(tg.cast(o, tg.float64) * w) for o, w in zip(outs, weights)])
 
 
-def vmapped_gradients(fn, batches, weights):
-    xs = [tg.constant(b) for b in batches]
-    with tg.GradientTape() as tape:
-        tape.watch(xs)
-        loss = weighted_sum(leaves(tg.vmap(fn)(*xs)), weights)
-    return [dense(g) for g in tape.gradient(loss, xs, unconnected_gradients="zero")]
-
-
-def looped_gradients(fn, batches, weights):
-    per_example = []
-    for i in range(len(SCALES)):
-        xs = [tg.constant(b[i]) for b in batches]
+def gradient_of_weighted_sum(fn, n_inputs):
+    """``(*xs, *weights) ->`` the gradients of ``weighted_sum(fn(*xs), weights)`` with
+    respect to ``xs`` (dense)."""
+    def vjp(*args):
+        xs, ws = list(args[:n_inputs]), args[n_inputs:]
         with tg.GradientTape() as tape:
             tape.watch(xs)
-            loss = weighted_sum(leaves(fn(*xs)), [w[i] for w in weights])
-        per_example.append([dense(g) for g in tape.gradient(loss, xs,
-                                                            unconnected_gradients="zero")])
-    return [np.stack(gs) for gs in zip(*per_example)]
+            loss = weighted_sum(leaves(fn(*xs)), ws)
+        grads = tape.gradient(loss, xs, unconnected_gradients="zero")
+        return [g.to_dense() if isinstance(g, tg.IndexedSlices) else g for g in grads]
+    return vjp
+
+
+def looped(fn, batches):
+    """``fn`` on each example of ``batches`` in turn, its results stacked (numpy)."""
+    per_example = [[dense(r) for r in fn(*[tg.constant(b[i]) for b in batches])]
+                   for i in range(len(SCALES))]
+    return [np.stack(rs) for rs in zip(*per_example)]
 
 
 @pytest.mark.parametrize("spec", OPS, ids=_ids)
@@ -155,27 +159,15 @@ def test_gradient_of_vmap_matches_the_loop(spec, data):
     weights = [data.draw(hnp.arrays(np.float64, (len(SCALES),) + tuple(o.shape),
                                     elements=st.floats(-2.0, 2.0)), label="weights")
                for o in outs]
-    got = vmapped_gradients(fn, batches, weights)
-    want = looped_gradients(fn, batches, weights)
+    vmapped = gradient_of_weighted_sum(lambda *xs: tg.vmap(fn)(*xs), len(batches))
+    got = [dense(g) for g in vmapped(*[tg.constant(a) for a in batches + weights])]
+    want = looped(gradient_of_weighted_sum(fn, len(batches)), batches + weights)
     for i, (g, w) in enumerate(zip(got, want)):
         np.testing.assert_allclose(g, w, rtol=1e-8, atol=1e-10,
                                    err_msg=f"{spec.name}: gradient of input {i}")
 
 
-
 # -- 4. per-example gradients: vmap(grad), which batches each op's VJP rule ---------
-def per_example_vjp(fn, n_inputs, weights):
-    """x -> the gradient of the weighted sum of ``fn(*x)`` (one example)."""
-    def vjp(*args):
-        xs, ws = list(args[:n_inputs]), args[n_inputs:]
-        with tg.GradientTape() as tape:
-            tape.watch(xs)
-            loss = weighted_sum(leaves(fn(*xs)), ws)
-        grads = tape.gradient(loss, xs, unconnected_gradients="zero")
-        return [g.to_dense() if isinstance(g, tg.IndexedSlices) else g for g in grads]
-    return vjp
-
-
 @pytest.mark.parametrize("spec", OPS, ids=_ids)
 @GRAD_SETTINGS
 @given(data=st.data())
@@ -184,14 +176,12 @@ def test_vmap_of_gradient_matches_the_loop(spec, data):
     batches = [batch_of(a) for a in case.arrays]
     outs = leaves(fn(*[tg.constant(a) for a in case.arrays]))
     weights = [batch_of(np.ones(tuple(o.shape))) for o in outs]
-    vjp = per_example_vjp(fn, len(batches), weights)
+    vjp = gradient_of_weighted_sum(fn, len(batches))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         got = tg.vmap(vjp)(*[tg.constant(b) for b in batches + weights])
     got = [dense(g) for g in got]
-    want = [np.stack(gs) for gs in zip(*[
-        [dense(g) for g in vjp(*[tg.constant(b[i]) for b in batches + weights])]
-        for i in range(len(SCALES))])]
+    want = looped(vjp, batches + weights)
     for i, (g, w) in enumerate(zip(got, want)):
         np.testing.assert_allclose(g, w, rtol=1e-8, atol=1e-10,
                                    err_msg=f"{spec.name}: per-example gradient of input {i}")
