@@ -9,12 +9,13 @@ import math
 
 from .. import backend, validate
 from .arithmetic import maximum, where
-from .core import bind, defeffect, defjvp, defvjp, not_differentiable, primitive
+from .batching import batch_axis
+from .core import bind, defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
 from .grad_util import as_tensor, known
 from .math import sqrt
 from .misc import cast
 from .reduction import _axes, _count, _keep, mean, sum
-from .shape import _axis
+from .shape import _axis, reshape, shifted_axes_rule
 
 
 # d prod / d x_i = the product of the others, prod_{j != i} x_j. That is ans / x_i where
@@ -39,6 +40,7 @@ defvjp(prod_p, lambda ct, ans, x, axes, keepdims:
        _keep(ct, x, axes, keepdims) * _others(x, ans, axes, keepdims))
 defjvp(prod_p, lambda x_dot, ans, x, axes, keepdims:
        sum(x_dot * _others(x, ans, axes, keepdims), axes, keepdims=keepdims))
+defbatch(prod_p, shifted_axes_rule(prod_p))
 
 
 def var(a, axis=None, ddof=0, keepdims=False):
@@ -83,7 +85,23 @@ def _never_differentiated(name, doc, one_axis):
         return bind(op, x, axis=axis, keepdims=keepdims)
     reduce.__name__ = reduce.__qualname__ = name
     reduce.__doc__ = doc
+    defbatch(op, _one_axis_rule(op) if one_axis else shifted_axes_rule(op, "axis"))
     return op, reduce
+
+
+def _one_axis_rule(op):
+    """The batching rule of argmax/argmin: ``axis`` one further right; with axis None
+    (each example flattened), the batch made a matrix of one flat example per row."""
+    def rule(values, batched, axis, keepdims):
+        x = values[0]
+        ndim = x.ndim - 1
+        if axis is not None:
+            return bind(op, x, axis=batch_axis(axis, ndim), keepdims=keepdims), True
+        if x.shape[0] is None:
+            return NotImplemented
+        out = bind(op, reshape(x, (x.shape[0], -1)), axis=1, keepdims=False)
+        return (reshape(out, (x.shape[0],) + (1,) * ndim) if keepdims else out), True
+    return rule
 
 argmax_p, argmax = _never_differentiated(
     "argmax", "The index of the largest entry along ``axis`` (None: of the flattened "

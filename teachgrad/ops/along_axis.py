@@ -7,10 +7,10 @@ an entry was picked twice: that is ``add_along_axis``, the transpose of picking
 (as ``scatter_add`` is ``gather``'s).
 """
 from .. import backend, validate
-from .core import bind, defeffect, defjvp, defvjp, primitive
+from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor
 from .misc import zeros_like
-from .shape import _axis, reshape
+from .shape import _axis, reshape, shifted_axes_rule
 
 
 def _key(shape, indices, axis):
@@ -59,6 +59,7 @@ defvjp(take_along_axis_p,
 defjvp(take_along_axis_p,
        lambda arr_dot, ans, arr, indices, axis: take_along_axis(arr_dot, indices, axis),
        None)
+defbatch(take_along_axis_p, shifted_axes_rule(take_along_axis_p, "axis"))
 
 
 def _add_along_axis_kernel(x, indices, values, axis):
@@ -85,4 +86,5 @@ defjvp(add_along_axis_p,
        None,
        lambda v_dot, ans, x, indices, values, axis:
        add_along_axis(zeros_like(ans), indices, v_dot, axis))
+defbatch(add_along_axis_p, shifted_axes_rule(add_along_axis_p, "axis"))
 add_along_axis_p.shape_rule = lambda x, indices, values, axis: [(x.shape, x.dtype)]

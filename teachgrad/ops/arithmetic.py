@@ -14,11 +14,11 @@ import sys
 from .. import backend, validate
 from ..state import state
 from ..tensor import Tensor, convert_to_tensor
-from .core import (bind, defeffect, defjvp, defvjp, defvjp_all, input_error,
+from .core import (bind, defbatch, defeffect, defjvp, defvjp, defvjp_all, input_error,
                    not_differentiable, primitive)
 from .grad_util import known, value_of
 from .math import log
-from .shape import broadcast_as, unbroadcast
+from .shape import broadcast_as, repeat_unbatched, unbroadcast
 
 
 def _binary(x, y):
@@ -103,8 +103,9 @@ def _may_be_zero(t):
     graph's constant; otherwise (a placeholder, a computed tensor in a graph) it could.
     (``t`` is a raw array when the rule runs on arrays.)"""
     value = value_of(t)
-    if value is None:                       # a graph tensor: known only for a constant
-        if t.node.op.name != "const":
+    if value is None:   # a graph tensor: known only for a constant (one example of a batch: no)
+        node = getattr(t, "node", None)
+        if node is None or node.op.name != "const":
             return True
         value = t.node.params["value"]
     if value.ndim == 0:                     # the usual exponent: no array reduction
@@ -190,6 +191,9 @@ def add_n(inputs):
             f"convert them: cast them to one dtype first, e.g. tg.cast(x, tg.{found[0]}).")
     return bind(add_n_p, *inputs)
 defvjp_all(add_n_p, lambda ct, ans, *xs: [ct] * len(xs))
+# Its inputs have one shape, so shared ones are repeated for every example first.
+defbatch(add_n_p, lambda values, batched: (bind(add_n_p, *repeat_unbatched(values, batched)),
+                                           True))
 
 
 def _comparison(name, kernel):

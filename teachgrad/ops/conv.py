@@ -27,8 +27,9 @@ four read only the shapes of ``x`` and ``w``, so the padding is worked out when 
 graph runs and sizes unknown when it is built are fine.
 """
 from .. import backend, validate
-from .core import bind, defeffect, defjvp, defvjp, primitive
+from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor, known
+from .nhwc_batching import conv_rule, merged_images_rule
 from .rearrange import flip
 from .shape import transpose
 from .windows import PADDINGS, geometry_2d, pad_2d, require_fit, windows
@@ -84,6 +85,7 @@ defjvp(conv2d_p,
        _conv(x_dot, w, strides, padding, dilations),
        lambda w_dot, ans, x, w, strides, padding, dilations:
        _conv(x, w_dot, strides, padding, dilations))
+defbatch(conv2d_p, conv_rule(conv2d_p))
 
 
 def conv2d(input, filters, strides, padding, dilations=1):
@@ -178,6 +180,8 @@ defvjp(spread_p, lambda ct, ans, g, x, w, **p: unspread(ct, x, w, **p), None, No
 defjvp(spread_p, lambda g_dot, ans, g, x, w, **p: spread(g_dot, x, w, **p), None, None)
 defvjp(unspread_p, lambda ct, ans, h, x, w, **p: spread(ct, x, w, **p), None, None)
 defjvp(unspread_p, lambda h_dot, ans, h, x, w, **p: unspread(h_dot, x, w, **p), None, None)
+defbatch(spread_p, merged_images_rule(spread_p, filters=(2,)))
+defbatch(unspread_p, merged_images_rule(unspread_p, filters=(2,)))
 
 
 def _frame(x_shape, w_shape, strides, padding, dilations):
@@ -239,6 +243,8 @@ defjvp(window_pad_p, lambda x_dot, ans, x, w, **p: window_pad(x_dot, w, **p), No
 defvjp(window_unpad_p, lambda ct, ans, h, x, w, **p: window_pad(ct, w, **p), None, None)
 defjvp(window_unpad_p, lambda h_dot, ans, h, x, w, **p: window_unpad(h_dot, x, w, **p),
        None, None)
+defbatch(window_pad_p, merged_images_rule(window_pad_p, filters=(1,)))
+defbatch(window_unpad_p, merged_images_rule(window_unpad_p, filters=(2,)))
 
 
 # -- checks shared with conv1d and pooling ---------------------------------------------

@@ -272,10 +272,12 @@ def defbatch(op, rule, takes_frame=False):
 
 def leading_axes_rule(op):
     """The batching rule of an op that treats leading axes as a batch already (identity,
-    casts, zeros_like): apply it to the batch as it is. Multiple results are batched
-    where their input is (identity_n's)."""
+    casts, zeros_like, numpy's matrix functions): apply it to the batch as it is. Multiple
+    results of several inputs are batched where their input is (identity_n's); those of
+    one input all are (eigh's, svd's)."""
     def rule(values, batched, **params):
-        return bind(op, *values, **params), (tuple(batched) if op.multiple_results else True)
+        several = op.multiple_results and len(values) > 1
+        return bind(op, *values, **params), (tuple(batched) if several else True)
     return rule
 
 

@@ -6,10 +6,11 @@ axis. Its VJP writes the cotangent back onto that diagonal of a zero tensor:
 ``undiagonal``, its transpose, whose own VJP is ``diagonal`` again.
 """
 from .. import backend, validate
-from .core import bind, defeffect, defjvp, defvjp, primitive
+from .core import bind, defbatch, defeffect, defjvp, defvjp, leading_axes_rule, primitive
 from .grad_util import as_tensor, check_entries
 from .reduction import sum
-from .shape import unbroadcast
+from .misc import zeros
+from .shape import broadcast_to, expand_dims, repeat_like, unbroadcast
 
 
 def _diagonal_axes(x, axis1, axis2, where, name="a"):
@@ -44,6 +45,8 @@ defvjp(diagonal_p, lambda ct, ans, x, offset, axis1, axis2:
        undiagonal(ct, x, offset, axis1, axis2))
 defjvp(diagonal_p, lambda x_dot, ans, x, offset, axis1, axis2:
        diagonal(x_dot, offset, axis1, axis2))
+defbatch(diagonal_p, lambda values, batched, offset, axis1, axis2: (   # past the batch axis
+    bind(diagonal_p, values[0], offset=offset, axis1=axis1 + 1, axis2=axis2 + 1), True))
 
 
 def _undiagonal_kernel(g, x, offset, axis1, axis2):
@@ -68,6 +71,15 @@ defvjp(undiagonal_p, lambda ct, ans, g, x, offset, axis1, axis2:
        diagonal(ct, offset, axis1, axis2), None)
 defjvp(undiagonal_p, lambda g_dot, ans, g, x, offset, axis1, axis2:
        undiagonal(g_dot, x, offset, axis1, axis2), None)
+
+
+def _undiagonal_batch(values, batched, offset, axis1, axis2):
+    """The axes past the batch axis, on zeros of the batch's shape (a shared ``g``
+    broadcasts along it as it is written)."""
+    (g, x), (g_batched, x_batched) = values, batched
+    x = x if x_batched else repeat_like(x, g)
+    return bind(undiagonal_p, g, x, offset=offset, axis1=axis1 + 1, axis2=axis2 + 1), True
+defbatch(undiagonal_p, _undiagonal_batch)
 undiagonal_p.shape_rule = lambda g, x, offset, axis1, axis2: [(x.shape, g.dtype)]
 
 
@@ -97,6 +109,17 @@ defvjp(diag_p, lambda ct, ans, v, k: diagonal(ct, k))
 defjvp(diag_p, lambda v_dot, ans, v, k: diag(v_dot, k))
 
 
+def _diag_batch(values, batched, k):
+    """A batch of vectors, each written on the k-th diagonal of its own matrix."""
+    v = values[0]
+    size = v.shape[1] + abs(k) if v.shape[1] is not None else None
+    if size is None:
+        return NotImplemented
+    shape_of = repeat_like(zeros((size, size), dtype=v.dtype), v)   # only its shape is read
+    return bind(undiagonal_p, v, shape_of, offset=k, axis1=1, axis2=2), True
+defbatch(diag_p, _diag_batch)
+
+
 # tril / triu: the entries on and below (above) the k-th diagonal of the last two axes,
 # zeros elsewhere. Each is its own transpose: the VJP keeps the same entries of ct.
 # (A 1-D input is broadcast to a square matrix first, as numpy does: unbroadcast sums back.)
@@ -110,7 +133,22 @@ def _triangle(name, doc):
     keep.__doc__ = doc
     defvjp(op, lambda ct, ans, x, k: unbroadcast(keep(ct, k), x))
     defjvp(op, lambda x_dot, ans, x, k: keep(x_dot, k))
+    defbatch(op, _triangle_batch(op))
     return op, keep
+
+
+def _triangle_batch(op):
+    """tril/triu keep a triangle of the last two axes, over any leading ones; a batch of
+    vectors is first made the batch of square matrices numpy makes of each."""
+    matrices = leading_axes_rule(op)
+    def rule(values, batched, k):
+        x = values[0]
+        if x.ndim == 2:
+            if None in x.shape:
+                return NotImplemented
+            x = broadcast_to(expand_dims(x, 1), (x.shape[0], x.shape[1], x.shape[1]))
+        return matrices([x], batched, k=k)
+    return rule
 
 tril_p, tril = _triangle("tril", r"""$\mathrm{out}_{ij} = x_{ij}$ where $j \le i + k$, else 0
     (last two axes).  VJP: tril(ct, k).""")

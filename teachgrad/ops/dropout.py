@@ -10,7 +10,7 @@ multiplies the cotangent by the same mask: dropped entries get no gradient.
 import numpy as np
 
 from .. import backend, validate
-from .core import bind, not_differentiable, primitive
+from .core import bind, defbatch, leading_axes_rule, not_differentiable, primitive
 from .grad_util import as_tensor
 
 #: Where masks without a seed come from (fresh entropy, once per process).
@@ -26,6 +26,16 @@ def _keep_mask_kernel(x, rate, seed):
 # noise: no derivative, and never folded or shared by the graph optimiser.
 keep_mask_p = not_differentiable(primitive("keep_mask", _keep_mask_kernel))
 keep_mask_p.shape_rule = lambda x, rate, seed: [(x.shape, x.dtype)]
+
+
+def _keep_mask_batch(values, batched, rate, seed):
+    """Without a seed, each example draws its own mask: one mask of the batch's shape.
+    With one, every example draws the same mask (the same seed): one example's mask,
+    shared by all."""
+    if seed is None:
+        return leading_axes_rule(keep_mask_p)(values, batched, rate=rate, seed=seed)
+    return bind(keep_mask_p, values[0][0], rate=rate, seed=seed), False
+defbatch(keep_mask_p, _keep_mask_batch)
 
 
 def dropout(x, rate, seed=None):

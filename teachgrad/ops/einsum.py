@@ -26,7 +26,7 @@ import string
 import numpy as np
 
 from .. import backend, validate
-from .core import bind, defeffect, defvjp_all, primitive
+from .core import bind, defbatch, defeffect, defvjp_all, primitive
 from .grad_util import as_tensor, known
 from .shape import broadcast_as, broadcast_to, expand_dims, unbroadcast
 
@@ -95,6 +95,19 @@ def _widened(g, x, missing):
 
 
 defvjp_all(einsum_p, _vjp)
+
+
+def _batch(values, batched, subscripts):
+    """A batch of einsums is one einsum: a new letter for the batch axis, in front of
+    each batched operand's letters and of the output's (``"ij,jk->ik"`` with a batched
+    ``a`` is ``"Aij,jk->Aik"``)."""
+    inputs, output = _split(subscripts)
+    b = next(c for c in _LETTERS if c not in subscripts)
+    terms = [b + term if is_batched else term for term, is_batched in zip(inputs, batched)]
+    return einsum_explicit(",".join(terms) + "->" + b + output, *values), True
+
+
+defbatch(einsum_p, _batch)
 
 
 def _jvp(node, tangents):

@@ -13,7 +13,7 @@ the symmetric G would.
 """
 from .. import backend, validate
 from .arithmetic import divide
-from .core import bind, defeffect, defvjp, primitive
+from .core import bind, defbatch, defeffect, defvjp, leading_axes_rule, primitive
 from .diagonals import diagonal, tril, undiagonal
 from .misc import ones_like
 from .grad_util import as_tensor
@@ -66,6 +66,7 @@ def _cholesky_vjp(ct, ans, a):
 
 
 defvjp(cholesky_p, _cholesky_vjp)
+defbatch(cholesky_p, leading_axes_rule(cholesky_p))   # numpy's linalg maps over leading axes
 cholesky_p.shape_rule = same_shape_rule
 
 
@@ -96,6 +97,7 @@ def _eigh_vjp(ct, ans, a):
 
 
 defvjp(eigh_p, _eigh_vjp)
+defbatch(eigh_p, leading_axes_rule(eigh_p))   # numpy's linalg maps over leading axes
 eigh_p.shape_rule = lambda a: [(None if a.shape is None else a.shape[:-1],
                                 float_dtype(a.dtype)), same_shape_rule(a)[0]]
 
@@ -133,6 +135,7 @@ def _svd_vjp(ct, ans, a, full_matrices):
 
 
 defvjp(svd_p, _svd_vjp)
+defbatch(svd_p, leading_axes_rule(svd_p))   # numpy's linalg maps over leading axes
 
 
 def _factor_shapes(a, full_matrices=False):
@@ -163,6 +166,7 @@ def _svdvals_vjp(ct, ans, a):
 
 
 defvjp(svdvals_p, _svdvals_vjp)
+defbatch(svdvals_p, leading_axes_rule(svdvals_p))   # numpy's linalg maps over leading axes
 svdvals_p.shape_rule = lambda a: _svd_shape(a, False)[1:2]
 
 
@@ -220,6 +224,7 @@ def _qr_vjp(ct, ans, a):
 
 
 defvjp(qr_p, _qr_vjp)
+defbatch(qr_p, leading_axes_rule(qr_p))   # numpy's linalg maps over leading axes
 
 
 def _qr_shape(a):
@@ -277,5 +282,6 @@ def _pinv_vjp(ct, ans, a, rcond):
 
 
 defvjp(pinv_p, _pinv_vjp)
+defbatch(pinv_p, leading_axes_rule(pinv_p))   # numpy's linalg maps over leading axes
 pinv_p.shape_rule = lambda a, rcond: [(None if a.shape is None else
                                        a.shape[:-2] + a.shape[-2:][::-1], float_dtype(a.dtype))]

@@ -16,7 +16,7 @@ from ..tensor import Tensor
 from .core import bind, defbatch, defeffect, defjvp, defvjp, operand, primitive
 from .grad_util import known, value_of
 from .misc import zeros, zeros_like
-from .shape import _axis, reshape, transpose
+from .shape import _axis, repeat_like, reshape, transpose
 from .shape_inference import STAND_IN_SIZES, infer_by_stand_ins
 
 
@@ -92,6 +92,18 @@ defjvp(index_add_p,
 index_add_p.shape_rule = lambda x, values, key: [(x.shape, x.dtype)]
 
 
+def _index_add_batch(values, batched, key):
+    """Add at ``batch[:, key]``; shared values broadcast along the batch axis as numpy
+    adds them, a shared ``x`` is repeated for every example first."""
+    (x, v), (x_batched, v_batched) = values, batched
+    key = _batch_key(key)
+    if key is None:
+        return NotImplemented
+    x = x if x_batched else repeat_like(x, v)
+    return bind(index_add_p, x, v, key=key), True
+defbatch(index_add_p, _index_add_batch)
+
+
 def _is_row_index(key):
     """Does ``x[key]`` pick whole rows (an int or 1-D int array on axis 0)?"""
     if isinstance(key, (int, np.integer)):
@@ -136,15 +148,20 @@ def _getitem_shape(x, key):
 getitem_p.shape_rule = _getitem_shape
 
 
-def _getitem_batch(values, batched, key):
+def _batch_key(key):
     """Every example's ``x[key]`` is ``batch[:, key]``, unless the key's arrays are split
-    by a slice (numpy then puts their axes first): those loop over the examples."""
+    by a slice (numpy then puts their axes first): None for those (they loop)."""
     parts = key if isinstance(key, tuple) else (key,)
     arrays = [i for i, k in enumerate(parts) if getattr(k, "ndim", 0) > 0
               or isinstance(k, (list, np.ndarray))]
     if arrays and arrays[-1] - arrays[0] + 1 != len(arrays):
-        return NotImplemented
-    return getitem(values[0], (slice(None),) + parts), True
+        return None
+    return (slice(None),) + parts
+
+
+def _getitem_batch(values, batched, key):
+    key = _batch_key(key)
+    return NotImplemented if key is None else (getitem(values[0], key), True)
 defbatch(getitem_p, _getitem_batch)
 
 
@@ -204,3 +221,14 @@ defvjp(scatter_add_p,
        lambda ct, ans, x, indices, values, axis: ct,
        None,
        lambda ct, ans, x, indices, values, axis: gather(ct, indices, axis=axis))
+
+
+def _scatter_add_batch(values, batched, axis):
+    """Shared indices: add along ``axis + 1`` of the batch. Indices that differ from
+    example to example would scatter each example differently: those loop."""
+    (x, indices, v), (x_batched, indices_batched, _) = values, batched
+    if indices_batched:
+        return NotImplemented
+    x = x if x_batched else repeat_like(x, v)   # shared values broadcast as they are added
+    return bind(scatter_add_p, x, indices, v, axis=axis + 1), True
+defbatch(scatter_add_p, _scatter_add_batch)

@@ -5,7 +5,8 @@ the VJP rule, written with teachgrad ops so that it can be differentiated again.
 ``g`` is the cotangent of the output, ``ans`` the output itself.
 """
 from .. import backend
-from .core import bind, defeffect, defjvp, defvjp, fused_op, not_differentiable, primitive
+from .core import (bind, defbatch, defeffect, defjvp, defvjp, fused_op, leading_axes_rule,
+                   not_differentiable, primitive)
 from .grad_util import require_same_shape
 
 # -x.  d/dx (-x) = -1
@@ -60,6 +61,7 @@ def sign(x): return bind(sign_p, x)
 round_p = not_differentiable(primitive("round", lambda x: backend.xp.round(x)))
 defeffect(round_p, "fresh")
 def round(x): return bind(round_p, x)
+defbatch(round_p, leading_axes_rule(round_p))   # entry by entry: the batch as it is
 
 # |x|.  d/dx |x| = sign(x)  (0 at x = 0, as TensorFlow and numpy choose)
 abs_p = primitive("abs", lambda x: backend.xp.abs(x))

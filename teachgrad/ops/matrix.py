@@ -16,11 +16,11 @@ import builtins
 import numpy as np
 
 from .. import backend, validate
-from .core import bind, defeffect, defjvp, defvjp, primitive
+from .core import bind, defbatch, defeffect, defjvp, defvjp, leading_axes_rule, primitive
 from .grad_util import as_tensor
 from .linalg import matmul
 from .reduction import sum
-from .shape import expand_dims, squeeze, swap_last_two, unbroadcast
+from .shape import expand_dims, move_to_rank, squeeze, swap_last_two, unbroadcast
 
 
 def square(a, where, name="a"):
@@ -73,6 +73,7 @@ def inv(a):
 defvjp(inv_p, lambda ct, ans, a: -matmul(matmul(ans, ct, transpose_a=True), ans,
                                          transpose_b=True))
 defjvp(inv_p, lambda a_dot, ans, a: -matmul(matmul(ans, a_dot), ans))
+defbatch(inv_p, leading_axes_rule(inv_p))   # numpy's linalg maps over leading axes
 inv_p.shape_rule = same_shape_rule
 
 
@@ -132,6 +133,19 @@ defjvp(solve_p,
        lambda b_dot, ans, a, b, vector: bind(solve_p, a, b_dot, vector=vector))
 
 
+def _solve_batch(values, batched, vector):
+    """Solve every example's system at once: its leading axes broadcast from the right,
+    so a batched operand gets size-1 axes after the batch until both examples have as
+    many leading axes (a shared one broadcasts against the batch axis by itself)."""
+    (a, b), (a_batched, b_batched) = values, batched
+    core_b = 1 if vector else 2
+    lead = max(a.ndim - a_batched - 2, b.ndim - b_batched - core_b)
+    a = move_to_rank(a, lead + 2) if a_batched else a
+    b = move_to_rank(b, lead + core_b) if b_batched else b
+    return bind(solve_p, a, b, vector=vector), True
+defbatch(solve_p, _solve_batch)
+
+
 def _from_columns(t, vector):
     return squeeze(t, -1) if vector else t
 
@@ -159,6 +173,7 @@ def det(a):
     return bind(det_p, square(a, "tg.linalg.det"))
 defvjp(det_p, lambda ct, ans, a: _ct_matrix(ct) * cofactor(a))
 defjvp(det_p, lambda a_dot, ans, a: sum(cofactor(a) * a_dot, axis=(-2, -1)))
+defbatch(det_p, leading_axes_rule(det_p))
 det_p.shape_rule = lambda a: [(None if a.shape is None else a.shape[:-2],
                                float_dtype(a.dtype))]
 
@@ -195,6 +210,7 @@ def cofactor(a):
     return bind(cofactor_p, square(a, "tg.linalg.cofactor"))
 defvjp(cofactor_p, _cofactor_vjp)
 cofactor_p.shape_rule = same_shape_rule
+defbatch(cofactor_p, leading_axes_rule(cofactor_p))
 
 
 # slogdet: (sign, log|det A|). The sign is piecewise constant (its derivative is 0
@@ -210,6 +226,7 @@ def slogdet(a):
 defvjp(slogdet_p, lambda ct, ans, a: _ct_matrix(ct[1]) * inverse_for_gradient(
     swap_last_two(a), "tg.linalg.slogdet", "log|det A| has no derivative where A is singular "
     "(det A = 0, so log|det A| = -inf)"))
+defbatch(slogdet_p, leading_axes_rule(slogdet_p))
 
 
 def inverse_for_gradient(a, where, why):

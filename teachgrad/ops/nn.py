@@ -7,7 +7,7 @@ from .core import (bind, defbatch, defeffect, defjvp, defvjp, defvjp_all, fused_
 from .grad_util import compatible, require_same_shape
 from .math import exp
 from .reduction import sum
-from .shape import expand_dims, shifted_axes_rule
+from .shape import expand_dims, repeat_unbatched, shifted_axes_rule
 
 # relu(x) = max(x, 0).  d/dx = 1 where x > 0, else 0, applied by the fused op relu_grad below.
 def _relu_kernel(x):
@@ -183,3 +183,6 @@ def _sparse_xent_vjp(grads, outputs, logits, labels):
     return [total, None]
 
 defvjp_all(sparse_xent_p, _sparse_xent_vjp)
+# Leading axes are examples already: shared logits or labels are repeated per example.
+defbatch(sparse_xent_p, lambda values, batched: (
+    bind(sparse_xent_p, *repeat_unbatched(values, batched)), True))

@@ -11,8 +11,9 @@ import math
 import numpy as np
 
 from .. import backend, validate
-from .core import bind, defeffect, defjvp, defvjp, primitive
+from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor, check_entries, known
+from .shape import repeat_unbatched
 
 #: numpy's modes that only copy entries (or put a constant): the ones with a VJP here.
 MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
@@ -71,6 +72,16 @@ defjvp(pad_p, lambda x_dot, ans, x, pad_width, mode, constant_values:
        pad(x_dot, pad_width, mode))
 
 
+def _pad_batch(values, batched, pad_width, mode, constant_values):
+    """No padding along the batch axis: a (0, 0) row in front of ``pad_width`` (and of
+    ``constant_values``, when it has one pair per axis)."""
+    if isinstance(constant_values, tuple):
+        constant_values = ((0, 0),) + constant_values
+    return bind(pad_p, values[0], pad_width=((0, 0),) + pad_width, mode=mode,
+                constant_values=constant_values), True
+defbatch(pad_p, _pad_batch)
+
+
 def _unpad_kernel(g, x, pad_width, mode):
     xp = backend.xp
     out = g
@@ -98,3 +109,6 @@ defvjp(unpad_p, lambda ct, ans, g, x, pad_width, mode: pad(ct, pad_width, mode),
 defjvp(unpad_p, lambda g_dot, ans, g, x, pad_width, mode: unpad(g_dot, x, pad_width, mode),
        None)
 unpad_p.shape_rule = lambda g, x, pad_width, mode: [(x.shape, g.dtype)]
+defbatch(unpad_p, lambda values, batched, pad_width, mode: (
+    bind(unpad_p, *repeat_unbatched(values, batched), pad_width=((0, 0),) + pad_width,
+         mode=mode), True))

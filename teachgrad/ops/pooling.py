@@ -14,8 +14,9 @@ each with its backward pass as an op of its own.
 """
 from .. import backend
 from .conv import check_fits, check_images, pair, padding_mode
-from .core import bind, defeffect, defjvp, defvjp, primitive
+from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor
+from .nhwc_batching import merged_images_rule
 from .windows import add_windows, geometry_2d, pad_2d, require_fit, windows
 
 _ONES = (1, 1)   # pooling windows are not dilated
@@ -71,6 +72,7 @@ def _max_pool_kernel(x, ksize, strides, padding):
 
 max_pool2d_p = primitive("max_pool2d", _max_pool_kernel)
 defeffect(max_pool2d_p, "fresh")
+defbatch(max_pool2d_p, merged_images_rule(max_pool2d_p))
 max_pool2d_p.shape_rule = _pool_shape
 defvjp(max_pool2d_p, lambda ct, ans, x, **p: max_pool2d_grad(ct, x, **p))
 defjvp(max_pool2d_p, lambda x_dot, ans, x, **p: max_pool2d_pick(x_dot, x, **p))
@@ -104,6 +106,7 @@ def _max_pool_grad_kernel(g, x, ksize, strides, padding):
 # MaxPoolGrad). Linear in g; max_pool2d_pick is its transpose.
 max_pool2d_grad_p = primitive("max_pool2d_grad", _max_pool_grad_kernel)
 defeffect(max_pool2d_grad_p, "fresh")
+defbatch(max_pool2d_grad_p, merged_images_rule(max_pool2d_grad_p))
 max_pool2d_grad_p.shape_rule = _like_x_shape
 
 
@@ -123,6 +126,7 @@ def _max_pool_pick_kernel(h, x, ksize, strides, padding):
 # of max_pool2d; TensorFlow's MaxPoolGradGrad). Linear in h; max_pool2d_grad transposes it.
 max_pool2d_pick_p = primitive("max_pool2d_pick", _max_pool_pick_kernel)
 defeffect(max_pool2d_pick_p, "fresh")
+defbatch(max_pool2d_pick_p, merged_images_rule(max_pool2d_pick_p))
 max_pool2d_pick_p.shape_rule = lambda h, x, **p: [(_pool_shape(x, **p)[0][0], h.dtype)]
 
 
@@ -156,6 +160,7 @@ def _avg_pool_kernel(x, ksize, strides, padding):
 
 avg_pool2d_p = primitive("avg_pool2d", _avg_pool_kernel)
 defeffect(avg_pool2d_p, "fresh")
+defbatch(avg_pool2d_p, merged_images_rule(avg_pool2d_p))
 avg_pool2d_p.shape_rule = _pool_shape
 defvjp(avg_pool2d_p, lambda ct, ans, x, **p: avg_pool2d_grad(ct, x, **p))
 defjvp(avg_pool2d_p, lambda x_dot, ans, x, **p: bind(avg_pool2d_p, x_dot, **p))
@@ -187,6 +192,7 @@ def _avg_pool_grad_kernel(g, x, ksize, strides, padding):
 # of avg_pool2d; only x's shape is read). Linear in g; its transpose is avg_pool2d.
 avg_pool2d_grad_p = primitive("avg_pool2d_grad", _avg_pool_grad_kernel)
 defeffect(avg_pool2d_grad_p, "fresh", shape_only_inputs=(1,))
+defbatch(avg_pool2d_grad_p, merged_images_rule(avg_pool2d_grad_p))
 avg_pool2d_grad_p.shape_rule = _like_x_shape
 
 

@@ -12,9 +12,11 @@ work in graphs whose sizes are unknown until they run.
 import math
 
 from .. import backend, validate
-from .core import bind, defeffect, defjvp, defvjp, primitive
+from .batching import batch_axis
+from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor, check_entries, known
-from .shape import _axis, expand_dims, reshape, transpose
+from .shape import (_axis, expand_dims, move_to_rank, repeat_like, repeat_unbatched, reshape,
+                    shifted_axes_rule, squeeze, transpose)
 
 
 def ravel(a):
@@ -54,6 +56,7 @@ def flip(m, axis=None):
     return bind(flip_p, x, axes=_axes_tuple(axis, x.ndim, "tg.flip"))
 defvjp(flip_p, lambda ct, ans, x, axes: flip(ct, axes))
 defjvp(flip_p, lambda x_dot, ans, x, axes: flip(x_dot, axes))
+defbatch(flip_p, shifted_axes_rule(flip_p))
 
 
 def flipud(m):
@@ -95,6 +98,19 @@ def _negated(shift):
     return -shift if isinstance(shift, int) else tuple(-s for s in shift)
 defvjp(roll_p, lambda ct, ans, x, shift, axis: roll(ct, _negated(shift), axis))
 defjvp(roll_p, lambda x_dot, ans, x, shift, axis: roll(x_dot, shift, axis))
+
+
+def _roll_batch(values, batched, shift, axis):
+    """The axes past the batch axis; with axis None, each example rolled flat, as one
+    row of a matrix."""
+    x = values[0]
+    if axis is not None:
+        return bind(roll_p, x, shift=shift, axis=batch_axis(axis, x.ndim - 1)), True
+    if not known(x.shape):
+        return NotImplemented
+    rows = bind(roll_p, reshape(x, (x.shape[0], math.prod(x.shape[1:]))), shift=shift, axis=1)
+    return reshape(rows, x.shape), True
+defbatch(roll_p, _roll_batch)
 
 
 def moveaxis(a, source, destination):
@@ -222,6 +238,7 @@ def _repeat_shape(x, repeats, axis):   # counts need the exact size: no stand-in
 repeat_p.shape_rule = _repeat_shape
 defvjp(repeat_p, lambda ct, ans, x, repeats, axis: unrepeat(ct, x, repeats, axis))
 defjvp(repeat_p, lambda x_dot, ans, x, repeats, axis: repeat(x_dot, repeats, axis))
+defbatch(repeat_p, shifted_axes_rule(repeat_p, "axis"))
 
 unrepeat_p = primitive("unrepeat", _unrepeat_kernel)
 defeffect(unrepeat_p, "fresh", shape_only_inputs=(1,))
@@ -233,6 +250,7 @@ defvjp(unrepeat_p, lambda ct, ans, g, x, repeats, axis: repeat(ct, repeats, axis
 defjvp(unrepeat_p, lambda g_dot, ans, g, x, repeats, axis: unrepeat(g_dot, x, repeats, axis),
        None)
 unrepeat_p.shape_rule = lambda g, x, repeats, axis: [(x.shape, g.dtype)]
+defbatch(unrepeat_p, shifted_axes_rule(unrepeat_p, "axis"))
 
 
 def _tile_reps(x_shape, reps):
@@ -263,6 +281,21 @@ def tile(A, reps):
 defvjp(tile_p, lambda ct, ans, x, reps: untile(ct, x, reps))
 defjvp(tile_p, lambda x_dot, ans, x, reps: tile(x_dot, reps))
 
+
+def _batch_reps(x, reps):
+    """A batch ``x`` with each example given the leading axes numpy's tile gives it,
+    those axes' positions (after the batch axis), and reps for the batch (1 for it)."""
+    rank = x.ndim - 1
+    shape, reps = _tile_reps((0,) * rank, reps)
+    added = tuple(range(1, 1 + len(shape) - rank))
+    return move_to_rank(x, len(shape)), added, (1,) + reps
+
+
+def _tile_batch(values, batched, reps):
+    x, _, reps = _batch_reps(values[0], reps)
+    return bind(tile_p, x, reps=reps), True
+defbatch(tile_p, _tile_batch)
+
 untile_p = primitive("untile", _untile_kernel)
 defeffect(untile_p, "reduction", shape_only_inputs=(1,))
 def untile(g, x, reps):
@@ -271,3 +304,11 @@ def untile(g, x, reps):
 defvjp(untile_p, lambda ct, ans, g, x, reps: tile(ct, reps), None)
 defjvp(untile_p, lambda g_dot, ans, g, x, reps: untile(g_dot, x, reps), None)
 untile_p.shape_rule = lambda g, x, reps: [(x.shape, g.dtype)]
+
+
+def _untile_batch(values, batched, reps):
+    g, x = repeat_unbatched(values, batched)
+    x, added, reps = _batch_reps(x, reps)
+    out = untile(g, x, reps)
+    return (squeeze(out, added) if added else out), True
+defbatch(untile_p, _untile_batch)

@@ -13,7 +13,7 @@ import numpy as np
 from .. import backend
 from ..tensor import Tensor, convert_to_tensor
 from .arithmetic import equal, maximum, where
-from .core import bind, defeffect, defjvp, defvjp, primitive
+from .core import bind, defbatch, defeffect, defjvp, defvjp, leading_axes_rule, primitive
 from .misc import cast
 from .shape import broadcast_as, unbroadcast
 from .ufuncs import binary, piecewise_constant
@@ -114,3 +114,4 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return bind(nan_to_num_p, x, nan=nan, posinf=posinf, neginf=neginf)
 defvjp(nan_to_num_p, lambda ct, ans, x, nan, posinf, neginf: where(equal(ans, x), ct, 0))
 defjvp(nan_to_num_p, lambda x_dot, ans, x, nan, posinf, neginf: where(equal(ans, x), x_dot, 0))
+defbatch(nan_to_num_p, leading_axes_rule(nan_to_num_p))   # entry by entry

@@ -8,10 +8,10 @@ which have no derivative.
 from .. import backend, validate
 from .arithmetic import where
 from .along_axis import take_along_axis
-from .core import bind, defeffect, defjvp, defvjp, not_differentiable, primitive
+from .core import bind, defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
 from .grad_util import as_tensor
 from .misc import cast
-from .shape import _axis, reshape
+from .shape import _axis, reshape, shifted_axes_rule
 
 
 def _flat_or_axis(x, axis, where):
@@ -46,6 +46,7 @@ def cumsum(a, axis=None, dtype=None, reverse=False):
     return bind(cumsum_p, x, axis=axis, reverse=validate.boolean(reverse, "reverse", "tg.cumsum"))
 defvjp(cumsum_p, lambda ct, ans, x, axis, reverse: cumsum(ct, axis, reverse=not reverse))
 defjvp(cumsum_p, lambda x_dot, ans, x, axis, reverse: cumsum(x_dot, axis, reverse=reverse))
+defbatch(cumsum_p, shifted_axes_rule(cumsum_p, "axis"))
 
 
 # cumprod: out_k = prod_{i <= k} x_i.  d out_k / d x_i = prod_{j <= k, j != i} x_j, so
@@ -70,6 +71,7 @@ def cumprod(a, axis=None, dtype=None):
         x = cast(x, dtype)
     return bind(cumprod_p, x, axis=axis)
 defvjp(cumprod_p, _cumprod_vjp)
+defbatch(cumprod_p, shifted_axes_rule(cumprod_p, "axis"))
 
 
 def diff(a, n=1, axis=-1):
@@ -97,6 +99,7 @@ def argsort(a, axis=-1, kind=None):
     ``argsort``; an integer tensor, never differentiated."""
     x, axis = _flat_or_axis(a, axis, "tg.argsort")
     return bind(argsort_p, x, axis=axis, kind=validate.one_of(kind, "kind", "tg.argsort", KINDS))
+defbatch(argsort_p, shifted_axes_rule(argsort_p, "axis"))
 
 # sort: x's entries along an axis in increasing order: out = take_along_axis(x, argsort(x)).
 # It only moves entries: out_k's cotangent goes back to the entry that moved there.
@@ -111,3 +114,4 @@ defvjp(sort_p, lambda ct, ans, x, axis, kind:
        take_along_axis(ct, argsort(argsort(x, axis, kind), axis), axis))
 defjvp(sort_p, lambda x_dot, ans, x, axis, kind:
        take_along_axis(x_dot, argsort(x, axis, kind), axis))
+defbatch(sort_p, shifted_axes_rule(sort_p, "axis"))

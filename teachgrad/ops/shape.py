@@ -41,6 +41,19 @@ repeat_like_p.shape_rule = lambda value, like: [(
     value.dtype)]
 
 
+def _repeat_like_batch(values, batched):
+    """Each example repeats ``value`` as long as ``like``'s axis 0 (axis 1 of a batch);
+    a batch of values keeps its batch axis in front of the repeats."""
+    (value, like), (value_batched, like_batched) = values, batched
+    out = repeat_like(value, _swap_first_two(like) if like_batched else like)
+    return (_swap_first_two(out), True) if value_batched else (out, False)
+defbatch(repeat_like_p, _repeat_like_batch)
+
+
+def _swap_first_two(x):
+    return transpose(x, (1, 0) + tuple(range(2, x.ndim)))
+
+
 def repeat_unbatched(values, batched):
     """``values`` with each unbatched one (shared by every example) repeated along a new
     axis 0, as long as the batched ones'."""
@@ -62,9 +75,7 @@ def shifted_axes_rule(op, name="axes"):
     Unbatched inputs are repeated for every example first."""
     def rule(values, batched, **params):
         values = repeat_unbatched(values, batched)
-        axes = params[name]
-        if axes is not None:
-            params = dict(params, **{name: batch_axis(axes, values[0].ndim - 1)})
+        params = dict(params, **{name: batch_axis(params[name], values[0].ndim - 1)})
         return bind(op, *values, **params), True
     return rule
 
@@ -224,6 +235,8 @@ def _to_example_shape(op_like, op_to_shape, values, batched):
                                   f"only when the graph runs")
     if op_like is broadcast_like:
         g = move_to_rank(g, len(example))
+    if op_like is sum_like and g.ndim - 1 > len(example):   # the example's leading axes
+        g = g.sum(axis=tuple(range(1, g.ndim - len(example))))
     target = (g.shape[0],) + tuple(example)
     if known(target):
         if op_to_shape is unbroadcast:

@@ -7,7 +7,7 @@ import math
 
 from .. import backend
 from .arithmetic import where
-from .core import bind, defeffect, defjvp, defvjp, primitive
+from .core import bind, defbatch, defeffect, defjvp, defvjp, leading_axes_rule, primitive
 from .math import abs as absolute, cos, sqrt, square
 from .ufuncs import binary, unary
 
@@ -83,3 +83,4 @@ def sinc(x):
     return bind(sinc_p, x)
 defvjp(sinc_p, lambda ct, ans, x: ct * _sinc_derivative(x, ans))
 defjvp(sinc_p, lambda x_dot, ans, x: x_dot * _sinc_derivative(x, ans))
+defbatch(sinc_p, leading_axes_rule(sinc_p))   # entry by entry: the batch as it is

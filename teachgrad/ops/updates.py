@@ -22,9 +22,11 @@ it depends on the check, in a graph too) and the updated marks.
 import numpy as np
 
 from .. import backend
-from .core import bind, defeffect, defjvp, defvjp, not_differentiable, primitive
+from .core import bind, defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
 from .indexing import gather
 from .misc import zeros_like
+from .rearrange import moveaxis
+from .shape import expand_dims, repeat_like
 
 UNWRITTEN, WRITTEN, CLEARED = 0, 1, 2
 
@@ -51,6 +53,22 @@ defjvp(scatter_update_p,
        None,
        lambda v_dot, ans, x, indices, values: scatter_update(zeros_like(ans), indices, v_dot))
 scatter_update_p.shape_rule = lambda x, indices, values: [(x.shape, x.dtype)]
+
+
+def _scatter_update_batch(values, batched):
+    """Shared indices: the rows are axis 1 of the batch, so move them to the front,
+    replace them (the batch axis of ``values`` after the indices' axes, or a size-1 one
+    to broadcast shared values along), and move them back. Indices that differ from
+    example to example loop."""
+    (x, indices, v), (x_batched, indices_batched, v_batched) = values, batched
+    if indices_batched or indices.shape is None:
+        return NotImplemented
+    x = x if x_batched else repeat_like(x, v)
+    at = indices.ndim   # where the batch axis goes in the rows' values
+    v = moveaxis(v, 0, at) if v_batched else expand_dims(v, at) if v.ndim >= at else v
+    out = bind(scatter_update_p, moveaxis(x, 0, 1), indices, v)
+    return moveaxis(out, 1, 0), True
+defbatch(scatter_update_p, _scatter_update_batch)
 
 
 def _check_kernel(marks, indices, action, clear, dynamic, array):
