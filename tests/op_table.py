@@ -372,6 +372,8 @@ OPS = [
     OpSpec("broadcast_like", tg.ops.broadcast_like, lambda g, x: np.broadcast_to(g, x.shape),
            S.broadcast_like_case()),
     OpSpec("sum_like", tg.ops.sum_like, _sum_like, S.sum_like_case()),
+    OpSpec("repeat_like", tg.ops.repeat_like,
+           lambda v, like: np.broadcast_to(v, (like.shape[0],) + v.shape), S.repeat_like_case()),
     OpSpec("concat", lambda *xs, axis: tg.concat(list(xs), axis=axis),
            lambda *xs, axis: np.concatenate(xs, axis=axis), S.concat_case()),
     OpSpec("stack", lambda *xs, axis: tg.stack(list(xs), axis=axis),

@@ -430,6 +430,13 @@ def broadcast_like_case(draw):
 
 
 @st.composite
+def repeat_like_case(draw):
+    """repeat_like(value, like): value repeated along a new axis 0 as long as like's."""
+    value = draw(arrays(draw(shapes(max_dims=2))))
+    return Case((value, draw(arrays((draw(st.integers(1, 3)),)))))
+
+
+@st.composite
 def sum_like_case(draw):
     """sum_like(g, x): x broadcasts to g's shape, and g is summed back to it."""
     case = draw(broadcast_to_case())
