@@ -25,9 +25,8 @@ entries, not the whole batch.
 import math
 
 from .. import backend, nest, validate
-from ..ops import (IndexedSlices, broadcast_like, expand_dims, moveaxis, reshape, stack,
-                   zeros)
-from ..tensor import Tensor
+from ..ops import IndexedSlices, moveaxis, reshape, stack, zeros, zeros_like
+from ..tensor import constant
 from .aggregation import unconnected as unconnected_option
 from .vectorize import vmap
 
@@ -54,11 +53,11 @@ def jacobian(tape, target, sources, unconnected_gradients, parallel_iterations, 
     else:
         seeds = backend.xp.reshape(backend.xp.eye(n, dtype=target.dtype), (n,) + shape)
         if use_pfor:
-            rows = _one_pass(tape, target, flat_sources, Tensor(seeds), unconnected, where)
+            rows = _one_pass(tape, target, flat_sources, constant(seeds), unconnected, where)
         else:
             _check_loop_allowed(tape, "jacobian")
             rows = _pass_per_row(tape, target, flat_sources,
-                                 [Tensor(seed) for seed in seeds], unconnected)
+                                 [constant(seed) for seed in seeds], unconnected)
     jacobians = [None if r is None else reshape(r, shape + tuple(s.shape))
                  for r, s in zip(rows, flat_sources)]
     return nest.pack_sequence_as(sources, jacobians)
@@ -86,11 +85,11 @@ def batch_jacobian(tape, target, source, unconnected_gradients, parallel_iterati
     # repeated along the batch, which the target's shape gives in a graph too).
     one_hots = backend.xp.reshape(backend.xp.eye(t, dtype=target.dtype), (t, 1) + example)
     if use_pfor:
-        (rows,) = _one_pass(tape, target, [source], Tensor(one_hots), "zero", where,
-                            seed_for=lambda one_hot: broadcast_like(one_hot, target))
+        (rows,) = _one_pass(tape, target, [source], constant(one_hots), "zero", where,
+                            seed_for=lambda one_hot: _along_batch(one_hot, target))
     else:
         _check_loop_allowed(tape, "batch_jacobian")
-        seeds = [broadcast_like(Tensor(one_hot), target) for one_hot in one_hots]
+        seeds = [_along_batch(constant(one_hot), target) for one_hot in one_hots]
         (rows,) = _pass_per_row(tape, target, [source], seeds, "zero")
     # rows[k, i] is row k of example i's Jacobian: bring the examples first.
     return reshape(moveaxis(rows, 0, 1), out_shape)
@@ -111,7 +110,7 @@ def _one_pass(tape, target, sources, seeds, unconnected, where, seed_for=None):
 
     try:
         stacked = iter(vmap(row)(seeds))
-    except ValueError as err:
+    except (ValueError, NotImplementedError) as err:   # an op that could not be batched
         raise ValueError(f"{where}: Encountered an exception while vectorizing the "
                          f"{where.split('.')[1]} computation ({err}). Vectorization can be "
                          f"disabled by setting experimental_use_pfor to False.") from err
@@ -135,6 +134,12 @@ def _pass_per_row(tape, target, sources, seeds, unconnected):
         columns.append(stack([zeros(s.shape, s.dtype) if g is None else _dense(g)
                               for g in column]))
     return columns
+
+
+def _along_batch(one_hot, target):
+    """One example's one-hot seed (shape ``[1, y1, ...]``) repeated along the batch: the
+    target's shape (known when the graph runs, if not before), by broadcasting."""
+    return zeros_like(target) + one_hot
 
 
 def _check_options(parallel_iterations, use_pfor, where):

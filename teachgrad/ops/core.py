@@ -539,6 +539,8 @@ def _as_input(value, like):
             note_variable_read(value, snapshot)
         return snapshot
     if isinstance(value, SymbolicTensor):
+        if state.graph is not None:   # a batched op meets a graph tensor: the graph takes it
+            return value
         raise RuntimeError(
             f"{value.name} belongs to a graph and has no value here. Build ops on it inside "
             f"`with graph.as_default():`, or evaluate it with tg.Session(graph).run(...).")
