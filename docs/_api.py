@@ -28,10 +28,18 @@ SECTIONS = [
      "Jacobian-vector products computed alongside the forward pass."),
     ("Function transformations", ("teachgrad.autodiff.functional",),
      "JAX-style functions that return derivative functions."),
+    ("Vectorization", ("teachgrad.autodiff.vectorize",),
+     "A function of one example, run on a whole batch in one pass: each op applies its "
+     "batching rule (declared in its block with `tg.ops.defbatch`, beside its VJP and JVP; "
+     "see [How the engine works](engine.md)). Per-example gradients are "
+     "`tg.vmap(tg.grad(loss), in_axes=(None, 0))(w, xs)`."),
     ("Custom gradients", ("teachgrad.autodiff.custom",), ""),
     ("Checking gradients", ("teachgrad.autodiff.gradcheck",), ""),
     ("Graph mode", ("teachgrad.graph",), ""),
-    ("Control flow", ("teachgrad.control_flow",), ""),
+    ("Control flow", ("teachgrad.control_flow",),
+     "Loops and branches with gradients, eager and in graphs, and the sequence functions "
+     "built on `while_loop` and `TensorArray` (`scan`, `map_fn`, `foldl`, `foldr`), whose "
+     "gradients are loops too (backpropagation through time)."),
     ("Backends", ("teachgrad.backend",),
      "Which array library runs the kernels: numpy, or CuPy on an NVIDIA GPU."),
     ("Explaining gradients", ("teachgrad.debug",), ""),

@@ -13,7 +13,8 @@ from .autodiff import (AggregationMethod, ForwardAccumulator, GradcheckError, Gr
                        jacrev, jvp, transposition_only, value_and_grad, vectorized_map, vjp,
                        vmap)
 from .backend import get_backend, set_backend
-from .control_flow import TensorArray, cond, foldl, foldr, map_fn, scan, while_loop
+from .control_flow import (TensorArray, case, cond, foldl, foldr, map_fn, scan, switch_case,
+                           while_loop)
 from .dtypes import bool_, float32, float64, int32, int64
 from .ops import (IndexedSlices, abs, add, add_n, broadcast_to, cast, concat, cos, divide,
                   equal, exp, expand_dims, gather, greater, greater_equal, identity,

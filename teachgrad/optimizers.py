@@ -112,6 +112,12 @@ class Optimizer:
         """The gradient as a dense tensor of ``w``'s shape and dtype."""
         if isinstance(g, IndexedSlices):
             g = g.to_dense()
+        if isinstance(g, SymbolicTensor) and g.graph is not state.graph:
+            validate.fail(TypeError, where, name, "gradients with values here (eager tensors, "
+                          "arrays or numbers)", g, f"The gradient {g.name} is a tensor of a "
+                          f"graph: it has no value until the graph runs. Evaluate it first with "
+                          f"tg.Session(graph).run(...), or compute and apply the gradients in "
+                          f"one tg.function.")
         if not isinstance(g, Tensor):
             g = Tensor(validate.tensor_like(g, name, where, dtype=w.dtype))
         if g.dtype != w.dtype:

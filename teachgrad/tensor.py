@@ -255,10 +255,39 @@ def constant(value, dtype=None, name=None):
 
 def convert_to_tensor(value, like=None):
     """``value`` as a Tensor. A Python scalar next to the tensor ``like`` takes
-    its dtype (``x32 * 2.0`` stays float32), as numpy's scalar rules do."""
+    its dtype (``x32 * 2.0`` stays float32), as numpy's scalar rules do. A list
+    holding tensors is stacked (``packed``), so gradients flow through it."""
     if isinstance(value, Tensor):
         return value
+    if type(value) in (list, tuple) and holds_tensor(value):
+        return packed(value)
     return Tensor(as_array(value, like))
+
+
+def holds_tensor(value):
+    """Does the (nested) list or tuple ``value`` hold a Tensor anywhere?"""
+    return any(isinstance(v, Tensor) or (type(v) in (list, tuple) and holds_tensor(v))
+               for v in value)
+
+
+def packed(value, name=None, where=None):
+    """The (nested) list ``value``, which holds tensors, as one tensor: ``tg.stack`` of
+    its parts, innermost lists first, as autograd and TensorFlow's ``convert_to_tensor``
+    do. ``tg.mean([x, x + 2])`` is then differentiated through both entries; turning the
+    list into a constant array would silently give a gradient of zero.
+
+    ``Tensor._stack`` is ``tg.stack``: the ops give it to Tensor (ops/operators.py),
+    since this module comes before any op exists. Given the argument's ``name`` and the
+    function it was given to (``where``), an error stacking it names them."""
+    try:
+        return Tensor._stack([packed(v) if type(v) in (list, tuple) and holds_tensor(v)
+                              else v for v in value])
+    except (TypeError, ValueError) as error:
+        if where is None:
+            raise
+        raise type(error)(f"{where}: `{name}` is a list holding tensors, which becomes one "
+                          f"tensor by stacking its entries (tg.stack), but they do not stack: "
+                          f"{error}") from None
 
 
 def as_array(value, like=None):

@@ -24,7 +24,7 @@ import linalg_strategies as L
 import nn_strategies as NN
 import numpy_strategies as N
 import strategies as S
-from teachgrad.ops import conv, pooling
+from teachgrad.ops import conv, matrix, pooling
 
 
 @dataclass(frozen=True)
@@ -311,6 +311,8 @@ OPS = [
     OpSpec("inv", tg.linalg.inv, np.linalg.inv, L.matrix_case(), second_order=True),
     OpSpec("solve", tg.linalg.solve, np.linalg.solve, L.solve_case(), second_order=True),
     OpSpec("det", tg.linalg.det, np.linalg.det, L.matrix_case(), second_order=True),
+    OpSpec("cofactor", matrix.cofactor, lambda a: np.linalg.det(a)[..., None, None]
+           * np.swapaxes(np.linalg.inv(a), -1, -2), L.matrix_case(), second_order=True),
     OpSpec("slogdet", lambda a: list(tg.linalg.slogdet(a)), lambda a: list(np.linalg.slogdet(a)),
            L.matrix_case(), second_order=True),
     OpSpec("cholesky", tg.linalg.cholesky, np.linalg.cholesky, L.cholesky_case(),

@@ -133,6 +133,15 @@ SPECIAL = {
     "nn.conv1d": lambda: {"input": tg.ones((1, 4, 2)), "filters": tg.ones((2, 2, 3)),
                           "stride": 1, "padding": "VALID"},
     "nn.moments": lambda: {"x": _x(), "axes": [0]},
+    "switch_case": lambda: {"branch_index": 1, "branch_fns": [lambda: _x(), lambda: _x() * 2.0],
+                            "default": lambda: _x() * 3.0},
+    "scan": lambda: {"fn": lambda a, x: a + x, "elems": tg.constant([1.0, 2.0, 3.0])},
+    "foldl": lambda: {"fn": lambda a, x: a + x, "elems": tg.constant([1.0, 2.0, 3.0])},
+    "foldr": lambda: {"fn": lambda a, x: a + x, "elems": tg.constant([1.0, 2.0, 3.0])},
+    "map_fn": lambda: {"fn": lambda x: x * 2.0, "elems": tg.constant([1.0, 2.0, 3.0])},
+    "vectorized_map": lambda: {"fn": lambda x: x * 2.0, "elems": tg.constant([1.0, 2.0])},
+    "vmap": lambda: {"fn": lambda a: a * 2.0},
+    "case": lambda: {"pred_fn_pairs": [(True, lambda: _x())], "default": lambda: _x() * 2.0},
 }
 
 # Called inside a graph (they are graph-mode only); GOOD's tensors are made there too.

@@ -293,7 +293,7 @@ def test_forward_mode_matches_reverse_mode_for_the_factorizations():
     (lambda: tg.einsum("...i->i", _r(2, 3)), ValueError, "subscripts"),
     (lambda: tg.einsum("i1", _r(2, 3)), ValueError, "subscripts"),
     (lambda: tg.einsum(3, _r(2)), TypeError, "subscripts"),
-    (lambda: tg.einsum("ij,jk", _r(2, 3), _r(4, 2)), ValueError, "input shapes"),
+    (lambda: tg.einsum("ij,jk", _r(2, 3), _r(4, 2)), ValueError, r"`operands\[1\]`.*letter .j."),
     (lambda: tg.einsum("ij"), ValueError, "operands"),
     (lambda: tg.dot(_r(2, 3), _r(2, 3)), ValueError, "shapes"),
     (lambda: tg.tensordot(_r(2, 3), _r(2, 3), 3), ValueError, "axes"),

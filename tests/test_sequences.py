@@ -183,7 +183,7 @@ def test_fn_changing_the_carry_dtype_names_fn_and_the_carry(mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_fn_changing_the_carry_structure_names_fn_and_the_carry(mode):
-    with pytest.raises(ValueError, match=r"tg.foldl: fn.*carry \(initializer\)"):
+    with pytest.raises(ValueError, match=r"tg.foldl: fn.*carry \(from elems\[0\]\)"):
         values(lambda e: tg.foldl(lambda a, x: (a, a), e), [np.ones(3)], mode)
 
 

@@ -24,11 +24,12 @@ class Frame:
     among the recorders (``entry``): recorders entered before it see the batched ops,
     those entered inside it see the ops as the mapped function wrote them."""
 
-    __slots__ = ("size", "entry", "like")
+    __slots__ = ("size", "entry", "like", "warn")
 
-    def __init__(self, size, like):
+    def __init__(self, size, like, warn=True):
         self.size = size
         self.like = like
+        self.warn = warn      # say when an op loops over the examples?
         self.entry = state.next_entry()
 
     @contextlib.contextmanager
@@ -40,7 +41,7 @@ class Frame:
 
     def fallback(self, op):
         """The rule for ``op``, which has none of its own (or declined these inputs)."""
-        return elementwise_rule(op) if op.elementwise is not None else loop_rule(op)
+        return elementwise_rule(op) if op.elementwise is not None else loop_rule(op, self.warn)
 
     def __repr__(self):
         return f"<vectorized_map frame, batch size {self.size}>"
@@ -56,8 +57,9 @@ def elementwise_rule(op):
     return rule
 
 
-def loop_rule(op):
-    """Apply ``op`` to each example in turn and stack the results."""
+def loop_rule(op, warn=True):
+    """Apply ``op`` to each example in turn and stack the results (saying so, once per
+    op, unless ``warn`` is False)."""
     def rule(values, batched, **params):
         size = next(v.shape[0] for v, b in zip(values, batched) if b)
         if size is None:
@@ -66,8 +68,9 @@ def loop_rule(op):
                 f"the batch size is not known while the graph is built, so it cannot loop "
                 f"over the examples. Give the batch a known size (no None in the "
                 f"placeholder's first dimension), or give {op.name} a rule (tg.ops.defbatch).")
-        warnings.warn(f"tg.vectorized_map: {op.name} has no batching rule for these inputs; "
-                      f"it runs once per example, in a loop (slow).", stacklevel=5)
+        if warn:
+            warnings.warn(f"tg.vectorized_map: {op.name} has no batching rule for these inputs; "
+                          f"it runs once per example, in a loop (slow).", stacklevel=5)
         results = []
         for i in range(size):
             example = [getitem(v, i) if b else v for v, b in zip(values, batched)]

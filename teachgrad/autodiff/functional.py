@@ -102,6 +102,11 @@ def value_and_grad(f, argnums=0):
             shape = getattr(value, "shape", type(value).__name__)
             raise TypeError(f"grad requires a function with a scalar output, but it returned "
                             f"{shape}. For vector outputs use tg.vjp or tg.jacrev.")
+        if value.dtype.kind != "f":   # a bool or an integer has no derivative to take
+            raise TypeError(f"tg.grad: `f` must return a floating-point scalar, but it "
+                            f"returned {validate.describe(value)}. That is not differentiable "
+                            f"(a comparison or a count is piecewise constant): return the "
+                            f"float quantity itself, e.g. the loss rather than loss > 0.")
         grads = tape.gradient(value, [args[n] for n in nums])
         grads = [nest.pack_sequence_as(args[n], [_dense(g, a) for g, a in
                                                  zip(nest.flatten(gs), nest.flatten(args[n]))])

@@ -54,11 +54,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", aggregation_method=None,
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
 
     with graph.as_default(), graph.name_scope(name):
-        outer_xs = xs
         xs = [_local_tensor(x, graph, "xs") for x in xs]
         stops = [_local_tensor(t, graph, "stop_gradients") for t in stop_gradients]
-        stops = [t for t in stops if t is not None]
-        connectable = [x for x in xs if x is not None]
         seeds = []
         for i, (y, g) in enumerate(zip(ys, grad_ys)):
             if g is None:
@@ -76,14 +73,12 @@ def gradients(ys, xs, grad_ys=None, name="gradients", aggregation_method=None,
                 raise TypeError(f"Gradient type {g.dtype} generated for real-valued tensor "
                                 f"{y.name} with type {y.dtype} must be real.")
             seeds.append(g)
-        found = iter(backward(ys, seeds, connectable, graph.producer,
-                              aggregation_method=aggregation_method, stop_tensors=stops,
-                              observer=events.current_observer()))
-        grads = [None if x is None else next(found) for x in xs]
+        grads = backward(ys, seeds, xs, _producer(graph),
+                         aggregation_method=aggregation_method, stop_tensors=stops,
+                         observer=events.current_observer())
         grads = [g.to_dense() if isinstance(g, IndexedSlices) else g for g in grads]
         if unconnected is UnconnectedGradients.ZERO:
-            grads = [_zeros_for(x if x is not None else outer, graph) if g is None else g
-                     for g, x, outer in zip(grads, xs, outer_xs)]
+            grads = [_zeros_for(x, graph) if g is None else g for g, x in zip(grads, xs)]
     return grads
 
 
@@ -114,7 +109,7 @@ def _graph_of(ys):
                          "the tensors of one graph at a time.")
     if graphs:
         graph = graphs.pop()
-        if current is None or _encloses(graph, current):
+        if current is None or encloses(graph, current):
             return graph
         raise ValueError(f"{ys[0].name} belongs to another graph than the one being built.")
     if current is not None:
@@ -124,7 +119,7 @@ def _graph_of(ys):
                        "(inside `with graph.as_default():` or a tg.function).")
 
 
-def _encloses(outer, graph):
+def encloses(outer, graph):
     """Is ``outer`` the graph ``graph`` or one it is traced inside (a loop body's
     or a branch's enclosing graph)?"""
     while graph is not None:
@@ -134,19 +129,25 @@ def _encloses(outer, graph):
     return False
 
 
+def _producer(graph):
+    """The engine's ``producer`` for ``graph``: in a loop body or a branch being built,
+    one that follows captured tensors back into the enclosing graphs, so that ``ys``
+    computed there from values of the enclosing graph are differentiated with
+    respect to ``xs`` out there too (TensorFlow's ``testCallGradInLoop``)."""
+    across = getattr(graph, "producer_across_captures", None)
+    return graph.producer if across is None else across()
+
+
 def _local_tensor(t, graph, role):
-    """``t`` as a tensor of ``graph``: itself, a Variable's read, or, for a tensor of an
-    enclosing graph that a loop body or branch captured, its capture there. None for an
-    enclosing graph's tensor that ``graph`` never captured: nothing in it depends on it."""
+    """``t`` as a source in ``graph``: itself (a tensor of ``graph`` or of a graph
+    enclosing it, which the backward pass reaches through the captures), or the tensor
+    that reads a Variable (in the outermost graph, where every read of it starts)."""
     if isinstance(t, Variable):
-        return graph.read_variable(t)
+        read = graph.read_variable(t)
+        outermost = getattr(graph, "outermost", None)
+        return read if outermost is None else outermost().find_variable_read(t)
     if not isinstance(t, SymbolicTensor):
         raise TypeError(f"{role} must be tensors of the graph, got {type(t).__name__}.")
-    if t.graph is graph:
+    if t.graph is graph or encloses(t.graph, graph):
         return t
-    captured = getattr(graph, "captured", lambda t: None)(t)
-    if captured is not None:
-        return captured
-    if _encloses(t.graph, graph):
-        return None
     raise ValueError(f"{t.name} in {role} belongs to another graph.")

@@ -31,6 +31,7 @@ from . import events
 from .aggregation import UnconnectedGradients, aggregate
 from .aggregation import unconnected as unconnected_option
 from .engine import backward
+from .gradients import encloses
 from . import jacobians as _jacobians
 from ..ops.grad_util import compatible
 
@@ -273,7 +274,7 @@ class GradientTape:
           unconnected_gradients: ``"none"`` (None for a source the target does
             not depend on) or ``"zero"`` (zeros of the source's shape).
         """
-        with self._in_own_context():
+        with self._in_own_context(target):
             grads = self._differentiate(target, sources, output_gradients,
                                         unconnected_gradients, free=not self._persistent)
         if self._persistent:   # for drawings of what it recorded (tg.viz.draw)
@@ -297,7 +298,7 @@ class GradientTape:
         be persistent, unless it records a graph). ``teachgrad.autodiff.jacobians``
         explains both; ``parallel_iterations`` is accepted and unused.
         """
-        with self._in_own_context():
+        with self._in_own_context(target):
             jacobians = _jacobians.jacobian(
                 self, self._jacobian_target(target, "jacobian"), sources,
                 unconnected_gradients, parallel_iterations, experimental_use_pfor)
@@ -315,7 +316,7 @@ class GradientTape:
         entry of ONE example, not of the whole target. As in TensorFlow, an unconnected
         source gives zeros whatever ``unconnected_gradients`` says.
         """
-        with self._in_own_context():
+        with self._in_own_context(target):
             jacobian = _jacobians.batch_jacobian(
                 self, self._jacobian_target(target, "batch_jacobian"),
                 _as_tensor(source, "source"), unconnected_gradients, parallel_iterations,
@@ -331,10 +332,41 @@ class GradientTape:
                           "Jacobian is of one target; stack several first)", target)
         return _as_tensor(_dense_target(self, target), "target")
 
-    def _in_own_context(self):
+    def _in_own_context(self, target=None):
         """Differentiate where the tape recorded: a tape of a graph adds its gradient
-        nodes to that graph, even when ``gradient`` is called outside the block."""
-        return override(graph=self.graph)
+        nodes to that graph, even when ``gradient`` is called outside the block; but
+        where the target was computed in a loop body or branch being built inside it,
+        they go there (see ``_inner_graph``)."""
+        inner = self._inner_graph(target)
+        return override(graph=self.graph if inner is None else inner)
+
+    def _inner_graph(self, target):
+        """The loop body or branch, being built inside this tape's graph, where
+        ``target`` was computed (or None). The tape recorded its graph's nodes; the
+        body's were made while it recorded, and its captures are identities of the
+        tape's tensors, so the gradient walks back through them to the tape's record."""
+        if self.graph is None or target is None:
+            return None
+        graphs = {t.graph for t in nest.flatten(target) if isinstance(t, SymbolicTensor)}
+        graphs.discard(self.graph)
+        if len(graphs) != 1:
+            return None
+        graph = graphs.pop()
+        if (hasattr(graph, "producer_across_captures") and encloses(graph, state.graph)
+                and encloses(self.graph, graph)):
+            return graph
+        return None
+
+    def _producer_for(self, target):
+        """The engine's ``producer`` for a gradient of ``target``: the tape's record, and
+        for a target of a body or branch being built, the nodes made there while the
+        tape recorded, through the captures (None: the record alone)."""
+        inner = self._inner_graph(target)
+        if inner is None:
+            return None
+        return inner.producer_across_captures(
+            until=self.graph, beyond=self._producers.get,
+            keep=lambda node: self.when_made(node.outputs[0]) == "recording")
 
     def _differentiate(self, target, sources, output_gradients, unconnected_gradients,
                        free=False):
@@ -367,10 +399,11 @@ class GradientTape:
                 watched.extend(self._snapshots.get(s._id, ()))
             elif s._id in self._watched:
                 watched.append(s)
-        found = backward(flat_targets, seeds, watched, producers.get,
+        across = self._producer_for(target)
+        found = backward(flat_targets, seeds, watched, across or producers.get,
                          observer=events.current_observer(),
                          on_done=_forgetter(producers) if free else None,
-                         all_reached=self._starts_from(watched))
+                         all_reached=across is None and self._starts_from(watched))
         by_source = {s._id: g for s, g in zip(watched, found)}
         grads = [self._variable_gradient(s, by_source) if isinstance(s, Variable)
                  else by_source.get(s._id) for s in flat_sources]

@@ -38,7 +38,8 @@ def vmap(fn, in_axes=0, out_axes=0):
 
     @functools.wraps(fn)
     def batched_fn(*args):
-        return vectorize(fn, args, in_axes, out_axes, "tg.vmap")
+        return vectorize(fn, args, in_axes, out_axes, "tg.vmap",
+                         [f"argument {i}" for i in range(len(args))])
     return batched_fn
 
 
@@ -52,21 +53,27 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     must then be True; ``warn`` says so once per op, as TensorFlow's does).
     """
     validate.callable_(fn, "fn", "tg.vectorized_map")
-    if not fallback_to_while_loop:
+    validate.boolean(warn, "warn", "tg.vectorized_map")
+    if not validate.boolean(fallback_to_while_loop, "fallback_to_while_loop",
+                            "tg.vectorized_map"):
         raise NotImplementedError("tg.vectorized_map(fallback_to_while_loop=False) is not "
                                   "supported: ops without a batching rule always loop.")
-    return vectorize(fn, (elems,), 0, 0, "tg.vectorized_map")
+    if not nest.flatten(elems):
+        validate.fail(ValueError, "tg.vectorized_map", "elems", "a tensor, or a structure "
+                      "holding at least one, to map over", elems)
+    return vectorize(fn, (elems,), 0, 0, "tg.vectorized_map", ["elems"], warn=warn)
 
 
-def vectorize(fn, args, in_axes, out_axes, where):
-    """Call ``fn(*args)`` once for the whole batch and return its stacked results."""
+def vectorize(fn, args, in_axes, out_axes, where, names, warn=True):
+    """Call ``fn(*args)`` once for the whole batch and return its stacked results
+    (``names``: what the error messages call each argument)."""
     axes = _argument_axes(args, in_axes, where)
     flat, leaf_axes = [], []
     for i, (arg, axis) in enumerate(zip(args, axes)):
         for leaf in nest.flatten(arg):
-            flat.append(_as_input(leaf, axis, i, where))
+            flat.append(_as_input(leaf, axis, names[i], where))
             leaf_axes.append(axis)
-    frame = _frame(flat, leaf_axes, where)
+    frame = _frame(flat, leaf_axes, where, warn)
     batches = [moveaxis(t, axis, 0) if axis not in (None, 0) else t
                for t, axis in zip(flat, leaf_axes)]
     with override(batching=state.batching + (frame,)):
@@ -94,24 +101,27 @@ def _argument_axes(args, in_axes, where):
     return [in_axes] * len(args)
 
 
-def _as_input(leaf, axis, position, where):
+def _as_input(leaf, axis, name, where):
     """One leaf of the arguments as a tensor, its batch axis checked."""
     if isinstance(leaf, Tensor):
         tensor = leaf
     else:
-        tensor = constant(validate.tensor_like(leaf, f"argument {position}", where))
+        tensor = constant(validate.tensor_like(leaf, name, where))
     if axis is None:
         return tensor
     if isinstance(tensor, Variable):
         tensor = tensor.read_value()
     ndim = len(tensor.shape) if tensor.shape is not None else None
+    if ndim == 0:
+        validate.fail(ValueError, where, name, "a tensor with an axis to map over (a batch "
+                      "of examples), not a scalar", leaf)
     if ndim is not None and not -ndim <= axis < ndim:
-        validate.fail(ValueError, where, "in_axes", f"an axis of argument {position}, which "
-                      f"has {ndim} (so -{ndim} to {ndim - 1})", axis)
+        validate.fail(ValueError, where, "in_axes", f"an axis of {name}, which has {ndim} "
+                      f"(so -{ndim} to {ndim - 1})", axis)
     return tensor
 
 
-def _frame(flat, leaf_axes, where):
+def _frame(flat, leaf_axes, where, warn):
     """The batch size every batched argument agrees on, as a new frame."""
     sizes = [(i, t.shape[axis]) for i, (t, axis) in enumerate(zip(flat, leaf_axes))
              if axis is not None]
@@ -125,7 +135,7 @@ def _frame(flat, leaf_axes, where):
                          f"every mapped input must have the same size along its batch axis.")
     first = next(i for i, axis in enumerate(leaf_axes) if axis is not None)
     like = flat[first] if leaf_axes[first] == 0 else moveaxis(flat[first], leaf_axes[first], 0)
-    return Frame(known.pop() if known else None, like)
+    return Frame(known.pop() if known else None, like, warn)
 
 
 def _pack(args, inputs):

@@ -27,6 +27,7 @@ from ..ops import IndexedSlices, zeros, zeros_like
 from ..ops import core
 from ..state import state
 from ..ops.core import defvjp_all, primitive, rules_need_tensors
+from . import batched
 from .outputs import add_output
 from .structure import check_same_structure, paths
 from .subgraph import MirrorGraph, as_tensor, differentiable_sources, entered, trace
@@ -58,6 +59,8 @@ def cond(pred, true_fn, false_fn, name="cond"):
     """
     validate.callable_(true_fn, "true_fn", "tg.cond")
     validate.callable_(false_fn, "false_fn", "tg.cond")
+    if batched.inside_map(pred):   # each example may take its own branch
+        return batched.batched_cond(pred, true_fn, false_fn)
     if state.graph is not None:
         return _graph_cond(pred, true_fn, false_fn, name)
     taken = "true_fn" if _truth(pred) else "false_fn"

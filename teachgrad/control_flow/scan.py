@@ -58,13 +58,14 @@ def _row(elems, inputs, index):
     return nest.pack_sequence_as(elems, [ta.read(index) for ta in inputs])
 
 
-def _checked_carry(where, carry, result, before):
-    """``fn``'s new carry, checked to keep the carry's structure, dtypes and shapes."""
-    check_same_structure(carry, result, f"{where}: fn", "the carry (initializer)",
+def _checked_carry(where, carry, result, before, label):
+    """``fn``'s new carry, checked to keep the carry's structure, dtypes and shapes
+    (``label``: what the messages call the carry: where its first value came from)."""
+    check_same_structure(carry, result, f"{where}: fn", label,
                          "fn's result")
     after = [as_tensor(v, like, "fn's result", where) if not isinstance(v, Tensor) else v
              for v, like in zip(nest.flatten(result), before)]
-    for path, a, b in zip(paths(carry, "carry"), before, after):
+    for path, a, b in zip(paths(carry, label), before, after):
         check_dtype(path, a.dtype, b.dtype, f"{where}: fn")
         if a.shape is not None and b.shape is not None and tuple(a.shape) != tuple(b.shape):
             raise ValueError(f"{where}: fn changes the shape of {path} from {a.shape} to "
@@ -97,7 +98,9 @@ def _loop(fn, elems, initializer, reverse, keep, where, name):
 
     def body(i, values, outs):
         x = _row(elems, inputs, order(i))
-        new = _checked_carry(where, carry, fn(nest.pack_sequence_as(carry, values), x), values)
+        new = _checked_carry(where, carry, fn(nest.pack_sequence_as(carry, values), x), values,
+                             "carry (from elems[0])" if initializer is None else
+                             "carry (from initializer)")
         return i + 1, new, [ta.write(order(i), v) for ta, v in zip(outs, new)]
 
     _, final, outputs = while_loop(lambda i, values, outs: i < n, body,
@@ -157,7 +160,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     signature = fn_output_signature if fn_output_signature is not None else dtype
     structure = elems if signature is None else signature
     dtypes = [t.dtype for t in flat] if signature is None else \
-        [validate.dtype(d, "fn_output_signature", where) for d in nest.flatten(signature)]
+        [validate.dtype(d, "fn_output_signature" if fn_output_signature is not None
+                        else "dtype", where) for d in nest.flatten(signature)]
     outputs = [TensorArray(d, n, name="outputs") for d in dtypes]
 
     def body(i, outs):

@@ -18,7 +18,8 @@ from ..autodiff.engine import trainable
 from ..graph.function import FuncGraph
 from ..graph.graph import _no_gradient_scope, placeholder
 from ..ops import identity
-from ..ops.core import note_capture, note_variable_read
+from ..ops.core import Node, note_capture, note_variable_read
+from ..ops.misc import identity_p
 from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor, Variable, convert_to_tensor
 
@@ -74,6 +75,55 @@ class SubGraph(FuncGraph):
         read = self.capture(self.outer.read_variable(variable))
         note_variable_read(variable, read, self)
         return read
+
+    def producer_across_captures(self, until=None, beyond=None, keep=None):
+        """``producer(tensor_id)`` for a backward pass that starts in this graph and
+        may go on into the graphs enclosing it.
+
+        Each captured placeholder is made by a *capture* node: an identity of the
+        outer tensor (TensorFlow records a capture so), so a gradient that reaches
+        the placeholder flows on to the outer tensor, and from there through the
+        outer graph's own nodes. Their VJP rules then run here, in this graph: the
+        outer values they read are captured in turn, as ``tg.gradients`` does in a
+        TensorFlow loop body (``dy/dx`` for ``y`` computed from ``x`` outside).
+
+        A tape asks for less: ``until`` is its graph, where ``beyond`` (its own
+        record) says who made a tensor, and ``keep(node)`` says which nodes of the
+        subgraphs it may follow (those made while it recorded).
+        """
+        captures, producers, graph = {}, [], self
+        while isinstance(graph, SubGraph) and graph is not until:
+            producers.append(graph.producer if keep is None else _kept(graph.producer, keep))
+            for k, (outer, inner) in enumerate(zip(graph.external, graph.internal)):
+                node = Node(identity_p, (outer,), (inner,), {})
+                node.label = f"{graph.name}/capture_{k}"
+                captures[inner._id] = node
+            graph = graph.outer
+        producers.append(graph.producer if beyond is None else beyond)
+
+        def producer(tensor_id):
+            node = captures.get(tensor_id)
+            for find in producers:
+                if node is not None:
+                    return node
+                node = find(tensor_id)
+            return node
+        return producer
+
+    def outermost(self):
+        """The graph that this one (and the subgraphs it is traced in) is traced in."""
+        graph = self
+        while isinstance(graph, SubGraph):
+            graph = graph.outer
+        return graph
+
+
+def _kept(producer, keep):
+    """``producer``, finding only the nodes that ``keep`` accepts."""
+    def find(tensor_id):
+        node = producer(tensor_id)
+        return node if node is not None and keep(node) else None
+    return find
 
 
 class MirrorGraph(SubGraph):

@@ -206,6 +206,9 @@ class TensorArray:
 
 
 def _size(size):
+    if size is None:
+        validate.fail(TypeError, SITE, "size", "an int >= 0 (0 with dynamic_size=True, to "
+                      "grow as it is written)", size)
     value = _known_value(size) if isinstance(size, Tensor) else size
     if value is None:
         raise ValueError(f"{SITE}: in a graph, size must be known when the graph is built "

@@ -33,10 +33,10 @@ from ..ops import IndexedSlices, gather, zeros, zeros_like
 from ..ops import core
 from ..state import state
 from ..ops.core import defvjp_all, primitive, rules_need_tensors
-from . import array_loops
+from . import array_loops, batched
 from .outputs import add_output
 from .stacks import stack_values
-from ..tensor import Tensor
+from ..tensor import SymbolicTensor, Tensor
 from .structure import align, check_dtype, check_same_structure, check_shape, paths
 from .subgraph import MirrorGraph, as_tensor, differentiable_sources, entered, trace
 
@@ -94,9 +94,21 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, shape_invariants=
     if array_loops.has_arrays(loop_vars):   # TensorArrays travel as their flows
         return array_loops.while_with_arrays(while_loop, cond, body, loop_vars,
                                              maximum_iterations, shape_invariants, name)
+    if batched.inside_map(loop_vars):   # some example's loop may stop before another's
+        return _batched_while(cond, body, loop_vars, maximum_iterations, name)
     if state.graph is not None:
         return _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, name)
     return _eager_while(cond, body, loop_vars, maximum_iterations, shape_invariants, name)
+
+
+def _batched_while(cond, body, loop_vars, maximum_iterations, name):
+    """A loop inside tg.vectorized_map (see ``batched``): until no example's cond holds."""
+    flat = [as_tensor(v) for v in nest.flatten(loop_vars)]
+    if state.graph is not None:
+        return batched.graph_batched_while(while_loop, cond, body, _call, flat, loop_vars,
+                                           maximum_iterations, name)
+    return batched.eager_batched_while(cond, body, _call, flat, loop_vars,
+                                       _iteration_limit(maximum_iterations))
 
 
 def _call(fn, structure, values):
@@ -146,11 +158,17 @@ def _iteration_limit(maximum_iterations):
                             minimum=0)
 
 
+_NO_BOOL = ("tg.while_loop: `cond` must return a scalar bool (a comparison such as i < n), "
+            "but it returned None. Did cond forget its `return`?")
+
+
 def _truth(pred, where):
     """A cond result as a Python bool (eager)."""
     if isinstance(pred, (bool, np.bool_)):
         return bool(pred)
-    pred = as_tensor(pred)
+    if pred is None:
+        raise TypeError(_NO_BOOL)
+    pred = as_tensor(pred, name="what cond returned")
     if pred.dtype != dtypes.bool_ or pred.shape != ():
         raise TypeError(f"{where} must return a scalar bool, got a tensor of dtype "
                         f"{pred.dtype} and shape {tuple(pred.shape)}. Compare with tg.less, "
@@ -207,7 +225,8 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, na
 
     cond_traced, pred = trace(lambda *xs: _call(cond, loop_vars, xs), specs, f"{name}_cond")
     if len(cond_traced.outputs) != 1 or nest.is_nested(pred):
-        raise TypeError(f"while_loop's cond must return one scalar bool, got {pred!r}.")
+        raise TypeError(_NO_BOOL if pred is None else
+                        f"while_loop's cond must return one scalar bool, got {pred!r}.")
     _check_predicate(cond_traced.outputs[0], "while_loop's cond")
     body_traced, result = trace(
         lambda *xs: _numbers_like(_body_result(_call(body, loop_vars, xs), loop_vars), xs),
@@ -220,8 +239,8 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, na
 
     limit = None
     if maximum_iterations is not None:
-        if isinstance(maximum_iterations, int) and maximum_iterations < 0:
-            raise ValueError(f"maximum_iterations must not be negative, got {maximum_iterations}.")
+        if not isinstance(maximum_iterations, SymbolicTensor):   # known now: checked now
+            maximum_iterations = _iteration_limit(maximum_iterations)
         limit = graph._as_graph_tensor(maximum_iterations, None)
         if limit.dtype.kind not in "iu" or limit.shape not in ((), None):
             raise TypeError(f"maximum_iterations must be an integer scalar, got {limit!r}.")

@@ -22,11 +22,13 @@ import numpy as np
 
 from .. import nest, validate
 from ..ops.arithmetic import add, subtract
+from ..ops.batching import BatchedTensor
 from ..ops.core import bind, note_variable_read, primitive
 from ..ops.grad_util import compatible
 from ..state import state
-from ..tensor import SymbolicTensor, Tensor, _to_array
+from ..tensor import SymbolicTensor, Tensor, Variable, _to_array
 from .graph import Graph, placeholder
+from .retrace import Retracing, drop_oldest
 from .session import plan_for
 
 
@@ -182,7 +184,7 @@ class Function:
         self.optimize = optimize
         self._traces = {}
         self._last = None
-        self._warned = False
+        self._retracing = Retracing()
         try:
             self._parameters = inspect.signature(python_function)
         except (TypeError, ValueError):   # a builtin: positional arguments only
@@ -230,15 +232,36 @@ class Function:
     def _concrete(self, key, args, kwargs):
         concrete = self._traces.get(key)
         if concrete is None:
-            concrete = self._traces[key] = self._trace(args, kwargs)
-            if len(self._traces) > RETRACE_WARNING and not self._warned:
-                self._warned = True
-                warnings.warn(_retrace_message(self.python_function.__name__,
-                                               len(self._traces)), stacklevel=3)
+            concrete = self._retrace(key, args, kwargs)
         self._last = concrete
         return concrete
 
+    def _retrace(self, key, args, kwargs):
+        """The trace for a key not in the cache: a shape-generic one that serves it, or a
+        new one (see ``retrace``: relaxed shapes, a bounded cache, a warning naming why)."""
+        offset, retracing = int(bool(kwargs)), self._retracing
+        concrete = self._traces.get(retracing.relax(key, offset))
+        if concrete is not None:
+            return concrete
+        key = retracing.note(key, offset)
+        concrete = self._traces.get(key)
+        if concrete is None:
+            names = self._argument_names(len(args)) + sorted(kwargs)
+            message = retracing.warning(self.python_function.__name__, len(self._traces) + 1,
+                                        key, offset, names)
+            concrete = self._traces[key] = self._trace(args, kwargs, key[offset:])
+            drop_oldest(self._traces)
+            if message:
+                warnings.warn(message, stacklevel=4)
+        retracing.last = key
+        return concrete
+
     def __call__(self, *args, **kwargs):
+        if state.batching and any(isinstance(a, BatchedTensor) for a in
+                                  nest.flatten([args, kwargs])):
+            # Inside tg.vectorized_map, with an argument that differs by example: run the
+            # Python function, whose ops the map batches (a trace would fix one example).
+            return self.python_function(*args, **kwargs)
         if kwargs or len(args) != self._positional:
             args, kwargs = self._canonical(args, kwargs)
         key, tensors = _signature(args, kwargs)
@@ -247,17 +270,22 @@ class Function:
         return nest.pack_sequence_as(concrete.structure, [
             None if leaf is None else next(outputs) for leaf in nest.flatten(concrete.structure)])
 
-    def _trace(self, args, kwargs):
+    def _trace(self, args, kwargs, entries):
+        """Trace the function on placeholders; ``entries`` (one per argument, from the
+        key) give their shapes: None for a size a shape-generic trace leaves open."""
         graph = FuncGraph(self.python_function.__name__)
         with graph.as_default():
             placeholders = []
             names = self._argument_names(len(args)) + sorted(kwargs)
             traced = []
-            for name, a in zip(names, list(args) + [kwargs[k] for k in sorted(kwargs)]):
-                if _is_tensor_argument(a):
+            values = list(args) + [kwargs[k] for k in sorted(kwargs)]
+            for name, a, entry in zip(names, values, entries):
+                if _variables_key(a) is not None:
+                    traced.append(a)   # the Variable itself: read (captured) and assigned
+                elif _is_tensor_argument(a):
                     t = a if isinstance(a, Tensor) else Tensor(_to_array(a, None, name,
                                                                          "tg.function"))
-                    p = placeholder(t.dtype, t.shape, name=name)
+                    p = placeholder(t.dtype, entry[0], name=name)
                     placeholders.append(p)
                     traced.append(p)
                 else:
@@ -267,7 +295,9 @@ class Function:
             # Tensors (and numbers) in the result become outputs; a None stays None.
             outputs = [graph._as_graph_tensor(o, None) for o in nest.flatten(result)
                        if o is not None]
-        return ConcreteFunction(self.python_function, graph, placeholders, outputs, result,
+        body = _of_tensors(self.python_function, traced, len(args), sorted(kwargs),
+                           placeholders)
+        return ConcreteFunction(body, graph, placeholders, outputs, result,
                                 optimize=self.optimize)
 
 
@@ -285,21 +315,24 @@ class Function:
         return (names + [f"arg{i}" for i in range(len(names), count)])[:count]
 
 
+def _of_tensors(python_function, traced, n_args, keys, placeholders):
+    """``python_function`` as a function of its tensor arguments alone (those traced as
+    ``placeholders``), its other arguments (Python values, Variables) bound as they were
+    in the trace: the function whose gradient ``function_gradient`` traces."""
+    slots = [i for i, a in enumerate(traced) if any(a is p for p in placeholders)]
+
+    @functools.wraps(python_function)
+    def body(*tensors):
+        values = list(traced)
+        for i, t in zip(slots, tensors):
+            values[i] = t
+        return python_function(*values[:n_args], **dict(zip(keys, values[n_args:])))
+    return body
+
+
 def _is_tensor_argument(a):
     return isinstance(a, (Tensor, np.ndarray)) or (
         isinstance(a, (list, tuple)) and a and all(isinstance(v, (int, float)) for v in a))
-
-
-#: After this many traces of one function, tg.function warns (as TensorFlow does).
-RETRACE_WARNING = 5
-
-
-def _retrace_message(name, count):
-    return (f"tg.function has traced {name} {count} times: a new trace is made for each new "
-            f"Python value among its arguments (a number, a bool, a string), and every trace "
-            f"is kept. If a number changes from call to call, pass it as a tensor, "
-            f"tg.constant(value): a tensor's value is not part of the trace's key, only its "
-            f"shape and dtype.")
 
 
 def _signature(args, kwargs=None):
@@ -312,7 +345,10 @@ def _signature(args, kwargs=None):
         key.append(tuple(sorted(kwargs)))
         values += [kwargs[k] for k in sorted(kwargs)]
     for i, a in enumerate(values):
-        if isinstance(a, Tensor):
+        variables = _variables_key(a)
+        if variables is not None:
+            key.append(("variables", variables))
+        elif isinstance(a, Tensor):
             key.append((a.shape, a.dtype))
             tensors.append(a)
         elif _is_tensor_argument(a):
@@ -328,6 +364,21 @@ def _signature(args, kwargs=None):
                               "string, a tuple)", a)
             key.append(("value", _value_key(a)))
     return tuple(key), tensors
+
+
+def _variables_key(a):
+    """For a Variable argument, or a list or tuple of them (a model's weights): a key
+    telling them apart by identity; None for anything else.
+
+    As in TensorFlow 2, a Variable passed to a traced function stays that Variable: the
+    body reads it as it reads one it closes over (a capture, fed its current value at
+    each call), and can assign it (``opt.apply_gradients`` in a train step). A
+    placeholder would stand for its value only, and could not be assigned."""
+    if isinstance(a, Variable):
+        return a._id
+    if isinstance(a, (list, tuple)) and a and all(isinstance(v, Variable) for v in a):
+        return (type(a), tuple(v._id for v in a))
+    return None
 
 
 def _argument_name(i, args, kwargs):

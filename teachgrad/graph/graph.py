@@ -11,10 +11,12 @@ the visualizers and the lessons show them.
 import contextlib
 
 from .. import backend, validate
+from ..ops.batching import BatchedTensor, innermost_frame
 from ..ops.core import Node, defeffect, not_differentiable, note_variable_read, primitive
 from ..ops.shape_inference import infer_outputs
 from ..state import override, state
-from ..tensor import SymbolicTensor, Tensor, Variable, _scalar_dtype, _to_array
+from ..tensor import (SymbolicTensor, Tensor, Variable, _scalar_dtype, _to_array, holds_tensor,
+                      packed)
 
 
 def _placeholder_kernel(**params):
@@ -185,10 +187,15 @@ class Graph:
             return value
         if isinstance(value, Variable):
             return self.read_variable(value)
+        if isinstance(value, BatchedTensor):   # one example of a running map: ops batch it
+            innermost_frame((value,))           # (refused once its map has returned)
+            return value
         if isinstance(value, Tensor):
             array = value._value
         elif like is not None and isinstance(value, (int, float, bool)):
             array = backend.xp.asarray(value, dtype=_scalar_dtype(like.dtype, value))
+        elif type(value) in (list, tuple) and holds_tensor(value):
+            return packed(value)   # tg.stack of its entries: a node, differentiable
         else:
             array = _to_array(value)
         return self.add_constant(array)

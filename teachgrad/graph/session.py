@@ -14,7 +14,7 @@ from .. import backend, nest, validate
 from ..ops import core as op_core
 from ..state import state
 from ..tensor import SymbolicTensor
-from .graph import placeholder_p
+from .graph import Graph, placeholder_p
 
 
 class Plan:
@@ -131,6 +131,10 @@ class Session:
     """
 
     def __init__(self, graph=None):
+        if graph is not None and not isinstance(graph, Graph):
+            validate.fail(TypeError, "tg.Session", "graph", "a tg.Graph (or None: the graph "
+                          "of the fetched tensors)", graph,
+                          "Build one with g = tg.Graph() and `with g.as_default():`.")
         self.graph = graph
 
     def __enter__(self):

@@ -1,8 +1,9 @@
 """Every differentiable operation, each declared once with its rules.
 
 To add an op: declare it with ``primitive``, give it rules with ``defvjp``
-(and, if you like, a native forward-mode rule with ``defjvp``), export it here,
-and add one line to the op table in ``tests/op_table.py``.
+(and, if you like, a native forward-mode rule with ``defjvp``, and a batching rule
+for ``tg.vectorized_map`` with ``defbatch``; an elementwise op needs none), export it
+here, and add one line to the op table in ``tests/op_table.py``.
 """
 from .core import (Node, Op, bind, defbatch, defjvp, defvjp, defvjp_all, not_differentiable,
                    primitive)

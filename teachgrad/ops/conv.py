@@ -31,11 +31,12 @@ from .core import bind, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor, known
 from .rearrange import flip
 from .shape import transpose
-from .windows import PADDINGS, geometry_2d, pad_2d, windows
+from .windows import PADDINGS, geometry_2d, pad_2d, require_fit, windows
 
 
 def _conv2d_kernel(x, w, strides, padding, dilations):
     kh, kw, _, cout = w.shape
+    require_fit(x.shape, (kh, kw), dilations, padding, "conv2d", "filters")
     (top, bottom, oh), (left, right, ow) = geometry_2d(x.shape, (kh, kw), strides, dilations,
                                                        padding)
     patches = windows(pad_2d(x, (top, bottom), (left, right)), (kh, kw), strides, dilations,

@@ -19,7 +19,8 @@ import sys
 
 from .. import backend, validate
 from ..state import override, state
-from ..tensor import SymbolicTensor, Tensor, Variable, as_array, convert_to_tensor
+from ..tensor import (SymbolicTensor, Tensor, Variable, as_array, convert_to_tensor,
+                      holds_tensor, packed)
 from .batching import BatchedTensor, batched_at, innermost_frame
 
 _new_node_id = itertools.count().__next__
@@ -329,7 +330,7 @@ def bind(op, *args, **params):
     if state.batching:   # inside tg.vectorized_map: does an input differ by example?
         frame = innermost_frame(args)
         if frame is not None:
-            return batch_bind(op, _convert_inputs(args), params, frame)
+            return batch_bind(op, _batch_inputs(args), params, frame)
     if state.graph is not None:
         return add_to_graph(op, args, params)
     for a in args:
@@ -499,7 +500,10 @@ def input_error(where, args, error, caller):
                 (f"{k}[{j}]" for k, v in names.items() if isinstance(v, (list, tuple))
                  for j, e in enumerate(v) if e is a), f"input {i}")
             try:
-                validate.tensor_like(a, name, where)
+                if type(a) in (list, tuple) and holds_tensor(a):
+                    packed(a, name, where)
+                else:
+                    validate.tensor_like(a, name, where)
             except (TypeError, ValueError) as named:
                 return named
     return error
@@ -510,6 +514,8 @@ def operand(x, name, where):
     Python number or (nested) list becomes a constant tensor, checked."""
     if hasattr(x, "ndim"):
         return x
+    if type(x) in (list, tuple) and holds_tensor(x):
+        return packed(x, name, where)   # tg.stack of its entries: differentiable
     return Tensor(validate.tensor_like(x, name, where))
 
 
@@ -527,6 +533,16 @@ def _convert_inputs(args):
     return tuple([a if type(a) is Tensor else _as_input(a, like) for a in args])
 
 
+def _batch_inputs(args):
+    """``args`` of an op inside tg.vectorized_map as tensors for its batching rule. While
+    a graph is built, a Variable stays one: the graph reads it when the rule's ops are
+    added (eagerly, its snapshot is read here, as ``bind`` reads it)."""
+    if state.graph is None:
+        return _convert_inputs(args)
+    like = next((a for a in args if isinstance(a, Tensor)), None)
+    return tuple([a if isinstance(a, Tensor) else _as_input(a, like) for a in args])
+
+
 def _as_input(value, like):
     if (type(value) is float or type(value) is int) and like is not None \
             and like.dtype.kind == "f":
@@ -539,11 +555,11 @@ def _as_input(value, like):
             note_variable_read(value, snapshot)
         return snapshot
     if isinstance(value, SymbolicTensor):
-        if state.graph is not None:   # a batched op meets a graph tensor: the graph takes it
-            return value
         raise RuntimeError(
             f"{value.name} belongs to a graph and has no value here. Build ops on it inside "
             f"`with graph.as_default():`, or evaluate it with tg.Session(graph).run(...).")
+    if isinstance(value, BatchedTensor):   # used after its map returned?
+        innermost_frame((value,))
     if isinstance(value, Tensor):  # a Tensor subclass other than Variable
         return value
     return convert_to_tensor(value, like)

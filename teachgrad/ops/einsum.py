@@ -27,8 +27,8 @@ import numpy as np
 
 from .. import backend, validate
 from .core import bind, defeffect, defvjp_all, primitive
-from .grad_util import as_tensor
-from .shape import broadcast_as, expand_dims, unbroadcast
+from .grad_util import as_tensor, known
+from .shape import broadcast_as, broadcast_to, expand_dims, unbroadcast
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase   # numpy's order
 
@@ -80,9 +80,18 @@ def _vjp_one(ct, operands, inputs, output, k):
     for position, c in enumerate(labels):
         if c not in present:
             g = expand_dims(g, position)
-    if len(kept) < len(labels):
-        g = broadcast_as(g, x)
-    return unbroadcast(g, x)   # size-1 axes that were broadcast are summed back
+    return unbroadcast(_widened(g, x, len(kept) < len(labels)), x)   # size-1 axes of x
+    # that were broadcast are summed back
+
+
+def _widened(g, x, missing):
+    """``g`` broadcast along the axes where it has size 1 and ``x`` more: a letter only
+    ``x`` has (``missing``), or one the other operands have with size 1 (numpy broadcasts
+    ``"ij,jk"`` with a ``j`` of size 1 in one of them)."""
+    if known(g.shape) and known(x.shape):
+        shape = tuple(n if m == 1 else m for m, n in zip(g.shape, x.shape))
+        return g if shape == tuple(g.shape) else broadcast_to(g, shape)
+    return broadcast_as(g, x) if missing else g
 
 
 defvjp_all(einsum_p, _vjp)
@@ -200,4 +209,23 @@ def einsum(subscripts, *operands):
     if any(o.shape is None for o in operands):
         raise ValueError("tg.einsum: `operands` must have known ranks (a placeholder with "
                          "shape=None has none).")
-    return einsum_explicit(_parse(subscripts, [o.ndim for o in operands]), *operands)
+    explicit = _parse(subscripts, [o.ndim for o in operands])
+    _check_sizes(explicit, subscripts, operands)
+    return einsum_explicit(explicit, *operands)
+
+
+def _check_sizes(explicit, subscripts, operands):
+    """Refuse operands whose axes of one letter have different sizes (1 broadcasts),
+    naming the letter as the user wrote it: a letter ``...`` stands for is no letter of
+    theirs."""
+    sizes = {}   # letter -> (its size, the operand that first had it)
+    for k, (letters, o) in enumerate(zip(_split(explicit)[0], operands)):
+        for c, n in zip(letters, o.shape):
+            if n is None or n == 1:
+                continue
+            size, first = sizes.setdefault(c, (n, k))
+            if size != n:
+                axes = (f"the letter {c!r}" if c in subscripts.replace("...", "") else
+                        "the axes '...' stands for (they broadcast, right-aligned)")
+                validate.fail(ValueError, "tg.einsum", f"operands[{k}]", f"a tensor whose "
+                              f"size along {axes} is {size}, as in operands[{first}] (or 1)", o)

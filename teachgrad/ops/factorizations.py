@@ -18,7 +18,7 @@ from .diagonals import diagonal, tril, undiagonal
 from .misc import ones_like
 from .grad_util import as_tensor
 from .linalg import matmul
-from .matrix import float_dtype, inv, same_shape_rule, square
+from .matrix import float_dtype, inv, inverse_for_gradient, same_shape_rule, square
 from .shape import expand_dims, swap_last_two
 
 
@@ -214,7 +214,9 @@ def _qr_vjp(ct, ans, a):
     mm = matmul(r, ct_r, transpose_b=True) - matmul(ct_q, q, transpose_a=True)
     low = tril(mm)
     copyltu = low + swap_last_two(low) - mm * _eye_like(mm)
-    return matmul(ct_q + matmul(q, copyltu), inv(r), transpose_b=True)
+    return matmul(ct_q + matmul(q, copyltu), inverse_for_gradient(
+        r, "tg.linalg.qr", "it needs R invertible, that is A of full column rank"),
+        transpose_b=True)
 
 
 defvjp(qr_p, _qr_vjp)
@@ -256,12 +258,21 @@ def pinv(a, rcond=None):
 
 
 def _pinv_vjp(ct, ans, a, rcond):
-    p, ct_t = ans, swap_last_two(ct)
-    first = -matmul(matmul(p, ct, transpose_a=True), p, transpose_b=True)
-    left = matmul(matmul(ct_t, p), p, transpose_b=True)            # ct^T P P^T
-    second = left - matmul(a, matmul(p, left))
-    right = matmul(matmul(p, p, transpose_a=True), ct_t)           # P^T P ct^T
-    third = right - matmul(matmul(right, p), a)
+    # Every term is a product (m x n)(n x m)(m x n) for an m x n A: multiplied so that the
+    # middle result is n x n for a tall A (m x m for a wide one), never the larger square,
+    # the memory stays O(mn): a 400000 x 2 matrix has a gradient.
+    m, n = a.shape[-2], a.shape[-1]
+    tall = m is None or n is None or m >= n
+
+    def chain(x, y, z):
+        return matmul(x, matmul(y, z)) if tall else matmul(matmul(x, y), z)
+
+    p, p_t, ct_t = ans, swap_last_two(ans), swap_last_two(ct)
+    first = -chain(p_t, ct, p_t)                                   # -P^T ct P^T
+    left = chain(ct_t, p, p_t)                                     # ct^T P P^T
+    second = left - chain(a, p, left)                              # (I - A P) ct^T P P^T
+    right = chain(p_t, p, ct_t)                                    # P^T P ct^T
+    third = right - chain(right, p, a)                             # P^T P ct^T (I - P A)
     return first + second + third
 
 

@@ -6,7 +6,7 @@ that move a cotangent to an input's shape (``unbroadcast``, ``reshape_as``,
 ``broadcast_as``) are ops of their own kind and live with the shape ops.
 """
 from .. import validate
-from ..tensor import Tensor
+from ..tensor import Tensor, holds_tensor, packed
 
 
 def known(shape):
@@ -19,6 +19,17 @@ def compatible(a, b):
     if a is None or b is None or a == b:
         return True
     return len(a) == len(b) and all(p is None or q is None or p == q for p, q in zip(a, b))
+
+
+def broadcastable(*shapes):
+    """Could ``shapes`` (None = unknown) broadcast together, as numpy's rules say?"""
+    if any(s is None for s in shapes):
+        return True
+    n = max(len(s) for s in shapes)
+    for dims in zip(*[(1,) * (n - len(s)) + tuple(s) for s in shapes]):
+        if len({d for d in dims if d is not None and d != 1}) > 1:
+            return False
+    return True
 
 
 def require_same_shape(op_name, first, second, names):
@@ -39,8 +50,13 @@ def value_of(t):
 def as_tensor(x, name, where):
     """``x`` (the argument ``name`` of ``where``) as a Tensor, for an op that reads its
     shape before ``bind``: a number or nested list becomes a constant (checked, with a
-    message naming the argument); a Tensor, Variable or symbolic tensor is kept."""
-    return x if isinstance(x, Tensor) else Tensor(validate.tensor_like(x, name, where))
+    message naming the argument); a Tensor, Variable or symbolic tensor is kept; a list
+    holding tensors is their ``tg.stack``."""
+    if isinstance(x, Tensor):
+        return x
+    if type(x) in (list, tuple) and holds_tensor(x):
+        return packed(x, name, where)   # tg.stack of its entries: differentiable
+    return Tensor(validate.tensor_like(x, name, where))
 
 
 #: The most entries an op that makes entries from counts (repeat, tile, pad, arange,

@@ -148,19 +148,53 @@ def _solve_shape(a, b, vector):
 solve_p.shape_rule = _solve_shape
 
 
-# det: Jacobi's formula, ct_A = ct det(A) A^{-T}.  A^{-T} is computed as inv(A^T), a fresh
-# contiguous array (a transposed view of inv(A) would make the sums of the second
-# derivative depend on memory layout, and so differ in the last bit once optimised).
+# det: Jacobi's formula, ct_A = ct cof(A), the cofactor matrix: det(A) A^{-T} where A is
+# invertible, and defined at a singular A too (where the gradient exists as well).
 det_p = primitive("det", lambda a: backend.xp.linalg.det(a))
 defeffect(det_p, "fresh")
 def det(a):
     r"""$\det A$ of each square matrix.  VJP (Jacobi's formula): $\bar A = \bar{\mathrm{out}}
-    \det(A)\, A^{-T}$ (needs $A$ invertible)."""
+    \operatorname{cof}(A)$, the cofactor matrix, which is $\det(A)\, A^{-T}$ for an
+    invertible $A$ and exists for a singular one too (see ``cofactor``)."""
     return bind(det_p, square(a, "tg.linalg.det"))
-defvjp(det_p, lambda ct, ans, a: _ct_matrix(ct * ans) * inv(swap_last_two(a)))
-defjvp(det_p, lambda a_dot, ans, a: ans * sum(swap_last_two(inv(a)) * a_dot, axis=(-2, -1)))
+defvjp(det_p, lambda ct, ans, a: _ct_matrix(ct) * cofactor(a))
+defjvp(det_p, lambda a_dot, ans, a: sum(cofactor(a) * a_dot, axis=(-2, -1)))
 det_p.shape_rule = lambda a: [(None if a.shape is None else a.shape[:-2],
                                float_dtype(a.dtype))]
+
+
+def _cofactor_kernel(a):
+    xp = backend.xp
+    if a.size == 0:
+        return xp.zeros(a.shape, float_dtype(a.dtype))
+    with backend.linalg_errors():
+        u, s, vt = xp.linalg.svd(a)
+    # A = U S V^T gives cof(A) = det(U) det(V) U diag(prod of the other s_j) V^T: no
+    # division by a singular value, so a singular A has its cofactors too.
+    others = xp.where(xp.eye(a.shape[-1], dtype=bool), 1, s[..., None, :])
+    scale = xp.prod(others, axis=-1) * (xp.linalg.det(u) * xp.linalg.det(vt))[..., None]
+    return xp.matmul(u * scale[..., None, :], vt)
+
+
+def _cofactor_vjp(ct, ans, a):
+    # from cof(A) = det(A) A^{-T}:  d cof = <cof, dA> A^{-T} - det(A) A^{-T} dA^T A^{-T}
+    # (so this second derivative of det needs A invertible, as Jacobi's formula does)
+    inv_t = inv(swap_last_two(a))
+    along = _ct_matrix(sum(ct * inv_t, axis=(-2, -1))) * ans
+    return along - _ct_matrix(det(a)) * matmul(matmul(inv_t, ct, transpose_b=True), inv_t)
+
+
+# cofactor: cof(A)_ij = (-1)^(i+j) times the minor of A without row i and column j;
+# the gradient of det. Computed from the SVD, which needs no inverse.
+cofactor_p = primitive("cofactor", _cofactor_kernel)
+defeffect(cofactor_p, "fresh")
+def cofactor(a):
+    r"""The cofactor matrix $\operatorname{cof}(A)$ of each square matrix, the gradient of
+    $\det A$: $\det(A)\, A^{-T}$ where $A$ is invertible, and defined (from the SVD) where
+    it is singular. VJP: that of $\det(A) A^{-T}$ (needs $A$ invertible)."""
+    return bind(cofactor_p, square(a, "tg.linalg.cofactor"))
+defvjp(cofactor_p, _cofactor_vjp)
+cofactor_p.shape_rule = same_shape_rule
 
 
 # slogdet: (sign, log|det A|). The sign is piecewise constant (its derivative is 0
@@ -173,5 +207,17 @@ def slogdet(a):
     overflow. Only ``logabsdet`` is differentiated (the sign's derivative is 0):
     $\bar A = \overline{\mathrm{logabsdet}}\, A^{-T}$."""
     return tuple(bind(slogdet_p, square(a, "tg.linalg.slogdet")))
-defvjp(slogdet_p, lambda ct, ans, a: _ct_matrix(ct[1]) * inv(swap_last_two(a)))
+defvjp(slogdet_p, lambda ct, ans, a: _ct_matrix(ct[1]) * inverse_for_gradient(
+    swap_last_two(a), "tg.linalg.slogdet", "log|det A| has no derivative where A is singular "
+    "(det A = 0, so log|det A| = -inf)"))
+
+
+def inverse_for_gradient(a, where, why):
+    """``inv(a)`` in the gradient of ``where``: when ``a`` is singular, the error names
+    the function the user called and says ``why`` (not the ``inv`` they never called).
+    (In a graph the error comes when it runs, from a node ``where``'s gradient made.)"""
+    try:
+        return inv(a)
+    except ValueError as error:   # numpy's LinAlgError is a ValueError
+        raise type(error)(f"the gradient of {where}: {why} ({error}).") from None
 slogdet_p.shape_rule = lambda a: det_p.shape_rule(a) * 2

@@ -7,11 +7,11 @@ $$\mu = \mathrm{mean}(x), \quad \sigma^2 = \mathrm{mean}((x - \mu)^2), \qquad
 """
 from .. import validate
 from .arithmetic import divide
-from .grad_util import as_tensor
+from .grad_util import as_tensor, broadcastable
 from .math import sqrt, square
 from .reduction import mean as reduce_mean
 from .shape import squeeze
-from ..tensor import Tensor
+from ..tensor import Tensor, holds_tensor, packed
 
 
 def moments(x, axes, keepdims=False):
@@ -34,6 +34,9 @@ def moments(x, axes, keepdims=False):
     if x.dtype.kind != "f":
         validate.fail(TypeError, where, "x", "floating point (cast it with tg.cast)", x)
     keepdims = validate.boolean(keepdims, "keepdims", where)
+    if axes is None:   # TensorFlow's moments reduces only the axes it is told
+        validate.fail(TypeError, where, "axes", "an integer or a list of integers", axes,
+                      "For every axis, list them: list(range(x.ndim)).")
     axes = validate.axis(axes, x.ndim, "axes", where)
     axes = (axes,) if isinstance(axes, int) else tuple(axes)
     if x.ndim == 0 and axes:
@@ -82,8 +85,13 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon):
 def _like(value, name, x, where):
     """``value`` as a tensor of ``x``'s dtype: numbers and arrays are converted; a
     tensor must have that dtype already (as in TensorFlow: no silent float64 result)."""
+    if type(value) in (list, tuple) and holds_tensor(value):
+        value = packed(value, name, where)   # tg.stack of its entries: differentiable
     if not isinstance(value, Tensor):
-        return Tensor(validate.tensor_like(value, name, where, dtype=x.dtype))
+        value = Tensor(validate.tensor_like(value, name, where, dtype=x.dtype))
     if value.dtype != x.dtype:
         validate.fail(TypeError, where, name, f"a tensor of x's dtype {x.dtype}", value)
+    if not broadcastable(value.shape, x.shape):
+        validate.fail(ValueError, where, name, f"a tensor that broadcasts against x's shape "
+                      f"{tuple(x.shape)}", value)
     return value

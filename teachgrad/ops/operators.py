@@ -18,7 +18,7 @@ from .misc import cast
 from .reduction import max, mean, min, sum
 from .rearrange import flatten, ravel
 from .rounding import mod
-from .shape import reshape, transpose
+from .shape import reshape, stack, transpose
 
 
 def _swapped(op):
@@ -52,3 +52,5 @@ for _name, _op in {**_OPERATORS, **_METHODS}.items():
     setattr(Tensor, _name, _op)
 Tensor.__pos__ = lambda self: self
 Tensor.T = property(transpose, doc="The tensor with its axes reversed.")
+# How a list of tensors given where one tensor is expected becomes one (tensor.packed).
+Tensor._stack = staticmethod(stack)

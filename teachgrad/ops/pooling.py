@@ -16,7 +16,7 @@ from .. import backend
 from .conv import check_fits, check_images, pair, padding_mode
 from .core import bind, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor
-from .windows import add_windows, geometry_2d, pad_2d, windows
+from .windows import add_windows, geometry_2d, pad_2d, require_fit, windows
 
 _ONES = (1, 1)   # pooling windows are not dilated
 
@@ -63,6 +63,7 @@ def _scatter_to_windows(per_tap, x, ksize, strides, padding):
 
 # -- max pooling -----------------------------------------------------------------------
 def _max_pool_kernel(x, ksize, strides, padding):
+    require_fit(x.shape, ksize, _ONES, padding, "max_pool2d", "ksize")
     flat, _, _ = _padded_windows(x, ksize, strides, padding, -backend.xp.inf)
     if flat.size == 0:   # numpy refuses the max of nothing
         return backend.xp.zeros(flat.shape[:4], x.dtype)
@@ -149,6 +150,7 @@ def _counts(x, ksize, strides, padding):
 
 
 def _avg_pool_kernel(x, ksize, strides, padding):
+    require_fit(x.shape, ksize, _ONES, padding, "avg_pool2d", "ksize")
     flat, _, _ = _padded_windows(x, ksize, strides, padding, 0)
     return flat.sum(axis=-1) / _counts(x, ksize, strides, padding)
 

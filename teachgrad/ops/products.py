@@ -7,13 +7,15 @@ gradients are those ops' gradients (one op, one place):
 * ``inner`` (last axis against last axis), ``vdot`` (flattened), ``outer``;
 * ``kron`` (an outer product of interleaved axes, reshaped) and ``cross``.
 """
+import math
+
 from .. import validate
 from .arithmetic import multiply, subtract
 from .einsum import einsum_explicit
-from .grad_util import as_tensor
+from .grad_util import as_tensor, broadcastable, known
 from .linalg import matmul
 from .rearrange import moveaxis
-from .shape import reshape, stack
+from .shape import reshape, stack, transpose
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -72,6 +74,8 @@ def tensordot(a, b, axes=2):
         if a.shape[i] is not None and b.shape[j] is not None and a.shape[i] != b.shape[j]:
             raise ValueError(f"tg.tensordot: `axes` pairs axis {i} of a (size {a.shape[i]}) "
                              f"with axis {j} of b (size {b.shape[j]}); paired sizes must match.")
+    if a.ndim + b.ndim - len(axes_a) > len(_LETTERS):   # einsum has 52 letters
+        return _tensordot_by_matmul(a, b, axes_a, axes_b)
     sa = _LETTERS[:a.ndim]
     sb = [None] * b.ndim
     for i, j in zip(axes_a, axes_b):
@@ -81,6 +85,23 @@ def tensordot(a, b, axes=2):
     out = "".join(c for i, c in enumerate(sa) if i not in axes_a) + \
         "".join(c for j, c in enumerate(sb) if j not in axes_b)
     return einsum_explicit(f"{sa},{sb}->{out}", a, b)
+
+
+def _tensordot_by_matmul(a, b, axes_a, axes_b):
+    """``tensordot`` as numpy computes it, for more axes than einsum has letters: the
+    paired axes moved to the end of ``a`` and the front of ``b``, each operand reshaped to
+    a matrix, one ``matmul``, and the free axes given back."""
+    if not (known(a.shape) and known(b.shape)):
+        raise ValueError(f"tg.tensordot: `a` and `b` have {a.ndim + b.ndim} axes in all, "
+                         f"more than einsum has letters; their sizes must then be known.")
+    free_a = [i for i in range(a.ndim) if i not in axes_a]
+    free_b = [j for j in range(b.ndim) if j not in axes_b]
+    sizes = [math.prod(a.shape[i] for i in axes) for axes in (free_a, axes_a)]
+    left = reshape(transpose(a, free_a + list(axes_a)), tuple(sizes))
+    right = reshape(transpose(b, list(axes_b) + free_b),
+                    (sizes[1], math.prod(b.shape[j] for j in free_b)))
+    return reshape(matmul(left, right), tuple(a.shape[i] for i in free_a)
+                   + tuple(b.shape[j] for j in free_b))
 
 
 def dot(a, b):
@@ -183,6 +204,9 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
         raise ValueError(f"tg.cross: the vectors of `a` and `b` must have 2 or 3 components, "
                          f"got {a.shape[-1]} and {b.shape[-1]}.")
+    if not broadcastable(a.shape[:-1], b.shape[:-1]):
+        validate.fail(ValueError, where, "b", f"vectors whose other axes broadcast against "
+                      f"those of `a`, {tuple(a.shape[:-1])}", b)
     a0, a1, a2 = (_part(a, i) for i in range(3))
     b0, b1, b2 = (_part(b, i) for i in range(3))
     z = _minus(_times(a0, b1), _times(a1, b0))

@@ -30,6 +30,23 @@ def geometry(size, k, stride, dilation, padding):
     return total // 2, total - total // 2, out
 
 
+def require_fit(shape, kernel, dilations, padding, op, window):
+    """Refuse an NHWC ``shape`` smaller than a window with ``"VALID"`` padding (no window
+    fits: the result would be empty). The public functions check this when the sizes are
+    known as they are called; the kernels of ``op`` check it again when a graph runs and
+    sizes unknown till then (a placeholder's None) are known."""
+    if padding != "VALID":
+        return
+    for axis, k, d in zip((1, 2), kernel, dilations):
+        span = (k - 1) * d + 1
+        if shape[axis] < span:
+            raise ValueError(
+                f"tg.nn.{op}: `input` must have at least {span} entries along axis {axis}, "
+                f"the span of a window of the `{window}` with padding 'VALID', but got an "
+                f"input of shape {tuple(shape)} when the graph ran. Feed a larger input, or "
+                f"use padding='SAME' or a smaller window.")
+
+
 def geometry_2d(shape, kernel, strides, dilations, padding):
     """``geometry`` along the height and width of an NHWC ``shape``:
     ``((top, bottom, out_height), (left, right, out_width))``."""
