@@ -5,10 +5,12 @@
 for the gradient. Unconnected arguments get zeros, and sparse gradients are
 made dense, so the results are always plain tensors.
 """
+import warnings
+
 import numpy as np
 
 from .. import dtypes, nest, validate
-from ..ops import IndexedSlices, moveaxis, reshape, zeros, zeros_like
+from ..ops import IndexedSlices, moveaxis, reshape, stack, zeros, zeros_like
 from ..tensor import Tensor, Variable, constant
 from .forward import ForwardAccumulator
 from .tape import GradientTape
@@ -204,7 +206,13 @@ def jacfwd(f, argnums=0):
             return [acc.jvp(y, unconnected_gradients="zero") for y in nest.flatten(results[0])]
 
         if total:
-            columns = vmap(tangents_of_outputs)(*_one_hot_tangents(xs, sizes, total))
+            tangents = _one_hot_tangents(xs, sizes, total)
+            try:
+                columns = vmap(tangents_of_outputs)(*tangents)
+            except NotImplementedError as error:   # what tg.vmap cannot batch yet
+                warnings.warn(f"tg.jacfwd: {error} Computing the Jacobian one column at a "
+                              f"time instead.", stacklevel=2)
+                columns = _map_by_loop(tangents_of_outputs, tangents, total)
             out = results[0]
         else:   # no input entries: empty Jacobians
             out = _as_outputs(f(*args), "tg.jacfwd")
@@ -224,6 +232,12 @@ def _one_hot_tangents(xs, sizes, total):
         tangents.append(constant(block.reshape((total,) + tuple(x.shape))))
         start += size
     return tangents
+
+
+def _map_by_loop(fn, batches, size):
+    """``vmap(fn)(*batches)`` one example at a time, in a Python loop."""
+    outputs = [fn(*[b[k] for b in batches]) for k in range(size)]
+    return [stack(list(column)) for column in zip(*outputs)]
 
 
 def _split_columns(columns, y, xs, sizes, single):

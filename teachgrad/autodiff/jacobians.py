@@ -23,6 +23,7 @@ every example's Jacobian in one pass, so it needs as many seeds as ONE example h
 entries, not the whole batch.
 """
 import math
+import warnings
 
 from .. import backend, nest, validate
 from ..ops import IndexedSlices, moveaxis, reshape, stack, zeros, zeros_like
@@ -30,6 +31,7 @@ from ..tensor import constant
 from .aggregation import unconnected as unconnected_option
 from .vectorize import vmap
 
+_GRAPH_CONTROL_FLOW = frozenset({"While", "If"})
 _LOOP_NEEDS_PERSISTENT = ("GradientTape must be created with persistent=True to compute the "
                           "{what} with eager execution enabled and with experimental_use_pfor "
                           "set to False: the loop runs one backward pass per row, and a "
@@ -52,7 +54,7 @@ def jacobian(tape, target, sources, unconnected_gradients, parallel_iterations, 
         rows = [zeros((0,) + tuple(s.shape), s.dtype) for s in flat_sources]
     else:
         seeds = backend.xp.reshape(backend.xp.eye(n, dtype=target.dtype), (n,) + shape)
-        if use_pfor:
+        if use_pfor and _vectorizable(tape, where):
             rows = _one_pass(tape, target, flat_sources, constant(seeds), unconnected, where)
         else:
             _check_loop_allowed(tape, "jacobian")
@@ -84,7 +86,7 @@ def batch_jacobian(tape, target, source, unconnected_gradients, parallel_iterati
     # Seed k: a one at entry k of each example's target (one example's one-hot,
     # repeated along the batch, which the target's shape gives in a graph too).
     one_hots = backend.xp.reshape(backend.xp.eye(t, dtype=target.dtype), (t, 1) + example)
-    if use_pfor:
+    if use_pfor and _vectorizable(tape, where):
         (rows,) = _one_pass(tape, target, [source], constant(one_hots), "zero", where,
                             seed_for=lambda one_hot: _along_batch(one_hot, target))
     else:
@@ -115,6 +117,20 @@ def _one_pass(tape, target, sources, seeds, unconnected, where, seed_for=None):
                          f"{where.split('.')[1]} computation ({err}). Vectorization can be "
                          f"disabled by setting experimental_use_pfor to False.") from err
     return [next(stacked) if r else None for r in reached]
+
+
+def _vectorizable(tape, where):
+    """Can ``tg.vmap`` map this tape's backward pass? Not yet through a loop or a branch
+    of a graph (the gradients of While and If nodes do not batch there): then, with a
+    warning, the rows are computed one at a time, which works everywhere."""
+    if tape.graph is None:
+        return True
+    flow = sorted({node.op.name for node in tape.recorded_nodes()} & _GRAPH_CONTROL_FLOW)
+    if flow:
+        warnings.warn(f"{where}: the tape recorded graph control flow ({', '.join(flow)}), "
+                      f"whose gradient tg.vmap cannot batch yet; computing the Jacobian one "
+                      f"row at a time (experimental_use_pfor=False).", stacklevel=4)
+    return not flow
 
 
 def _pass_per_row(tape, target, sources, seeds, unconnected):
