@@ -32,7 +32,10 @@ SECTIONS = [
      "A function of one example, run on a whole batch in one pass: each op applies its "
      "batching rule (declared in its block with `tg.ops.defbatch`, beside its VJP and JVP; "
      "see [How the engine works](engine.md)). Per-example gradients are "
-     "`tg.vmap(tg.grad(loss), in_axes=(None, 0))(w, xs)`."),
+     "`tg.vmap(tg.grad(loss), in_axes=(None, 0))(w, xs)`. Jacobians are vectorized the "
+     "same way: `tape.jacobian`, `tape.batch_jacobian` and `tg.jacrev` map ONE backward "
+     "pass over the one-hot cotangents, `tg.jacfwd` one forward pass over the one-hot "
+     "tangents (`experimental_use_pfor=False` keeps the tape's loop of one pass per row)."),
     ("Custom gradients", ("teachgrad.autodiff.custom",), ""),
     ("Checking gradients", ("teachgrad.autodiff.gradcheck",), ""),
     ("Graph mode", ("teachgrad.graph",), ""),

@@ -205,10 +205,15 @@ def _methods():
             t, y, x = _tape_and_target()
             good = {"watch": {"tensor": x},
                     "gradient": {"target": y, "sources": x},
-                    "jacobian": {"target": x * 2.0, "sources": x}}[method]
+                    "jacobian": {"target": x * 2.0, "sources": x},
+                    "batch_jacobian": {}}[method]
             if method == "jacobian":
                 with t:
                     good["target"] = x * 2.0
+            if method == "batch_jacobian":   # a batch of one example: rank 2
+                with t:
+                    batch = tg.reshape(x, (1, 2))
+                    good = {"target": batch * 2.0, "source": batch}
             return getattr(t, method), good
         return make
 
@@ -242,7 +247,8 @@ def _methods():
         return lambda: (getattr(_x(), method), dict(good))
 
     methods = {f"Variable.{m}": variable(m) for m in ("assign", "assign_add", "assign_sub")}
-    methods.update({f"GradientTape.{m}": tape(m) for m in ("watch", "gradient", "jacobian")})
+    methods.update({f"GradientTape.{m}": tape(m) for m in ("watch", "gradient", "jacobian",
+                                                                   "batch_jacobian")})
     methods["ForwardAccumulator.jvp"] = accumulator
     methods["optimizers.Optimizer.apply_gradients"] = optimizer("apply_gradients")
     methods["optimizers.Optimizer.get_slot"] = optimizer("get_slot")

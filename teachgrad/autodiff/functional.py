@@ -5,13 +5,16 @@
 for the gradient. Unconnected arguments get zeros, and sparse gradients are
 made dense, so the results are always plain tensors.
 """
+import warnings
+
 import numpy as np
 
 from .. import dtypes, nest, validate
-from ..ops import IndexedSlices, reshape, stack, zeros, zeros_like
+from ..ops import IndexedSlices, moveaxis, reshape, stack, zeros, zeros_like
 from ..tensor import Tensor, Variable, constant
 from .forward import ForwardAccumulator
 from .tape import GradientTape
+from .vectorize import vmap
 
 
 def _as_float_tensor(value, position, name=None, where="the differentiated function"):
@@ -147,9 +150,12 @@ def vjp(f, *primals):
 
 
 def jacrev(f, argnums=0):
-    """A function returning the Jacobian of ``f`` by reverse mode, one row per output entry.
+    """A function returning the Jacobian of ``f`` by reverse mode: shape
+    ``out.shape + arg.shape`` (a tuple of them for a tuple ``argnums``).
 
-    The result has shape ``out.shape + arg.shape`` (a tuple of them for a tuple ``argnums``).
+    Row ``k`` is the vector-Jacobian product with the one-hot cotangent ``e_k``;
+    ``tape.jacobian`` maps the backward pass over all of them with ``tg.vmap``, so it
+    runs ONCE: ``vmap(lambda e: vjp_fn(e))(eye)``.
     """
     validate.callable_(f, "f", "tg.jacrev")
     def wrapped(*args, **kwargs):
@@ -177,35 +183,72 @@ def jvp(f, primals, tangents):
 
 
 def jacfwd(f, argnums=0):
-    """A function returning the Jacobian of ``f`` by forward mode, one column per
-    input entry: shape ``out.shape + arg.shape``. With a tuple ``argnums`` there is
-    one Jacobian per argument; with several outputs, one (tuple) per output, as
-    in JAX: ``jac[i][j]`` is output i with respect to argument j."""
+    """A function returning the Jacobian of ``f`` by forward mode: shape
+    ``out.shape + arg.shape``. With a tuple ``argnums`` there is one Jacobian per
+    argument; with several outputs, one (tuple) per output, as in JAX: ``jac[i][j]`` is
+    output i with respect to argument j.
+
+    Column ``k`` is the tangent of the output along the one-hot input tangent ``e_k``;
+    ``tg.vmap`` pushes every one-hot tangent (of every argument, the rows of one
+    identity matrix) through ONE forward pass: ``vmap(lambda e: jvp(f, args, e))(eye)``.
+    """
     validate.callable_(f, "f", "tg.jacfwd")
     def wrapped(*args):
         args, nums, single = _prepare(args, argnums, "tg.jacfwd")
-        out = _as_outputs(f(*args), "tg.jacfwd")
-        outs = nest.flatten(out)
-        per_output = [[] for _ in outs]
-        for n in nums:
-            x = args[n]
-            columns = [[] for _ in outs]
-            for k in range(x.size):
-                basis = np.zeros(x.size, dtype=x.dtype)
-                basis[k] = 1
-                with ForwardAccumulator(x, constant(basis.reshape(x.shape))) as acc:
-                    result = nest.flatten(_as_outputs(f(*args), "tg.jacfwd"))
-                for i, y in enumerate(result):
-                    columns[i].append(acc.jvp(y, unconnected_gradients="zero"))
-            for i, y in enumerate(outs):
-                shape = tuple(y.shape) + tuple(x.shape)
-                if not columns[i]:
-                    per_output[i].append(zeros(shape, y.dtype))
-                else:
-                    per_output[i].append(reshape(stack(columns[i], axis=-1), shape))
-        jacobians = [j[0] if single else tuple(j) for j in per_output]
+        xs = [args[n] for n in nums]
+        sizes = [x.size for x in xs]
+        total = sum(sizes)
+        results = []   # f's output, as the mapped function computes it
+
+        def tangents_of_outputs(*tangents):
+            with ForwardAccumulator(xs, list(tangents)) as acc:
+                results[:] = [_as_outputs(f(*args), "tg.jacfwd")]
+            return [acc.jvp(y, unconnected_gradients="zero") for y in nest.flatten(results[0])]
+
+        if total:
+            tangents = _one_hot_tangents(xs, sizes, total)
+            try:
+                columns = vmap(tangents_of_outputs)(*tangents)
+            except NotImplementedError as error:   # what tg.vmap cannot batch yet
+                warnings.warn(f"tg.jacfwd: {error} Computing the Jacobian one column at a "
+                              f"time instead.", stacklevel=2)
+                columns = _map_by_loop(tangents_of_outputs, tangents, total)
+            out = results[0]
+        else:   # no input entries: empty Jacobians
+            out = _as_outputs(f(*args), "tg.jacfwd")
+            columns = [zeros((0,) + tuple(y.shape), y.dtype) for y in nest.flatten(out)]
+        jacobians = [_split_columns(c, y, xs, sizes, single)
+                     for c, y in zip(columns, nest.flatten(out))]
         return nest.pack_sequence_as(out, jacobians)
     return wrapped
+
+
+def _one_hot_tangents(xs, sizes, total):
+    """The rows of the ``total x total`` identity, cut into one tangent per argument:
+    row ``k`` is the one-hot tangent of entry ``k`` of the arguments laid end to end."""
+    eye, start, tangents = np.eye(total), 0, []
+    for x, size in zip(xs, sizes):
+        block = eye[:, start:start + size].astype(x.dtype)
+        tangents.append(constant(block.reshape((total,) + tuple(x.shape))))
+        start += size
+    return tangents
+
+
+def _map_by_loop(fn, batches, size):
+    """``vmap(fn)(*batches)`` one example at a time, in a Python loop."""
+    outputs = [fn(*[b[k] for b in batches]) for k in range(size)]
+    return [stack(list(column)) for column in zip(*outputs)]
+
+
+def _split_columns(columns, y, xs, sizes, single):
+    """``columns`` (``[total, *y.shape]``, one per input entry) as ``y``'s Jacobian with
+    respect to each argument: ``y.shape + x.shape``."""
+    jacobians, start = [], 0
+    for x, size in zip(xs, sizes):
+        block = moveaxis(columns[start:start + size], 0, -1)
+        jacobians.append(reshape(block, tuple(y.shape) + tuple(x.shape)))
+        start += size
+    return jacobians[0] if single else tuple(jacobians)
 
 
 def hessian(f, argnums=0):

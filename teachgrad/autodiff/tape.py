@@ -23,7 +23,7 @@ import itertools
 import warnings
 
 from .. import backend, dtypes, nest, validate
-from ..ops import IndexedSlices, ones_like, reshape, stack, zeros, zeros_like
+from ..ops import IndexedSlices, ones_like, zeros_like
 from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor, Variable
 from ..tensor import _new_id as new_tensor_id
@@ -32,6 +32,7 @@ from .aggregation import UnconnectedGradients, aggregate
 from .aggregation import unconnected as unconnected_option
 from .engine import backward
 from .gradients import encloses
+from . import jacobians as _jacobians
 from ..ops.grad_util import compatible
 
 
@@ -287,43 +288,49 @@ class GradientTape:
         tape (empty before one, and for a one-shot tape): what ``tg.viz.draw`` shows."""
         return dict(self._last)
 
-    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE):
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
         """The full Jacobian: for each source, shape ``target.shape + source.shape``.
 
-        Computed one row at a time, each a backward pass seeded with a one-hot
-        cotangent.
+        Row ``k`` is the gradient seeded with the one-hot cotangent ``e_k``: with
+        ``experimental_use_pfor=True`` (TensorFlow's default) ONE backward pass mapped
+        over every seed by ``tg.vmap``, with False one pass per row (the tape must then
+        be persistent, unless it records a graph). ``teachgrad.autodiff.jacobians``
+        explains both; ``parallel_iterations`` is accepted and unused.
         """
-        with self._in_own_context():
-            jacobians = self._jacobian(target, sources, unconnected_gradients)
+        with self._in_own_context(target):
+            jacobians = _jacobians.jacobian(
+                self, self._jacobian_target(target, "jacobian"), sources,
+                unconnected_gradients, parallel_iterations, experimental_use_pfor)
         self._mark_used()
         return jacobians
 
-    def _jacobian(self, target, sources, unconnected_gradients):
-        target = _as_tensor(_dense_target(self, target), "target")
-        if target.size is None:
-            raise ValueError(f"jacobian needs a target of known shape, got {target!r}: give "
-                             f"the placeholders it depends on a full shape.")
-        flat_sources = nest.flatten(sources)
-        rows = []
-        for k in range(target.size):
-            seed = backend.xp.zeros(target.size, dtype=target.dtype)
-            seed[k] = 1
-            seed = Tensor(backend.xp.reshape(seed, target.shape))
-            last = k == target.size - 1
-            rows.append(self._differentiate(target, flat_sources, seed, unconnected_gradients,
-                                            free=last and not self._persistent))
-        jacobians = []
-        for i, s in enumerate(flat_sources):
-            column = [row[i] for row in rows]
-            if all(g is None for g in column) and rows:
-                jacobians.append(None)
-                continue
-            dense = [zeros(s.shape, s.dtype) if g is None else _dense(g) for g in column]
-            if dense:
-                jacobians.append(reshape(stack(dense), tuple(target.shape) + tuple(s.shape)))
-            else:
-                jacobians.append(zeros(tuple(target.shape) + tuple(s.shape), s.dtype))
-        return nest.pack_sequence_as(sources, jacobians)
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """Per-example Jacobians, stacked: for target ``[b, y1, ..., yn]`` and source
+        ``[b, x1, ..., xm]`` (rank 2 or more, the same ``b``), shape
+        ``[b, y1, ..., yn, x1, ..., xm]``, where ``[i]`` is the Jacobian of ``target[i]``
+        with respect to ``source[i]``.
+
+        It assumes ``target[i]`` depends on ``source[i]`` alone, so it needs a seed per
+        entry of ONE example, not of the whole target. As in TensorFlow, an unconnected
+        source gives zeros whatever ``unconnected_gradients`` says.
+        """
+        with self._in_own_context(target):
+            jacobian = _jacobians.batch_jacobian(
+                self, self._jacobian_target(target, "batch_jacobian"),
+                _as_tensor(source, "source"), unconnected_gradients, parallel_iterations,
+                experimental_use_pfor)
+        self._mark_used()
+        return jacobian
+
+    def _jacobian_target(self, target, method):
+        if self._producers is None:
+            raise RuntimeError(_RELEASED)
+        if nest.is_nested(target):
+            validate.fail(TypeError, f"GradientTape.{method}", "target", "one tensor (a "
+                          "Jacobian is of one target; stack several first)", target)
+        return _as_tensor(_dense_target(self, target), "target")
 
     def _in_own_context(self, target=None):
         """Differentiate where the tape recorded: a tape of a graph adds its gradient
@@ -566,6 +573,3 @@ def _seed_shape_message(i, count, y, g, producer):
             f"respect to its target, so it has the target's shape: pass one of shape "
             f"{tuple(y.shape)} (or None for ones).")
 
-
-def _dense(g):
-    return g.to_dense() if isinstance(g, IndexedSlices) else g
