@@ -238,6 +238,13 @@ WRONG = {
                       "padding=\"VALID\")"],
     "l11-ex2-filters": ["return tg.nn.conv2d(tg.transpose(x, (3, 1, 2, 0)), "
                         "tg.transpose(g, (1, 2, 0, 3)), strides=1, padding=\"VALID\")"],
+    "l13-ex1-solution": ["x, = values\n"
+                         "return tg.ops.bind(clip_norm_op, x, max_norm=max_norm, axes=axes), "
+                         "True"],
+    "l13-ex2-solution": ["per_example = tg.vmap(tg.grad(loss), in_axes=(None, 0, 0))(w, X, Y)\n"
+                         "return tg.mean(per_example, axis=0)"],
+    "l13-ex3-solution": ["tangents = tg.constant(np.eye(x.shape[0]))\n"
+                         "return tg.vmap(lambda t: tg.jvp(f, [x], [t])[1])(tangents)"],
 }
 STUB = re.compile(r"^( *)# YOUR CODE HERE\n *raise NotImplementedError\(\)$", re.M)
 
