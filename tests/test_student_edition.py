@@ -238,6 +238,14 @@ WRONG = {
                       "padding=\"VALID\")"],
     "l11-ex2-filters": ["return tg.nn.conv2d(tg.transpose(x, (3, 1, 2, 0)), "
                         "tg.transpose(g, (1, 2, 0, 3)), strides=1, padding=\"VALID\")"],
+    "l12-ex1-step": ["return tg.tanh(h @ W + x_t @ U)"],
+    "l12-ex2-predict": ['predicted_fate = {0.5: "vanishes", 1.0: "neither", 2.0: "explodes", '
+                        '4.0: "explodes"}'],
+    "l12-ex3-truncate": ["for start in range(0, steps, k):\n"
+                         "    hs = run_rnn(params, xs[start:start + k], h)\n"
+                         "    total = total + tg.sum((readout(params, hs) - ys[start:start + k]) "
+                         "** 2)\n"
+                         "    h = hs[-1]"],
     "l13-ex1-solution": ["x, = values\n"
                          "return tg.ops.bind(clip_norm_op, x, max_norm=max_norm, axes=axes), "
                          "True"],
