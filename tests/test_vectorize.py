@@ -306,3 +306,27 @@ def test_an_op_without_a_rule_loops_and_says_so_once():
     np.testing.assert_allclose(got.numpy(), [1.0, 4.0, 9.0])
     np.testing.assert_allclose(tg.vmap(tg.grad(lambda x: tg.ops.bind(square, x)))(xs).numpy(),
                                [2.0, 4.0, 6.0])
+
+
+@pytest.mark.parametrize("flow", ["cond", "while_loop"])
+def test_mapping_a_graph_loop_gradient_over_cotangents_is_refused_clearly(flow):
+    # Inside the map, the gradient is fine (above); mapping a graph's While/If gradient
+    # over cotangents is not supported yet, and must say so rather than build a bad graph.
+    def program(x):
+        if flow == "cond":
+            return tg.cond(tg.sum(x) > 0, lambda: x * x, lambda: -x)
+        return tg.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tg.sin(v)), (0, x))[1]
+
+    graph = tg.Graph()
+    with graph.as_default():
+        x = tg.placeholder(tg.float64, (3,))
+        with tg.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = program(x)
+        with pytest.raises(NotImplementedError, match="tg.vmap\\(tg.grad\\(f\\)\\)"):
+            tg.vmap(lambda ct: tape.gradient(y, x, output_gradients=ct))(
+                tg.constant(np.eye(3)))
+        rows = tape.jacobian(y, x)   # the pfor Jacobian loops over the rows there instead
+    got = tg.Session(graph).run(rows, feed_dict={x: np.array([0.5, 1.0, 2.0])})
+    want = tg.jacrev(program)(tg.constant(np.array([0.5, 1.0, 2.0]))).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12)

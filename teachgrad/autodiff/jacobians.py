@@ -23,7 +23,6 @@ every example's Jacobian in one pass, so it needs as many seeds as ONE example h
 entries, not the whole batch.
 """
 import math
-import warnings
 
 from .. import backend, nest, validate
 from ..ops import IndexedSlices, moveaxis, reshape, stack, zeros, zeros_like
@@ -121,16 +120,11 @@ def _one_pass(tape, target, sources, seeds, unconnected, where, seed_for=None):
 
 def _vectorizable(tape, where):
     """Can ``tg.vmap`` map this tape's backward pass? Not yet through a loop or a branch
-    of a graph (the gradients of While and If nodes do not batch there): then, with a
-    warning, the rows are computed one at a time, which works everywhere."""
+    of a graph (the gradients of While and If nodes do not batch there): then the rows
+    are computed one at a time, which works everywhere (the same numbers, more passes)."""
     if tape.graph is None:
         return True
-    flow = sorted({node.op.name for node in tape.recorded_nodes()} & _GRAPH_CONTROL_FLOW)
-    if flow:
-        warnings.warn(f"{where}: the tape recorded graph control flow ({', '.join(flow)}), "
-                      f"whose gradient tg.vmap cannot batch yet; computing the Jacobian one "
-                      f"row at a time (experimental_use_pfor=False).", stacklevel=4)
-    return not flow
+    return not ({node.op.name for node in tape.recorded_nodes()} & _GRAPH_CONTROL_FLOW)
 
 
 def _pass_per_row(tape, target, sources, seeds, unconnected):

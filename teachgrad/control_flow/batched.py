@@ -147,6 +147,20 @@ def _lowered_shape(value, batched, frame):
     return (frame.like.shape[0],) + example
 
 
+def unbatchable_node(kind):
+    """The batching rule of the While and If ops. The ``cond`` and ``while_loop`` above
+    never bind them with a map's values (they batch their bodies themselves); only their
+    own gradients in a graph do (a tape's gradient or tg.gradients mapped over
+    cotangents), and the subgraphs those trace are one example's: refused, clearly."""
+    def rule(values, batched, **params):
+        raise NotImplementedError(
+            f"tg.vectorized_map cannot yet batch the gradient of a graph's {kind} node over "
+            f"the map's cotangents. Take the gradient inside the mapped function instead "
+            f"(tg.vmap(tg.grad(f))), run eagerly, or loop over the cotangents "
+            f"(tape.jacobian(..., experimental_use_pfor=False)).")
+    return rule
+
+
 def to_batch(value, frame):
     """``value`` as a batch of ``frame``: its batch if it has one, else repeated."""
     if batched_at(value, frame):

@@ -249,3 +249,4 @@ if_p = primitive("If", _if_kernel, multiple_results=True)
 if_p.shape_rule = _if_shapes
 if_p.accepts_missing = True
 rules_need_tensors(defvjp_all(if_p, _if_vjp))   # builds and runs branches
+core.defbatch(if_p, batched.unbatchable_node("If"))

@@ -446,3 +446,4 @@ while_p = primitive("While", _while_kernel, multiple_results=True)
 while_p.shape_rule = _while_shapes
 while_p.accepts_missing = True
 rules_need_tensors(defvjp_all(while_p, _while_vjp))   # builds and runs loops
+core.defbatch(while_p, batched.unbatchable_node("While"))

@@ -139,6 +139,15 @@ class Graph:
         """Add a node applying ``op`` to ``args``; return its symbolic output(s)."""
         like = next((a for a in args if isinstance(a, Tensor)), None)
         inputs = tuple(self._as_graph_tensor(a, like) for a in args)
+        if any(isinstance(t, BatchedTensor) for t in inputs):
+            # bind batches a map's ops first; only a node built directly (a gradient's
+            # While or If over a map's cotangents) can get here
+            raise NotImplementedError(
+                f"tg.vectorized_map cannot yet batch a {op.name} node built from the map's "
+                f"values, as the gradient of a graph's tg.while_loop or tg.cond is when "
+                f"mapped over its cotangents. Take the gradient inside the mapped function "
+                f"(tg.vmap(tg.grad(f))), run eagerly, or loop over the cotangents "
+                f"(tape.jacobian(..., experimental_use_pfor=False)).")
         specs = infer_outputs(op, inputs, params)
         node = Node(op, inputs, (), params)
         base = name or op.name
