@@ -74,8 +74,19 @@ def _index_array(key):
 
 def _index_add_kernel(x, values, key):
     out = backend.xp.array(x, copy=True)
-    backend.xp.add.at(out, key, values)
+    if _is_basic(key):   # slices and ints pick each entry once: a plain += is right
+        out[key] += values
+    else:                # index arrays may repeat an entry: add.at adds every copy
+        backend.xp.add.at(out, key, values)
     return out
+
+
+def _is_basic(key):
+    """Is ``key`` numpy's basic indexing (ints, slices, None, ...), which never picks an
+    entry twice?"""
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))
+               and not isinstance(k, bool) for k in parts)
 
 # index_add(x, values, key): x with `values` added at x[key] (repeated indices add up).
 # It is the transpose of indexing, so it is what indexing's VJP uses.

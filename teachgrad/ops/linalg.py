@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import backend, validate
 from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
-from .shape import (broadcast_as, expand_dims, move_to_rank, squeeze, swap_last_two,
+from .shape import (broadcast_as, expand_dims, move_to_rank, reshape, squeeze, swap_last_two,
                     unbroadcast)
 
 
@@ -83,8 +83,17 @@ defjvp(matmul_p,
 def _matmul_batch(values, batched, transpose_a, transpose_b):
     """A batch of matrix products is one matmul over the batch axis, once a vector
     example is made a matrix (numpy reads a 2-D batch of vectors as one matrix) and
-    both operands have each example's axes lined up after the batch."""
+    both operands have each example's axes lined up after the batch.
+
+    When one matrix is shared by every example, the examples' rows (or vectors) are
+    stacked into one tall matrix instead: one matrix product that BLAS runs well, where
+    a stack of small ones would run one call per example."""
     (x, y), (x_batched, y_batched) = values, batched
+    if x_batched and not y_batched and y.ndim == 2 and not transpose_a:
+        return _rows_times(x, y, transpose_b), True
+    if y_batched and not x_batched and x.ndim == 2 and y.ndim == 2:
+        # op(x) @ v for each vector v: the rows v^T op(x)^T, stacked
+        return matmul(y, x, transpose_b=not transpose_a), True
     x_vector = x_batched and x.ndim == 2
     y_vector = y_batched and y.ndim == 2
     if x_vector:
@@ -101,6 +110,19 @@ def _matmul_batch(values, batched, transpose_a, transpose_b):
         out = squeeze(out, -1 if y_vector or (not y_batched and y.ndim == 1) else -2)
     return out, True
 defbatch(matmul_p, _matmul_batch)
+
+
+def _rows_times(x, y, transpose_b):
+    """Every example's ``x`` (a batch, batch on axis 0) times the one matrix ``y``: the
+    examples' rows stacked into one matrix, multiplied once, and unstacked."""
+    if x.ndim == 2:   # a vector per example: the batch is already one matrix
+        return matmul(x, y, transpose_b=transpose_b)
+    lead, inner = tuple(x.shape[:-1]), x.shape[-1]
+    if None in lead[1:] or inner in (0, None) or (lead[0] is None and 0 in lead):
+        return matmul(x, y, transpose_b=transpose_b)   # sizes -1 could not stand for
+    rows = -1 if lead[0] is None else int(np.prod(lead))
+    out = matmul(reshape(x, (rows, inner)), y, transpose_b=transpose_b)
+    return reshape(out, (-1 if lead[0] is None else lead[0],) + lead[1:] + (out.shape[-1],))
 
 
 def _matmul_shape(x, y, transpose_a, transpose_b):
