@@ -65,7 +65,7 @@ docs: setup chromium
 # `make test` never installs them. OpenBLAS's core-type settings are dropped for this
 # run only, so numpy (the floor) uses its fastest kernels; the table says which.
 BENCH_VENV := .bench-venv
-BENCH_ENV  ?= env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE
+BENCH_ENV  ?= env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE TEACHGRAD_KEEP_FREED_MEMORY=1
 $(BENCH_VENV)/.installed: pyproject.toml scripts/bench-venv.sh
 	BENCH_VENV=$(BENCH_VENV) bash scripts/bench-venv.sh
 	@touch $@
@@ -75,10 +75,10 @@ bench: $(BENCH_VENV)/.installed
 
 # teachgrad's own timing scripts (against hand-written numpy only), in .venv.
 bench-teachgrad: setup
-	$(PYTHON) benchmarks/mlp_gradient.py
-	$(PYTHON) benchmarks/forward_mode.py
-	$(PYTHON) benchmarks/recompute_grad.py
-	$(PYTHON) benchmarks/while_loop.py
+	TEACHGRAD_KEEP_FREED_MEMORY=1 $(PYTHON) benchmarks/mlp_gradient.py
+	TEACHGRAD_KEEP_FREED_MEMORY=1 $(PYTHON) benchmarks/forward_mode.py
+	TEACHGRAD_KEEP_FREED_MEMORY=1 $(PYTHON) benchmarks/recompute_grad.py
+	TEACHGRAD_KEEP_FREED_MEMORY=1 $(PYTHON) benchmarks/while_loop.py
 
 # The GPU tests, on a machine with an NVIDIA GPU (scripts/test-gpu.sh says what runs):
 # installs CuPy (the `gpu` extra) into .venv if missing, stops with what is missing if

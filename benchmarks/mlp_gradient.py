@@ -396,8 +396,8 @@ def environment_lines():
     lines.append("host memory: " + (
         "teachgrad keeps freed memory for reuse (glibc mmap/trim thresholds "
         f"{host_memory.MMAP_THRESHOLD >> 20}/{host_memory.TRIM_THRESHOLD >> 20} MiB; "
-        "TEACHGRAD_MALLOC_DEFAULTS=1 turns this off)" if host_memory.active
-        else "malloc defaults"))
+        "opted in with TEACHGRAD_KEEP_FREED_MEMORY=1)" if host_memory.active
+        else "malloc defaults (TEACHGRAD_KEEP_FREED_MEMORY=1 keeps freed memory)"))
     lines.append(load_line("at start"))
     return lines
 

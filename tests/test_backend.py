@@ -14,18 +14,29 @@ from teachgrad.backend import host_memory
 glibc = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
 
 
-@pytest.mark.skipif(not glibc, reason="the malloc settings apply to Linux with glibc only")
-def test_freed_host_memory_is_kept_on_glibc():
-    assert host_memory.active
-    assert host_memory.keep_freed_memory()   # applying it again changes nothing
-
-
-def test_malloc_defaults_can_be_kept():
-    code = "import teachgrad.backend.host_memory as h; print(h.active)"
-    env = dict(os.environ, TEACHGRAD_MALLOC_DEFAULTS="1")
-    out = subprocess.run([sys.executable, "-c", "import teachgrad; " + code], env=env,
+def _malloc_setting_after_import(**env):
+    code = "import teachgrad; import teachgrad.backend.host_memory as h; print(h.active)"
+    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, **env),
                          capture_output=True, text=True, check=True).stdout
+    return out.strip()
+
+
+def test_importing_teachgrad_leaves_malloc_alone():
+    env = {k: v for k, v in os.environ.items() if k != "TEACHGRAD_KEEP_FREED_MEMORY"}
+    out = subprocess.run([sys.executable, "-c", "import teachgrad.backend.host_memory as h, "
+                          "teachgrad; print(h.active)"], env=env, capture_output=True,
+                         text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+@pytest.mark.skipif(not glibc, reason="the malloc settings apply to Linux with glibc only")
+def test_keeping_freed_host_memory_is_opt_in_on_glibc():
+    assert _malloc_setting_after_import(TEACHGRAD_KEEP_FREED_MEMORY="1") == "True"
+    code = ("import teachgrad as tg; from teachgrad.backend import host_memory as h; "
+            "print(tg.backend.keep_freed_memory(), tg.backend.keep_freed_memory(), h.active)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == ["True", "True", "True"]   # applying it again changes nothing
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])

@@ -9,12 +9,15 @@ default) or, on a machine with a GPU, on CuPy.
     array([0., 0., 0.])
 """
 import contextlib
+import os
 
 import numpy
 
 from . import host_memory
+from .host_memory import keep_freed_memory
 
-host_memory.keep_freed_memory()
+if os.environ.get("TEACHGRAD_KEEP_FREED_MEMORY") == "1":   # opted in before the import
+    keep_freed_memory()
 
 #: The array namespace that every kernel uses. Read it as ``backend.xp`` at call
 #: time (never ``from teachgrad.backend import xp``) so that ``set_backend``

@@ -9,9 +9,11 @@ write fresh gradient arrays.
 
 ``keep_freed_memory()`` starts glibc where its own adaptation would end: arrays
 up to 32 MiB come from the heap, and up to 64 MiB of free heap is kept for
-reuse (the same idea as the caching allocators of GPU frameworks). It is applied
-once, when teachgrad is imported, on Linux with glibc; set the environment
-variable ``TEACHGRAD_MALLOC_DEFAULTS=1`` to leave malloc as it is.
+reuse (the same idea as the caching allocators of GPU frameworks). It changes
+malloc for the whole process, so it is opt-in: call
+``tg.backend.keep_freed_memory()`` in a training script, or set the environment
+variable ``TEACHGRAD_KEEP_FREED_MEMORY=1`` before importing teachgrad (the
+benchmarks do). Importing teachgrad alone leaves malloc as it is.
 """
 import ctypes
 import os
@@ -27,9 +29,10 @@ active = False
 
 
 def keep_freed_memory():
-    """Set glibc's mmap and trim thresholds (no-op elsewhere or when opted out)."""
+    """Set glibc's mmap and trim thresholds, for the whole process (no-op elsewhere).
+    Returns whether they are set."""
     global active
-    if active or os.environ.get("TEACHGRAD_MALLOC_DEFAULTS") == "1":
+    if active:
         return active
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
         return False
