@@ -13,6 +13,7 @@ Both raise ``NotYet`` (an AssertionError, so a failed check fails the cell and
 nbgrader's autograder gives it no points) with a message that says what was
 expected and gives a hint, never the right answer.
 """
+import collections.abc
 import functools
 import inspect
 import numbers
@@ -55,8 +56,9 @@ def answer(name, expect=None):
 
 def _students_numbers(value, about):
     """``value`` (what the student computed) as a float64 array; ``NotYet`` saying what it
-    is instead when it is not numbers: None (a function that returns nothing), a string,
-    rows of different lengths. Never NaN for a None."""
+    is instead when it is not numbers: None (a function that returns nothing), a string
+    (even one that reads as a number), bools, rows of different lengths. Never NaN for a
+    None."""
     if value is None or value is Ellipsis:
         raise NotYet(f"Not yet: {about} is {value!r}: the code that computes it gives nothing "
                      f"yet (a function without `return`?).")
@@ -67,14 +69,41 @@ def _students_numbers(value, about):
                          f"computes it gives nothing there (a function without `return`?).")
         value = [v.numpy() if hasattr(v, "numpy") else v for v in value]   # a list of losses
     try:
-        array = np.asarray(value.numpy() if hasattr(value, "numpy") else value,
-                           dtype=np.float64)
-    except (TypeError, ValueError):
+        array = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+        numbers = array.dtype.kind in "iuf"
+    except Exception:       # noqa: BLE001 -- ragged rows, objects numpy refuses
+        numbers = False
+    if not numbers:
         shown = repr(value)
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        text = " (text: a number in quotes is a string; compute the number itself)" \
+            if _has_text(value) else ""
         raise NotYet(f"Not yet: {about} should be a number (or an array of numbers), but it "
-                     f"is {type(value).__name__} {shown}.") from None
-    return array
+                     f"is {type(value).__name__} {shown}{text}.") from None
+    return array.astype(np.float64)
+
+
+def _has_text(value):
+    if isinstance(value, (str, bytes)):
+        return True
+    return isinstance(value, (list, tuple)) and any(_has_text(v) for v in value)
+
+
+def _plain(value):
+    """``value`` with tensors and numpy values made Python's own (a 0-d array a number,
+    others nested lists), inside lists, tuples, dicts and sets too: what a prediction
+    is compared as."""
+    if hasattr(value, "_id") and hasattr(value, "numpy"):
+        value = value.numpy()
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v) for v in value) if type(value) in (list, tuple) \
+            else value
+    if isinstance(value, dict):
+        return type(value)({k: _plain(v) for k, v in value.items()}) \
+            if type(value) is dict else value
+    return value
 
 
 class NotWritten(NotYet, NotImplementedError):
@@ -121,7 +150,7 @@ def check_prediction(predicted, actual, about, hint=None, hints=None, rtol=1e-6)
     if hints is not None and not isinstance(hints, dict):
         validate.fail(TypeError, "tg.exercises.check_prediction", "hints", "a dict from a "
                       "key (or member) to its hint", hints)
-    problems = _differences(predicted, actual, rtol, hints or {})
+    problems = _differences(_plain(predicted), _plain(actual), rtol, hints or {})
     if not problems:
         return Feedback("right", f"your prediction of {about} is what happened.")
     message = f"your prediction of {about} is not what happened: " + "; ".join(problems) + "."
@@ -142,6 +171,9 @@ def check_value(got, expected, about, hint=None, rtol=1e-6, atol=1e-9):
     atol = validate.number(atol, "atol", "tg.exercises.check_value", minimum=0)
     expected_array = backend.to_numpy(validate.tensor_like(
         expected, "expected", "tg.exercises.check_value")).astype(np.float64)
+    if not np.isfinite(expected_array).all():
+        validate.fail(ValueError, "tg.exercises.check_value", "expected", "finite numbers",
+                      expected, "A NaN is never equal to anything, so no answer could match.")
     got_array = _students_numbers(got, about)
     if got_array.shape != expected_array.shape:
         message = (f"{about} has shape {got_array.shape}, but should have shape "
@@ -151,6 +183,9 @@ def check_value(got, expected, about, hint=None, rtol=1e-6, atol=1e-9):
     else:
         message = (f"{about} came out as {_show(got_array)}, but should be "
                    f"{_show(expected_array)}.")
+        if not np.isfinite(got_array).all():
+            message += (" nan (not a number) or inf comes from 0/0, inf - inf, or a log or "
+                        "square root of a number below 0: which step makes it?")
     if hint:
         message += f" Hint: {hint}"
     raise NotYet("Not yet: " + message)
@@ -226,6 +261,11 @@ def _differences(predicted, actual, rtol, hints):
     if isinstance(actual, (set, frozenset)):
         if not isinstance(predicted, (set, frozenset, list, tuple)):
             return [f"give a set, not {_a(predicted)}"]
+        unhashable = [m for m in predicted if not isinstance(m, collections.abc.Hashable)]
+        if unhashable:
+            return [f"{unhashable[0]!r} cannot be a member of a set (a "
+                    f"{type(unhashable[0]).__name__} can change, so a set cannot hold it): "
+                    f"give each member as a name or a number"]
         predicted = set(predicted)
         problems = [f"{member!r} does not belong in it" + _why(member, hints)
                     for member in sorted(predicted - actual, key=repr)]

@@ -31,9 +31,10 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Limits:
-    """Seconds student code may run: one rule call, a backward pass on a small graph,
-    and on the 10,000-deep chain."""
+    """Seconds student code may run: one rule call, a rule differentiated again (it is
+    called many times), a backward pass on a small graph, and on the 10,000-deep chain."""
     rule: float = 10.0
+    again: float = 60.0
     engine: float = 10.0
     deep: float = 60.0
 
