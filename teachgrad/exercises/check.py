@@ -36,7 +36,7 @@ from .again import differentiable_again
 from .compare import ATOL, compare
 from .explain_shapes import jvp_shape_story, reduction_story, vjp_shape_story
 from .feedback import Feedback, NotYet
-from .guard import LIMITS, Stopped, read_only, student_code
+from .guard import Stopped, read_only, student_code
 from .student import arity, as_inputs, result_array
 
 
@@ -117,7 +117,7 @@ class _Check:
         """Call the rule on read-only copies; returns (result, None) or (None, Feedback)."""
         xs = [constant(read_only(a)) for a in self.arrays]
         try:
-            with student_code(f"the rule for input {i}", LIMITS.rule):
+            with student_code(f"the rule for input {i}", "rule"):
                 return rule(constant(read_only(first)), constant(read_only(self.ans)),
                             *xs), None
         except NotImplementedError as error:
@@ -249,7 +249,7 @@ class _Check:
     def _again(self, i, rule):
         """Can the rule for input ``i`` be differentiated again (``again``)?"""
         try:
-            with student_code(f"the rule for input {i}", LIMITS.again):
+            with student_code(f"the rule for input {i}", "again"):
                 return differentiable_again(self, i, rule)
         except Exception as error:     # noqa: BLE001 -- the rule, called again, raised
             return Feedback("not_differentiable_again", f"the rule for input {i} gives the "

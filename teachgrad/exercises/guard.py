@@ -5,10 +5,10 @@ A check calls code a student wrote: a rule, a whole backward pass. That code may
 loop forever, print a million lines, or write into the arrays it was handed. So
 every call of student code goes through ``student_code``:
 
-    with student_code("your rule for input 0", seconds=LIMITS.rule):
+    with student_code("your rule for input 0", "rule"):
         result = rule(g, ans, x)
 
-* **Time.** After ``seconds`` the block is stopped with ``Stopped`` (a
+* **Time.** After ``LIMITS`` seconds the block is stopped with ``Stopped`` (a
   ``BaseException``, so that a student's own ``except Exception:`` cannot swallow
   it) and the check explains it; the kernel lives on. This uses ``SIGALRM``, which
   Python offers on Linux and macOS, in the main thread (where a notebook runs its
@@ -39,7 +39,7 @@ class Limits:
     deep: float = 60.0
 
 
-LIMITS = Limits()
+LIMITS = Limits()    # tests replace it with shorter ones (monkeypatch)
 PRINT_LIMIT = 5_000     # characters of a student's printing shown per call
 
 
@@ -133,7 +133,8 @@ def capped_output(limit=None):
 
 
 @contextlib.contextmanager
-def student_code(what, seconds):
-    """Run the block (a call of student code) under a time limit and with capped output."""
-    with capped_output(), time_limit(seconds, what):
+def student_code(what, limit):
+    """Run the block (a call of student code) under the time limit ``LIMITS.<limit>``
+    ("rule", "again", "engine" or "deep") and with capped output."""
+    with capped_output(), time_limit(getattr(LIMITS, limit), what):
         yield
