@@ -13,15 +13,14 @@ Both raise ``NotYet`` (an AssertionError, so a failed check fails the cell and
 nbgrader's autograder gives it no points) with a message that says what was
 expected and gives a hint, never the right answer.
 """
-import collections.abc
 import functools
 import inspect
-import numbers
 
 import numpy as np
 
 from .. import backend, validate
 from .feedback import Feedback, NotYet
+from .guard import Stopped, student_code
 
 
 def answer(name, expect=None):
@@ -89,35 +88,32 @@ def _has_text(value):
     return isinstance(value, (list, tuple)) and any(_has_text(v) for v in value)
 
 
-def _plain(value):
-    """``value`` with tensors and numpy values made Python's own (a 0-d array a number,
-    others nested lists), inside lists, tuples, dicts and sets too: what a prediction
-    is compared as."""
-    if hasattr(value, "_id") and hasattr(value, "numpy"):
-        value = value.numpy()
-    if isinstance(value, (np.ndarray, np.generic)):
-        return value.tolist()
-    if isinstance(value, (list, tuple)):
-        return type(value)(_plain(v) for v in value) if type(value) in (list, tuple) \
-            else value
-    if isinstance(value, dict):
-        return type(value)({k: _plain(v) for k, v in value.items()}) \
-            if type(value) is dict else value
-    return value
-
-
 class NotWritten(NotYet, NotImplementedError):
     """A student's function that is still the stub: a NotYet that checkers which catch
     NotImplementedError (``check_vjp``) recognise too."""
 
 
+class Recursed(NotYet, RecursionError):
+    """A student's function that called itself without end: a NotYet that checkers which
+    catch RecursionError (``check_backward``, which explains it) recognise too."""
+
+
 def _guarded(name, fn, asks=""):
+    """``fn`` called under a time limit (``guard``), with what it raises said in words."""
     @functools.wraps(fn)
     def call(*args, **kwargs):
         try:
-            return fn(*args, **kwargs)
-        except (NotYet, RecursionError):
+            with student_code(f"`{name}`", "answer"):
+                return fn(*args, **kwargs)
+        except NotYet:
             raise               # checkers explain these better than a wrapper can
+        except Stopped as stop:
+            if not stop.why.startswith(f"`{name}` "):
+                raise           # a check's own limit: the check says it
+            raise NotYet(f"Not yet: {stop.why}{asks}") from None
+        except RecursionError as error:
+            raise Recursed(f"Not yet: `{name}` raised RecursionError: it calls itself without "
+                           f"end (or deeper than Python's stack allows).{asks}") from error
         except NotImplementedError:
             raise NotWritten(f"Not yet: `{name}` is not written yet: it still raises "
                              f"NotImplementedError.{asks} Replace that line with your code, "
@@ -126,37 +122,6 @@ def _guarded(name, fn, asks=""):
             raise NotYet(f"Not yet: `{name}` raised {type(error).__name__}: {error}"
                          f"{asks}") from error
     return call
-
-
-def check_prediction(predicted, actual, about, hint=None, hints=None, rtol=1e-6):
-    """Compare a prediction with what really happened.
-
-    Args:
-      predicted: the student's prediction: a number, a string, a set, a list or
-        tuple, or a dict (a ``Counter`` too) of those.
-      actual: what the engine did, of the same kind.
-      about: what was predicted, in words ("the pending count of each node").
-      hint: said when the prediction is wrong.
-      hints: for a dict or a set, ``{key: hint}``: said for each key (or member)
-        the prediction gets wrong.
-      rtol: relative tolerance for numbers.
-
-    Returns:
-      ``Feedback("right", ...)`` when they agree; otherwise raises ``NotYet``
-      saying which part is off (and your value there), never the right value.
-    """
-    validate.text(about, "about", "tg.exercises.check_prediction")
-    rtol = validate.number(rtol, "rtol", "tg.exercises.check_prediction", minimum=0)
-    if hints is not None and not isinstance(hints, dict):
-        validate.fail(TypeError, "tg.exercises.check_prediction", "hints", "a dict from a "
-                      "key (or member) to its hint", hints)
-    problems = _differences(_plain(predicted), _plain(actual), rtol, hints or {})
-    if not problems:
-        return Feedback("right", f"your prediction of {about} is what happened.")
-    message = f"your prediction of {about} is not what happened: " + "; ".join(problems) + "."
-    if hint:
-        message += f" Hint: {hint}"
-    raise NotYet("Not yet: " + message)
 
 
 def check_value(got, expected, about, hint=None, rtol=1e-6, atol=1e-9):
@@ -223,70 +188,3 @@ def check_loss(losses, below, about="the training loss"):
 
 def _show(array):
     return f"{float(array):.6g}" if array.ndim == 0 else np.array2string(array, precision=6)
-
-
-def _same(a, b, rtol):
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b or a == b
-    if isinstance(a, numbers.Integral) and isinstance(b, numbers.Integral):
-        return a == b               # counts are exact
-    if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
-        return abs(a - b) <= rtol * max(abs(a), abs(b)) + 1e-12
-    return a == b
-
-
-def _direction(a, b):
-    if isinstance(a, numbers.Real) and isinstance(b, numbers.Real) and \
-            not isinstance(a, bool) and not isinstance(b, bool):
-        return " (too high)" if a > b else " (too low)"
-    return ""
-
-
-def _differences(predicted, actual, rtol, hints):
-    if isinstance(actual, dict):
-        if not isinstance(predicted, dict):
-            return [f"give a dict (name: value), not {_a(predicted)}"]
-        problems = []
-        missing = [k for k in actual if k not in predicted and actual[k] != 0]
-        if missing:
-            problems.append(f"there is no entry for {', '.join(map(repr, missing))}")
-        for key, value in predicted.items():
-            if key not in actual:
-                if value != 0:
-                    problems.append(f"{key!r} is not one of them" + _why(key, hints))
-            elif not _same(value, actual[key], rtol):
-                problems.append(f"your value for {key!r}, {value!r}, is off"
-                                + _direction(value, actual[key]) + _why(key, hints))
-        return problems
-    if isinstance(actual, (set, frozenset)):
-        if not isinstance(predicted, (set, frozenset, list, tuple)):
-            return [f"give a set, not {_a(predicted)}"]
-        unhashable = [m for m in predicted if not isinstance(m, collections.abc.Hashable)]
-        if unhashable:
-            return [f"{unhashable[0]!r} cannot be a member of a set (a "
-                    f"{type(unhashable[0]).__name__} can change, so a set cannot hold it): "
-                    f"give each member as a name or a number"]
-        predicted = set(predicted)
-        problems = [f"{member!r} does not belong in it" + _why(member, hints)
-                    for member in sorted(predicted - actual, key=repr)]
-        left_out = len(actual - predicted)
-        if left_out:
-            problems.append(f"{left_out} member{'s are' if left_out > 1 else ' is'} missing")
-        return problems
-    if isinstance(actual, (list, tuple)):
-        if not isinstance(predicted, (list, tuple)) or len(predicted) != len(actual):
-            return [f"give a {type(actual).__name__} of {len(actual)} values"]
-        return [f"entry {i} of your answer, {p!r}, is off" + _direction(p, a)
-                for i, (p, a) in enumerate(zip(predicted, actual)) if not _same(p, a, rtol)]
-    if not _same(predicted, actual, rtol):
-        return [f"you said {predicted!r}" + _direction(predicted, actual)]
-    return []
-
-
-def _a(value):
-    kind = type(value).__name__
-    return ("an " if kind[0] in "aeiou" else "a ") + kind
-
-
-def _why(key, hints):
-    return f" ({hints[key]})" if key in hints else ""

@@ -75,9 +75,15 @@ class _Check:
                 validate.fail(TypeError, where, "rules", "a function (one per input of f, "
                               "None for an input without a gradient)", rule)
         self.arrays = as_inputs(inputs, arity(f, len(self.rules)), where)
+        validate.arity(f, len(self.arrays), "f", where)
         self.rng = np.random.default_rng(validate.integer(seed, "seed", where, minimum=0))
         self.h = rulecheck.step_size([np.float64])[0]
-        self.ans = self.evaluate(self.arrays)[0]
+        try:
+            self.ans = self.evaluate(self.arrays)[0]
+        except (TypeError, ValueError) as error:
+            said = str(error) if str(error).startswith("`f`") else \
+                f"`f` cannot be checked at these inputs: {error}"
+            raise type(error)(f"{where}: {said}") from error
         if not np.isfinite(backend.to_numpy(self.ans)).all():
             validate.fail(ValueError, where, "inputs", "a point where f is finite", inputs,
                           f"f gives {backend.to_numpy(self.ans)} there: pick a point inside "
@@ -87,7 +93,7 @@ class _Check:
         out = self.f(*[constant(a) for a in arrays])
         leaves = nest.flatten(out)
         if len(leaves) != 1 or not isinstance(leaves[0], Tensor):
-            raise TypeError("the exercise checker needs a function returning one tensor, got "
+            raise TypeError(f"`f` must return one tensor, but returned "
                             f"{type(out).__name__}.")
         return [backend.xp.asarray(leaves[0]._value, dtype=np.float64)]
 

@@ -32,9 +32,12 @@ import numpy as np
 @dataclass(frozen=True)
 class Limits:
     """Seconds student code may run: one rule call, a rule differentiated again (it is
-    called many times), a backward pass on a small graph, and on the 10,000-deep chain."""
+    called many times), a backward pass on a small graph, and on the 10,000-deep chain;
+    and a student's function fetched with ``answer`` (inside a check, the check's own
+    limit comes first)."""
     rule: float = 10.0
     again: float = 60.0
+    answer: float = 60.0        # a function fetched by answer(), called by a check cell
     engine: float = 10.0
     deep: float = 60.0
 

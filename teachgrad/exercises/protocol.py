@@ -100,6 +100,7 @@ def record(f, *values, sources=None):
     from ..autodiff.tape import GradientTape
     where = "tg.exercises.record"
     validate.callable_(f, "f", where)
+    validate.arity(f, len(values), "f", where)
     inputs = [constant(validate.tensor_like(v, "values", where).astype(np.float64),
                        name=f"x{i}" if len(values) > 1 else "x") for i, v in enumerate(values)]
     if sources is not None and (not isinstance(sources, (list, tuple)) or not all(
