@@ -80,18 +80,16 @@ def result_array(got, i, what):
                               f"values (a {type(got).__name__}), but a rule returns one "
                               f"tensor: {what}. Each input has a rule of its own.", i)
     value = getattr(got, "_value", got)
-    problem = None
-    if isinstance(got, (str, bytes, bool, dict, set)) or value is None:
-        problem = "it is not numbers"
-    else:
+    numbers = not isinstance(got, (str, bytes, bool, dict, set)) and value is not None
+    if numbers:
         try:
             array = np.asarray(backend.to_numpy(value))
-            if array.dtype.kind not in "iuf":
-                problem = "its entries are not numbers"
+            numbers = array.dtype.kind in "iuf"
         except Exception:       # noqa: BLE001 -- ragged lists, objects numpy refuses
-            problem = "it is not an array of numbers"
-    if problem is not None:
+            numbers = False
+    if not numbers:
         return None, Feedback("wrong_type", f"the rule for input {i} returned "
-                              f"{_returned(got)}: {problem}. A rule returns one tensor: "
-                              f"{what}, computed with teachgrad ops (tg.cos(x), g * ...).", i)
+                              f"{_returned(got)}, not a tensor of numbers. A rule returns "
+                              f"one tensor: {what}, computed with teachgrad ops (tg.cos(x), "
+                              f"g * ...).", i)
     return array.astype(np.float64), None
