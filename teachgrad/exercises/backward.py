@@ -9,8 +9,8 @@ the order of its rule calls: any order is accepted in which every node's rule ru
 once, after every node that uses its outputs. It reports the first graph where the
 engine goes wrong, small enough to read (and drawn, in a notebook).
 
-The engine runs under the limits of ``guard``: at most one rule call per node
-(an engine that never takes a node off its queue is stopped at once), a time
+The engine runs under the limits of ``guard``: a step budget of rule calls (an
+engine that never takes a node off its queue is stopped at once), a time
 limit, and what it prints is capped. Whatever it returns or raises, the answer
 is a message that teaches.
 """
@@ -24,7 +24,7 @@ from ..tensor import Tensor
 from .feedback import Feedback, NotYet
 from .graphs import DEEP, cases
 from .guard import Stopped, student_code
-from .protocol import record, watching_rules
+from .protocol import record, steps, watching_rules
 from .replay import Beside, replay
 
 
@@ -124,7 +124,7 @@ def _check_one(student_backward, run):
 def _run_engine(student_backward, run, limit):
     """``(what the engine returned, a problem, its rule calls)``: the problem (in words)
     when it raised or was stopped, else None."""
-    with watching_rules(budget=len(run.nodes())) as calls:
+    with watching_rules(budget=steps(run)) as calls:
         try:
             with student_code("your backward pass", limit):
                 got = student_backward(run.target, list(run.sources), run.producer)

@@ -13,7 +13,7 @@ every call of student code goes through ``student_code``:
   it) and the check explains it; the kernel lives on. This uses ``SIGALRM``, which
   Python offers on Linux and macOS, in the main thread (where a notebook runs its
   cells). Elsewhere there is no clock, and only the step budgets hold: a backward
-  pass may call ``call_rule`` at most once per node (see ``protocol``).
+  pass may call ``call_rule`` only so often (``protocol.steps``).
 * **Output.** What the code prints is shown, up to ``PRINT_LIMIT`` characters;
   the rest is counted and said, not shown.
 * **Inputs.** ``read_only(array)`` is a copy the code cannot write into: a rule

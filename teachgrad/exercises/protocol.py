@@ -31,7 +31,8 @@ class Watch:
 
     Attributes:
       calls: ``(node, out_grads)`` of each call, in order (None: not kept).
-      budget: the most calls allowed (the graph's nodes: each rule runs once).
+      budget: the most calls allowed (``steps(run)``: each rule runs once, and an engine
+        that runs some twice is let finish, to be told so, unless it never stops).
       reporter: where a replay's events go (None: not replaying).
     """
     calls: Optional[list] = None
@@ -145,9 +146,9 @@ def call_rule(node, out_grads):
         seen.calls.append((node, list(out_grads)))
         if seen.budget is not None and len(seen.calls) > seen.budget:
             raise Stopped(f"The check stopped your backward pass at its call_rule number "
-                          f"{len(seen.calls)}, on a graph of {seen.budget} nodes: a loop that "
-                          f"looks at the front of its queue (queue[0]) without taking the node "
-                          f"off (popleft)?", steps=True)
+                          f"{len(seen.calls)}, far more calls than the graph has nodes (each "
+                          f"node's rule runs once): a loop that looks at the front of its "
+                          f"queue (queue[0]) without taking the node off (popleft)?", steps=True)
     out_grads = [g if g is None or isinstance(g, Tensor) else constant(g) for g in out_grads]
     if all(g is None for g in out_grads):
         in_grads = [None] * len(node.inputs)
@@ -171,3 +172,10 @@ def watching_rules(budget=None):
     with a ``budget``, a call beyond it stops the engine (``Stopped``)."""
     with watching(calls=[], budget=budget) as now:
         yield now.calls
+
+
+def steps(run):
+    """The most ``call_rule`` calls a backward pass over ``run`` may make before it is
+    stopped: far more than a right one makes (one per node), few enough to stop a
+    loop that never ends at once."""
+    return 10 * len(run.nodes()) + 100

@@ -9,7 +9,7 @@ first step where they part (``first_difference``).
 import collections
 
 from .guard import student_code
-from .protocol import watch, watching
+from .protocol import steps, watch, watching
 
 
 def _events():
@@ -97,10 +97,10 @@ def replay(student_backward, run):
     ``Queue``, ``Pending`` and ``call_rule``, then its result. Inside
     ``with tg.viz.record() as rec:`` the trace is also one of ``rec.traces``, as a run
     of teachgrad's engine would be. Nothing is simulated: an engine that uses a plain
-    deque and dict reports its rule calls only. It runs under the checks' limits (one
-    rule call per node, and a time limit)."""
+    deque and dict reports its rule calls only. It runs under the checks' limits (a
+    step budget of rule calls, and a time limit)."""
     reporter = _Reporter(run)
-    with watching(reporter=reporter, calls=[], budget=len(run.nodes())), \
+    with watching(reporter=reporter, calls=[], budget=steps(run)), \
             student_code("your backward pass", "engine"):
         grads = student_backward(run.target, list(run.sources), run.producer)
     if not reporter.started:
