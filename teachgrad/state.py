@@ -39,7 +39,7 @@ class RecordingState:
     """The fields every op consults. There is one instance: ``state``."""
 
     __slots__ = ("graph", "recorders", "observers", "gradient_of", "control_context",
-                 "native_jvp", "arrays", "batching", "_entries")
+                 "native_jvp", "arrays", "batching", "exercise", "_entries")
 
     def __init__(self):
         #: The graph ops add nodes to now, or None when they compute eagerly.
@@ -60,9 +60,12 @@ class RecordingState:
         #: backend arrays (see ``teachgrad.autodiff.engine``): ops then compute and
         #: return arrays, and make no Tensor or Node.
         self.arrays = False
-        #: The ``tg.vectorized_map`` calls running now (``teachgrad.ops.batching.Frame``),
+        #: The ``tg.vectorized_map`` calls running now (``teachgrad.autodiff.batch_fallback.Frame``),
         #: innermost last: ops given their BatchedTensors run batching rules.
         self.batching = ()
+        #: While an exercise check or a replay runs a student's backward pass: what
+        #: watches ``tg.exercises.call_rule`` (a ``teachgrad.exercises.protocol.Watch``).
+        self.exercise = None
         self._entries = itertools.count()
 
     def unseen(self):

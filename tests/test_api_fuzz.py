@@ -521,6 +521,15 @@ VIZ = {
                                             "about": "the counts"}),
     "exercises.check_loss": (tg.exercises.check_loss,
                              lambda: {"losses": [1.0, 0.01], "below": 0.1}),
+    "exercises.check_vjp": (tg.exercises.check_vjp, lambda: {
+        "f": tg.sin, "rules": lambda g, ans, x: g * tg.cos(x), "inputs": [0.3, 1.2]}),
+    "exercises.check_jvp": (tg.exercises.check_jvp, lambda: {
+        "f": tg.sin, "rules": lambda t, ans, x: t * tg.cos(x), "inputs": [0.3, 1.2]}),
+    "exercises.check_backward": (tg.exercises.check_backward, lambda: {
+        "student_backward": lambda target, sources, producer: [None] * len(sources)}),
+    "exercises.record": (tg.exercises.record, lambda: {"f": tg.sin, "*": [0.5]}),
+    "exercises.call_rule": (tg.exercises.call_rule, lambda: {
+        "node": _recorded_node(), "out_grads": [tg.constant(1.0)]}),
     "viz.draw": (tg.viz.draw, lambda: dict(zip(("obj", "tape"), _drawn()[:2]))),
     "viz.BackpropStepper": (tg.viz.BackpropStepper, lambda: {"trace": _drawn()[2]}),
     "debug.verify_gradients": (lambda raise_on_failure=True, seed=0, custom_gradients=True:
@@ -530,6 +539,11 @@ VIZ = {
                                lambda: {"raise_on_failure": True, "seed": 0,
                                         "custom_gradients": False}),
 }
+
+
+def _recorded_node():
+    run = tg.exercises.record(tg.sin, 0.5)
+    return run.producer(run.target)
 
 
 def _entered(context):
@@ -649,3 +663,84 @@ def test_each_message_on_the_errors_page_is_the_one_raised(code, said):
             pytest.fail(f"this example on {ERRORS_PAGE.name} raised nothing:\n{code}")
     assert raised.split() == said.split(), (
         f"{ERRORS_PAGE.name} says\n  {' '.join(said.split())}\nbut the example raises\n  {raised}")
+
+
+# -- the exercise checks meet a student's code ------------------------------------------------
+
+def _stub(*args):
+    raise NotImplementedError()
+
+
+def _writes_into_its_inputs(*args):
+    for a in args:
+        if isinstance(a, tg.Tensor):
+            a.numpy()[...] = 0.0
+    return args[0]
+
+
+def _prints_megabytes(*args):
+    print("y" * 2_000_000)
+    return args[0]
+
+
+def _never_returns(*args):
+    while True:
+        pass
+
+
+def _calls_itself(*args):
+    return _calls_itself(*args)
+
+
+#: Student-shaped bad code: each takes whatever a rule or an engine is given.
+STUDENT_CODE = {
+    "raises": lambda *args: 1 / 0, "is the stub": _stub, "returns None": lambda *args: None,
+    "returns a string": lambda *args: "grad", "returns bytes": lambda *args: b"1",
+    "returns strings": lambda *args: ["1", "2"], "returns a tuple": lambda *args: (args[0], None),
+    "returns a dict": lambda *args: {"g": args[0]}, "wrong shape": lambda *args: tg.ones((7, 3)),
+    "returns NaN": lambda *args: args[0] * np.nan, "writes into its inputs": _writes_into_its_inputs,
+    "prints megabytes": _prints_megabytes, "never returns": _never_returns,
+    "calls itself": _calls_itself, "takes no arguments": lambda: None,
+}
+
+EXERCISE_CHECKS = {
+    "check_vjp": lambda code: tg.exercises.check_vjp(tg.sin, code, [0.3, 1.2]),
+    "check_jvp": lambda code: tg.exercises.check_jvp(tg.multiply, [code, code],
+                                                     [[1.0, 2.0], [0.5, -1.0]]),
+    "check_backward": tg.exercises.check_backward,
+    "a catalogue exercise": lambda code: tg.exercises.get("matmul").check(code, code),
+    "check_value of what it computes": lambda code: tg.exercises.check_value(
+        _fetched(code)(tg.constant(2.0)), 3.0, about="the slope"),
+    "check_backward, fetched by answer": lambda code: tg.exercises.check_backward(
+        _fetched(code)),
+}
+
+
+def _fetched(code):
+    """``code`` as a check cell gets it: ``tg.exercises.answer("slope")``."""
+    slope = code   # noqa: F841 -- answer() finds it here
+    return tg.exercises.answer("slope")
+
+
+@pytest.mark.parametrize("check", sorted(EXERCISE_CHECKS))
+@pytest.mark.parametrize("code", sorted(STUDENT_CODE))
+def test_exercise_checks_answer_any_student_code_in_words(check, code, monkeypatch, capsys):
+    """Whatever the student's function does, the check answers "Not yet: ..." (a Feedback
+    or NotYet), in time, printing little; never "Right!", never another exception."""
+    from teachgrad.exercises import guard
+    monkeypatch.setattr(guard, "LIMITS", guard.Limits(rule=0.2, again=0.5, engine=0.2,
+                                                      deep=0.5, answer=0.3))
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, LIMIT_S)
+    try:
+        said = str(EXERCISE_CHECKS[check](STUDENT_CODE[code]))
+    except Hang:
+        pytest.fail(f"{check} of code that {code} ran for more than {LIMIT_S} s")
+    except tg.exercises.NotYet as error:
+        said = str(error)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert said.startswith("Not yet: ") and "Traceback" not in said, said
+    assert len(capsys.readouterr().out) < 20_000
+

@@ -78,3 +78,25 @@ def test_no_module_imports_a_module_that_imports_it_back():
 def test_backward_reads_on_one_screen():
     lines = inspect.getsource(engine.backward).splitlines()
     assert len(lines) <= 50, f"engine.backward has grown to {len(lines)} lines"
+
+
+def test_state_is_kept_explicitly_not_in_module_globals():
+    """`global` (a module-level variable that code reassigns) only in backend/, where the
+    active array library is chosen; elsewhere state lives in teachgrad.state (override)
+    or in an object passed around."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.relative_to(PACKAGE).parts[0] == "backend":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Global):
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} global "
+                             f"{', '.join(node.names)}")
+    assert not found, "module globals reassigned outside backend/: " + "; ".join(found)
+
+
+def test_the_exercise_checks_read_in_short_files():
+    """Each check in its own file, about 250 lines or fewer (issue 30)."""
+    long = {path.name: n for path in (PACKAGE / "exercises").glob("*.py")
+            if (n := len(path.read_text().splitlines())) > 300}
+    assert not long, f"split these by what they check: {long}"

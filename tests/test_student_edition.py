@@ -282,3 +282,78 @@ def test_wrong_answers_get_messages_that_teach(student_edition):
                 assert errors[0].ename in TEACHING_ERRORS, \
                     f"{where}: {errors[0].ename}: {errors[0].evalue}"
                 assert errors[0].evalue.startswith("Not yet: "), where
+
+
+# -- a build that must stop: each problem in one line, nothing written, nothing leaked ----------
+
+def _script_module():
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import student_edition
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    return student_edition
+
+
+def _broken_lessons(folder):
+    """Lesson 1 broken in each way the build must catch, one notebook per way."""
+    source = LESSONS[0]
+    text = source.read_text()
+
+    def variant(name, change):
+        notebook = json.loads(text)
+        cells = notebook["cells"]
+        meta = [c["metadata"].get("nbgrader", {}) for c in cells]
+        change(cells, meta)
+        (folder / name).write_text(json.dumps(notebook))
+    folder.mkdir()
+    checks = [k for k, m in enumerate(map(nbgrader_meta, nbformat.reads(text, 4).cells))
+              if m.get("grade") and not m.get("solution")]
+    solutions = [k for k, m in enumerate(map(nbgrader_meta, nbformat.reads(text, 4).cells))
+                 if m.get("solution")]
+    variant("01_no_points.ipynb", lambda cells, meta: meta[checks[0]].pop("points"))
+    variant("02_duplicate_id.ipynb", lambda cells, meta: meta[solutions[1]].update(
+        grade_id=meta[solutions[0]]["grade_id"]))
+    variant("03_no_metadata.ipynb", lambda cells, meta: cells[solutions[0]]["metadata"].pop(
+        "nbgrader"))
+    (folder / "04_truncated.ipynb").write_text(text[:len(text) // 2])
+    return [solution_lines(nbformat.reads(text, 4).cells[k]) for k in solutions]
+
+
+def test_broken_metadata_stops_the_build_with_one_line_per_problem(tmp_path):
+    answers = [line for lines in _broken_lessons(tmp_path / "lessons") for line in lines]
+    out = tmp_path / "student"
+    result = subprocess.run([sys.executable, str(SCRIPT), str(out), "--lessons",
+                             str(tmp_path / "lessons")], capture_output=True, text=True,
+                            timeout=120)
+    said = result.stdout + result.stderr
+    assert result.returncode != 0 and not out.exists(), said
+    lines = said.strip().splitlines()
+    assert lines[0] == "student edition not built:" and len(lines) == 5, said
+    for line, (name, what) in zip(lines[1:], [
+            ("01_no_points.ipynb, cell", "without points"),
+            ("02_duplicate_id.ipynb, cell", "has grade_id"),
+            ("03_no_metadata.ipynb, cell", "no nbgrader metadata"),
+            ("04_truncated.ipynb:", "not valid JSON")]):
+        assert line.startswith(name) and what in line, line
+    assert "Traceback" not in said and len(said) < 2000
+    assert not any(answer in said for answer in answers)
+
+
+def test_a_solution_nbgrader_left_in_is_caught_and_nbgrader_errors_are_one_line(tmp_path):
+    edition = _script_module()
+    source = LESSONS[0]
+    released = nbformat.read(source, as_version=4)
+    for cell in released.cells:          # as if nbgrader had left every solution in place
+        cell.source = re.sub(r"\s*### (BEGIN|END) SOLUTION", "", cell.source)
+    nbformat.write(released, tmp_path / source.name)
+    found = edition.leaks(source, tmp_path / source.name)
+    assert found and all(line.startswith(f"{source.name}, cell ") for line in found)
+    assert edition.leaks(source, source) != [] and not edition.problems(source)
+    with pytest.raises(edition.BuildError) as stopped:
+        edition.nbgrader("generate_assignment", "no-such-assignment", "--no-db",
+                         root=tmp_path)
+    assert "\n" not in str(stopped.value) and "no-such-assignment" in str(stopped.value)
+    with pytest.raises(edition.BuildError, match="no lessons"):
+        edition.build(tmp_path / "out", [])
+    assert not (tmp_path / "out").exists()

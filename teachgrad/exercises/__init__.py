@@ -21,11 +21,13 @@ The lessons' check cells use ``answer(name)`` to fetch what the student wrote,
 ``check_value`` for a computed number and ``check_loss`` for a training run; they
 raise ``NotYet`` with a message that teaches.
 """
-from .answers import NotWritten, answer, check_loss, check_prediction, check_value
-from .backward import (Beside, BackwardFeedback, Pending, Queue, Recorded, call_rule,
-                       check_backward, first_difference, record, replay, watching_rules)
+from .answers import NotWritten, answer, check_loss, check_value
+from .backward import BackwardFeedback, check_backward
+from .protocol import Recorded, call_rule, record, watching_rules
+from .replay import Beside, Pending, Queue, first_difference, replay
 from .catalogue import Exercise, exercises, get, names, register, unregister
 from .check import check_jvp, check_vjp
+from .prediction import check_prediction
 from .feedback import VERDICTS, Feedback, NotYet
 
 list = exercises   # noqa: A001 (tg.exercises.list(): the registered exercises and their tasks)

@@ -15,12 +15,12 @@ expected and gives a hint, never the right answer.
 """
 import functools
 import inspect
-import numbers
 
 import numpy as np
 
 from .. import backend, validate
 from .feedback import Feedback, NotYet
+from .guard import Stopped, student_code
 
 
 def answer(name, expect=None):
@@ -55,8 +55,9 @@ def answer(name, expect=None):
 
 def _students_numbers(value, about):
     """``value`` (what the student computed) as a float64 array; ``NotYet`` saying what it
-    is instead when it is not numbers: None (a function that returns nothing), a string,
-    rows of different lengths. Never NaN for a None."""
+    is instead when it is not numbers: None (a function that returns nothing), a string
+    (even one that reads as a number), bools, rows of different lengths. Never NaN for a
+    None."""
     if value is None or value is Ellipsis:
         raise NotYet(f"Not yet: {about} is {value!r}: the code that computes it gives nothing "
                      f"yet (a function without `return`?).")
@@ -67,14 +68,24 @@ def _students_numbers(value, about):
                          f"computes it gives nothing there (a function without `return`?).")
         value = [v.numpy() if hasattr(v, "numpy") else v for v in value]   # a list of losses
     try:
-        array = np.asarray(value.numpy() if hasattr(value, "numpy") else value,
-                           dtype=np.float64)
-    except (TypeError, ValueError):
+        array = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+        numbers = array.dtype.kind in "iuf"
+    except Exception:       # noqa: BLE001 -- ragged rows, objects numpy refuses
+        numbers = False
+    if not numbers:
         shown = repr(value)
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        text = " (text: a number in quotes is a string; compute the number itself)" \
+            if _has_text(value) else ""
         raise NotYet(f"Not yet: {about} should be a number (or an array of numbers), but it "
-                     f"is {type(value).__name__} {shown}.") from None
-    return array
+                     f"is {type(value).__name__} {shown}{text}.") from None
+    return array.astype(np.float64)
+
+
+def _has_text(value):
+    if isinstance(value, (str, bytes)):
+        return True
+    return isinstance(value, (list, tuple)) and any(_has_text(v) for v in value)
 
 
 class NotWritten(NotYet, NotImplementedError):
@@ -82,13 +93,27 @@ class NotWritten(NotYet, NotImplementedError):
     NotImplementedError (``check_vjp``) recognise too."""
 
 
+class Recursed(NotYet, RecursionError):
+    """A student's function that called itself without end: a NotYet that checkers which
+    catch RecursionError (``check_backward``, which explains it) recognise too."""
+
+
 def _guarded(name, fn, asks=""):
+    """``fn`` called under a time limit (``guard``), with what it raises said in words."""
     @functools.wraps(fn)
     def call(*args, **kwargs):
         try:
-            return fn(*args, **kwargs)
-        except (NotYet, RecursionError):
+            with student_code(f"`{name}`", "answer"):
+                return fn(*args, **kwargs)
+        except NotYet:
             raise               # checkers explain these better than a wrapper can
+        except Stopped as stop:
+            if not stop.why.startswith(f"`{name}` "):
+                raise           # a check's own limit: the check says it
+            raise NotYet(f"Not yet: {stop.why}{asks}") from None
+        except RecursionError as error:
+            raise Recursed(f"Not yet: `{name}` raised RecursionError: it calls itself without "
+                           f"end (or deeper than Python's stack allows).{asks}") from error
         except NotImplementedError:
             raise NotWritten(f"Not yet: `{name}` is not written yet: it still raises "
                              f"NotImplementedError.{asks} Replace that line with your code, "
@@ -97,37 +122,6 @@ def _guarded(name, fn, asks=""):
             raise NotYet(f"Not yet: `{name}` raised {type(error).__name__}: {error}"
                          f"{asks}") from error
     return call
-
-
-def check_prediction(predicted, actual, about, hint=None, hints=None, rtol=1e-6):
-    """Compare a prediction with what really happened.
-
-    Args:
-      predicted: the student's prediction: a number, a string, a set, a list or
-        tuple, or a dict (a ``Counter`` too) of those.
-      actual: what the engine did, of the same kind.
-      about: what was predicted, in words ("the pending count of each node").
-      hint: said when the prediction is wrong.
-      hints: for a dict or a set, ``{key: hint}``: said for each key (or member)
-        the prediction gets wrong.
-      rtol: relative tolerance for numbers.
-
-    Returns:
-      ``Feedback("right", ...)`` when they agree; otherwise raises ``NotYet``
-      saying which part is off (and your value there), never the right value.
-    """
-    validate.text(about, "about", "tg.exercises.check_prediction")
-    rtol = validate.number(rtol, "rtol", "tg.exercises.check_prediction", minimum=0)
-    if hints is not None and not isinstance(hints, dict):
-        validate.fail(TypeError, "tg.exercises.check_prediction", "hints", "a dict from a "
-                      "key (or member) to its hint", hints)
-    problems = _differences(predicted, actual, rtol, hints or {})
-    if not problems:
-        return Feedback("right", f"your prediction of {about} is what happened.")
-    message = f"your prediction of {about} is not what happened: " + "; ".join(problems) + "."
-    if hint:
-        message += f" Hint: {hint}"
-    raise NotYet("Not yet: " + message)
 
 
 def check_value(got, expected, about, hint=None, rtol=1e-6, atol=1e-9):
@@ -142,6 +136,9 @@ def check_value(got, expected, about, hint=None, rtol=1e-6, atol=1e-9):
     atol = validate.number(atol, "atol", "tg.exercises.check_value", minimum=0)
     expected_array = backend.to_numpy(validate.tensor_like(
         expected, "expected", "tg.exercises.check_value")).astype(np.float64)
+    if not np.isfinite(expected_array).all():
+        validate.fail(ValueError, "tg.exercises.check_value", "expected", "finite numbers",
+                      expected, "A NaN is never equal to anything, so no answer could match.")
     got_array = _students_numbers(got, about)
     if got_array.shape != expected_array.shape:
         message = (f"{about} has shape {got_array.shape}, but should have shape "
@@ -151,6 +148,9 @@ def check_value(got, expected, about, hint=None, rtol=1e-6, atol=1e-9):
     else:
         message = (f"{about} came out as {_show(got_array)}, but should be "
                    f"{_show(expected_array)}.")
+        if not np.isfinite(got_array).all():
+            message += (" nan (not a number) or inf comes from 0/0, inf - inf, or a log or "
+                        "square root of a number below 0: which step makes it?")
     if hint:
         message += f" Hint: {hint}"
     raise NotYet("Not yet: " + message)
@@ -188,65 +188,3 @@ def check_loss(losses, below, about="the training loss"):
 
 def _show(array):
     return f"{float(array):.6g}" if array.ndim == 0 else np.array2string(array, precision=6)
-
-
-def _same(a, b, rtol):
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b or a == b
-    if isinstance(a, numbers.Integral) and isinstance(b, numbers.Integral):
-        return a == b               # counts are exact
-    if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
-        return abs(a - b) <= rtol * max(abs(a), abs(b)) + 1e-12
-    return a == b
-
-
-def _direction(a, b):
-    if isinstance(a, numbers.Real) and isinstance(b, numbers.Real) and \
-            not isinstance(a, bool) and not isinstance(b, bool):
-        return " (too high)" if a > b else " (too low)"
-    return ""
-
-
-def _differences(predicted, actual, rtol, hints):
-    if isinstance(actual, dict):
-        if not isinstance(predicted, dict):
-            return [f"give a dict (name: value), not {_a(predicted)}"]
-        problems = []
-        missing = [k for k in actual if k not in predicted and actual[k] != 0]
-        if missing:
-            problems.append(f"there is no entry for {', '.join(map(repr, missing))}")
-        for key, value in predicted.items():
-            if key not in actual:
-                if value != 0:
-                    problems.append(f"{key!r} is not one of them" + _why(key, hints))
-            elif not _same(value, actual[key], rtol):
-                problems.append(f"your value for {key!r}, {value!r}, is off"
-                                + _direction(value, actual[key]) + _why(key, hints))
-        return problems
-    if isinstance(actual, (set, frozenset)):
-        if not isinstance(predicted, (set, frozenset, list, tuple)):
-            return [f"give a set, not {_a(predicted)}"]
-        predicted = set(predicted)
-        problems = [f"{member!r} does not belong in it" + _why(member, hints)
-                    for member in sorted(predicted - actual, key=repr)]
-        left_out = len(actual - predicted)
-        if left_out:
-            problems.append(f"{left_out} member{'s are' if left_out > 1 else ' is'} missing")
-        return problems
-    if isinstance(actual, (list, tuple)):
-        if not isinstance(predicted, (list, tuple)) or len(predicted) != len(actual):
-            return [f"give a {type(actual).__name__} of {len(actual)} values"]
-        return [f"entry {i} of your answer, {p!r}, is off" + _direction(p, a)
-                for i, (p, a) in enumerate(zip(predicted, actual)) if not _same(p, a, rtol)]
-    if not _same(predicted, actual, rtol):
-        return [f"you said {predicted!r}" + _direction(predicted, actual)]
-    return []
-
-
-def _a(value):
-    kind = type(value).__name__
-    return ("an " if kind[0] in "aeiou" else "a ") + kind
-
-
-def _why(key, hints):
-    return f" ({hints[key]})" if key in hints else ""

@@ -1,351 +1,32 @@
-"""Build the backward pass yourself: the protocol, and ``check_backward``.
+"""Build the backward pass yourself: ``check_backward``.
 
-A student's engine sees a recorded computation the way teachgrad's engine does:
-
-    run = tg.exercises.record(lambda x, y: tg.sin(x * y) + x, 0.5, 2.0)
-    node = run.producer(run.target)          # the Node that made the target (None: a leaf)
-    node.op.name, node.inputs, node.outputs
-    tg.exercises.call_rule(node, [ct])       # its VJP rule: one cotangent per input
-
-and writes ``backward(target, sources, producer)``, which returns the gradient of
-``target`` (seeded with ones) with respect to each source, None where no path
+The student writes ``backward(target, sources, producer)`` over the engine's
+protocol (``record``, ``call_rule``: see ``protocol``), which returns the gradient
+of ``target`` (seeded with ones) with respect to each source, None where no path
 connects them. ``check_backward(backward)`` runs it on many small graphs and a
-10,000-deep chain, compares its gradients with the tape's, and checks the order
-of its rule calls: any order is accepted in which every node's rule runs once,
-after every node that uses its outputs. It reports the first graph where the
+10,000-deep chain (``graphs``), compares its gradients with the tape's, and checks
+the order of its rule calls: any order is accepted in which every node's rule runs
+once, after every node that uses its outputs. It reports the first graph where the
 engine goes wrong, small enough to read (and drawn, in a notebook).
+
+The engine runs under the limits of ``guard``: a step budget of rule calls (an
+engine that never takes a node off its queue is stopped at once), a time
+limit, and what it prints is capped. Whatever it returns or raises, the answer
+is a message that teaches.
 """
-import collections
-import contextlib
 import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import ops
-from ..autodiff.tape import GradientTape
-from ..tensor import Tensor, constant
+from .. import validate
+from ..tensor import Tensor
 from .feedback import Feedback, NotYet
+from .graphs import DEEP, cases
+from .guard import Stopped, student_code
+from .protocol import record, steps, watching_rules
+from .replay import Beside, replay
 
-DEEP = 10_000
-
-
-class Recorded:
-    """A computation recorded on a tape: ``target``, ``sources`` and ``producer(tensor)``."""
-
-    def __init__(self, tape, target, sources, name=""):
-        self.tape, self.target, self.sources, self.name = tape, target, list(sources), name
-
-    def producer(self, tensor):
-        """The Node that made ``tensor`` (None for a source, a constant, or an integer
-        tensor, where gradients stop)."""
-        return self.tape.producer(tensor._id)
-
-    def nodes(self):
-        """The recorded nodes the target depends on, each after the nodes it reads from."""
-        order, done, stack = [], set(), [(self.producer(self.target), False)]
-        while stack:
-            node, inputs_done = stack.pop()
-            if node is None or (node in done and not inputs_done):
-                continue
-            if inputs_done:
-                if node not in done:
-                    done.add(node)
-                    order.append(node)
-                continue
-            stack.append((node, True))
-            stack.extend((self.producer(x), False) for x in reversed(node.inputs)
-                         if self.producer(x) not in done)
-        return order
-
-    def names(self):
-        """A short name for each tensor id: the sources' names, n0, n1, ... for the nodes'
-        outputs in the order they were computed."""
-        names = {s._id: s.name for s in self.sources}
-        for k, node in enumerate(self.nodes()):
-            for j, out in enumerate(node.outputs):
-                names[out._id] = f"n{k}" if len(node.outputs) == 1 else f"n{k}:{j}"
-        return names
-
-    def label(self, node):
-        """``multiply (n3)``: a node by its operation and the short name of its output (the
-        way the BackpropStepper names nodes)."""
-        return f"{node.op.name} ({self.names().get(node.outputs[0]._id, '?')})"
-
-    def __repr__(self):
-        return f"<recorded {self.name or 'computation'}: {len(self.nodes())} nodes>"
-
-
-def record(f, *values, sources=None):
-    """Run ``f`` on ``values`` (made float64 constants, all watched) under a persistent
-    tape; ``sources`` (indices of ``values``, all by default) are the ones to
-    differentiate with respect to."""
-    inputs = [constant(np.asarray(v, dtype=np.float64), name=f"x{i}" if len(values) > 1 else "x")
-              for i, v in enumerate(values)]
-    with GradientTape(persistent=True) as tape:
-        tape.watch(inputs)
-        target = f(*inputs)
-    chosen = inputs if sources is None else [inputs[i] for i in sources]
-    return Recorded(tape, target, chosen, getattr(f, "__name__", ""))
-
-
-_calls = None     # while check_backward watches: the (node, out_grads) of each call_rule
-
-
-def call_rule(node, out_grads):
-    """Run ``node``'s VJP rule on its outputs' cotangents (one per output, None for an
-    output that received none); returns one cotangent per input (None for an input that
-    carries no gradient, an integer one for instance)."""
-    from ..autodiff.engine import call_vjp, trainable
-    if len(out_grads) != len(node.outputs):
-        raise ValueError(f"{node.op.name} has {len(node.outputs)} output(s): give "
-                         f"call_rule one cotangent for each, not {len(out_grads)}.")
-    if _calls is not None:
-        _calls.append((node, list(out_grads)))
-    if all(g is None for g in out_grads):
-        in_grads = [None] * len(node.inputs)
-    else:
-        in_grads = list(call_vjp(node, list(out_grads), [trainable(x) for x in node.inputs]))
-    if _reporter is not None:
-        if not _reporter.started:
-            _reporter.start((node,))
-        _reporter.emit(_events().CallVJP(node, f"{node.op.name} VJP", tuple(out_grads),
-                                         tuple(in_grads)))
-    return in_grads
-
-
-@contextlib.contextmanager
-def watching_rules():
-    """Inside: ``calls`` lists ``(node, out_grads)`` for every ``call_rule``, in order."""
-    global _calls
-    outer, _calls = _calls, []
-    try:
-        yield _calls
-    finally:
-        _calls = outer
-
-
-# -- replaying a student's run -----------------------------------------------------------------
-
-_reporter = None   # while replay() runs a student's engine: where its events go
-
-
-class Pending(dict):
-    """Pending counts (node -> count) that report each change to the run being replayed.
-
-    Use it like a dict: ``pending = tg.exercises.Pending(count_pending(target, producer))``;
-    ``pending[node] -= 1`` reports a Release. Outside ``replay`` it is a plain dict."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        if _reporter is not None:
-            _reporter.pending = self
-
-    def __setitem__(self, node, count):
-        super().__setitem__(node, count)
-        if _reporter is not None and _reporter.started:
-            _reporter.emit(_events().Release(node, count))
-
-
-class Queue(collections.deque):
-    """A queue of nodes that reports to the run being replayed: the first ``popleft`` (or
-    ``pop``) starts the pass (Start, with the pending counts and the queue), each one is
-    a Pop, each later ``append`` an Enqueue. Outside ``replay`` it is a plain deque."""
-
-    def popleft(self):
-        return self._report_pop(super().popleft)
-
-    def pop(self):
-        """The last node in (a stack: last in, first out); reported as a Pop too."""
-        return self._report_pop(super().pop)
-
-    def _report_pop(self, take):
-        if _reporter is not None and not _reporter.started:
-            _reporter.start(tuple(self))
-        node = take()
-        if _reporter is not None:
-            _reporter.emit(_events().Pop(node, tuple(self)))
-        return node
-
-    def append(self, node):
-        super().append(node)
-        if _reporter is not None and _reporter.started:
-            _reporter.emit(_events().Enqueue(node))
-
-
-def _events():
-    from ..autodiff import events
-    return events
-
-
-class _Reporter:
-    def __init__(self, run):
-        # Inside `with tg.viz.record() as rec:` the events go to rec, like the engine's.
-        self.run = run
-        self.trace = _events().current_observer() or _events().Trace()
-        self.pending, self.started = {}, False
-
-    def start(self, queue):
-        self.started = True
-        self.emit(_events().Start((self.run.target,), tuple(self.run.sources),
-                                  dict(self.pending), queue))
-
-    def emit(self, event):
-        self.trace.events.append(event)
-
-
-def replay(student_backward, run):
-    """Run ``student_backward`` on ``run`` (from ``record``) and return its events as a
-    ``Trace`` for ``tg.viz.BackpropStepper``: what the engine reported through
-    ``Queue``, ``Pending`` and ``call_rule``, then its result. Inside
-    ``with tg.viz.record() as rec:`` the trace is also one of ``rec.traces``, as a run
-    of teachgrad's engine would be. Nothing is simulated: an engine that uses a plain
-    deque and dict reports its rule calls only."""
-    global _reporter
-    outer, _reporter = _reporter, _Reporter(run)
-    try:
-        grads = student_backward(run.target, list(run.sources), run.producer)
-        reporter = _reporter
-    finally:
-        _reporter = outer
-    if not reporter.started:
-        reporter.start(())
-    reporter.emit(_events().Finish(tuple(grads)))
-    return reporter.trace
-
-
-def first_difference(reference, yours, run):
-    """Where two traces of ``run`` first differ (the kind of event, or its node):
-    ``(step in reference, step in yours)``, or None when they agree throughout.
-    Aggregate events are passed over (a student's engine sums without reporting)."""
-    def steps(trace):
-        return [(k, type(e).__name__, run.label(e.node) if getattr(e, "node", None) is not None
-                 else None) for k, e in enumerate(trace.events)
-                if type(e).__name__ != "Aggregate"]
-    ref, mine = steps(reference), steps(yours)
-    for a, b in zip(ref, mine):
-        if a[1:] != b[1:]:
-            return a[0], b[0]
-    if len(ref) == len(mine):
-        return None
-    k = min(len(ref), len(mine))
-    return (ref[k][0] if k < len(ref) else len(reference.events) - 1,
-            mine[k][0] if k < len(mine) else len(yours.events) - 1)
-
-
-class Beside:
-    """teachgrad's run and a student's (``replay``), in two BackpropSteppers side by side,
-    with the first step where they differ named above them."""
-
-    def __init__(self, reference, yours, run):
-        from .. import viz
-        self.first = first_difference(reference, yours, run)
-        self.reference = viz.BackpropStepper(reference)
-        self.yours = viz.BackpropStepper(yours)
-        if self.first is None:
-            self.note = ("Your run and teachgrad's take the same steps (teachgrad's also "
-                         "reports each sum of several contributions).")
-        else:
-            self.note = (f"The runs part at teachgrad's step {self.first[0]} and your step "
-                         f"{self.first[1]} (teachgrad's run on the left, yours on the right): "
-                         f"step both steppers there.")
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        import ipywidgets as widgets
-        box = widgets.VBox([widgets.HTML(f"<b>{self.note}</b>"),
-                            widgets.HBox([self.reference.widget, self.yours.widget])])
-        bundle = box._repr_mimebundle_()
-        bundle["text/plain"] = "\n\n".join([self.note, "teachgrad's run:",
-                                             self.reference.text(), "your run:",
-                                             self.yours.text()])
-        bundle["text/html"] = (f"<p><b>{self.note}</b></p>" + self.reference.static_html()
-                               + self.yours.static_html())
-        return bundle
-
-
-# -- the graphs check_backward tries ---------------------------------------------------------
-
-def _chain(x):
-    return ops.sin(ops.cos(x) * 2.0)
-
-
-def _fan_out(x, y):               # lesson 2's: a is used three times
-    a = x * y
-    return ops.sin(a) * ops.exp(a) + a
-
-
-def _diamond(x):
-    a = x * 1.5
-    return ops.sin(a) * ops.cos(a)
-
-
-def _unconnected(x, w):
-    return x * x + 0 * ops.stop_gradient(w)
-
-
-def _bool_input(x, y):            # where(): its condition is a bool tensor, with no gradient
-    return ops.sum(ops.where(x > 0.0, x * y, y))
-
-
-def _int_input(x):                # power's exponent is an integer tensor: no gradient
-    return ops.sum(x ** constant(3) * ops.cast(constant([1, 2]), np.float64))
-
-
-def _vector(x, w):                # broadcasting and a reduction
-    return ops.sum(ops.tanh(x * w) * x)
-
-
-def _deep(x):
-    h = x
-    for _ in range(DEEP):
-        h = ops.sin(h)
-    return h
-
-
-CASES = [
-    ("a chain: sin(2 cos x)", _chain, (0.7,)),
-    ("a value used three times (lesson 2's z)", _fan_out, (0.5, 2.0)),
-    ("a diamond: sin(a) cos(a), a = 1.5 x", _diamond, (0.3,)),
-    ("a source with no path to the target", _unconnected, (1.5, -2.0)),
-    ("a bool tensor among a node's inputs", _bool_input, ([1.0, -2.0, 0.5], [0.3, 0.4, 0.5])),
-    ("an integer tensor among a node's inputs: x ** 3, 3 an int64 tensor", _int_input,
-     ([0.5, 2.0],)),
-    ("vectors: sum(tanh(x w) x), w of shape (1,)", _vector, ([0.5, -1.0, 2.0], [0.7])),
-]
-
-_UNARY = [ops.sin, ops.cos, ops.tanh, lambda v: v * 0.5]
-_BINARY = [ops.add, ops.multiply, ops.subtract]
-
-
-def _random_case(seed):
-    """A random graph of 8 to 14 operations on three inputs, many values used more than once."""
-    rng = np.random.default_rng(seed)
-    steps = []
-    for n in range(3, 3 + int(rng.integers(8, 15))):
-        if rng.random() < 0.4:
-            steps.append((_UNARY[int(rng.integers(0, len(_UNARY)))], int(rng.integers(0, n))))
-        else:
-            steps.append((_BINARY[int(rng.integers(0, len(_BINARY)))], int(rng.integers(0, n)),
-                          int(rng.integers(0, n))))
-
-    def random_graph(a, b, c):
-        values = [a, b, c]
-        for op, *picks in steps:
-            values.append(op(*[values[k] for k in picks]))
-        return values[-1] + values[-2] * values[3]
-    point = tuple(float(v) for v in rng.uniform(-1.0, 1.0, 3))
-    return (f"random graph {seed}", random_graph, point)
-
-
-def cases():
-    """The graphs ``check_backward`` tries, in order: ``(name, f, point)``."""
-    yield from CASES
-    for seed in range(6):
-        yield _random_case(seed)
-    yield (f"a chain of {DEEP:,} sin operations", _deep, (0.3,))
-
-
-# -- the check ---------------------------------------------------------------------------------
 
 @dataclass(frozen=True, repr=False)
 class BackwardFeedback(Feedback):
@@ -364,7 +45,7 @@ class BackwardFeedback(Feedback):
             run.tape.gradient(run.target, run.sources)
         try:
             yours = replay(self.engine, run)
-        except Exception:
+        except (Exception, Stopped):    # the message has said what went wrong
             return None
         return Beside(rec.traces[0], yours, run)
 
@@ -398,6 +79,7 @@ def check_backward(student_backward):
     drawn in a notebook; ``feedback.beside()`` replays the engine's run on it
     beside teachgrad's.
     """
+    validate.callable_(student_backward, "student_backward", "tg.exercises.check_backward")
     checked = 0
     for name, f, point in cases():
         run = record(f, *point)
@@ -422,51 +104,78 @@ class _Stub(Exception):
 def _check_one(student_backward, run):
     expected = run.tape.gradient(run.target, run.sources)
     deep = len(run.sources) == 1 and run.name.startswith("a chain of")
-    with watching_rules() as calls:
+    got, problem, calls = _run_engine(student_backward, run, "deep" if deep else "engine")
+    if problem is not None:
+        return problem
+    if not isinstance(got, (list, tuple)) or len(got) != len(run.sources):
+        what = f"{len(got)} values" if isinstance(got, (list, tuple)) else \
+            f"{_a(got)} ({_short(got)})"
+        return f"return a list with one gradient per source ({len(run.sources)}), not {what}."
+    order = _order_problem(run, calls)
+    if order is not None:
+        return order
+    for k, (source, g, e) in enumerate(zip(run.sources, got, expected)):
+        problem = _gradient_problem(source.name or f"source {k}", g, e, deep)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _run_engine(student_backward, run, limit):
+    """``(what the engine returned, a problem, its rule calls)``: the problem (in words)
+    when it raised or was stopped, else None."""
+    with watching_rules(budget=steps(run)) as calls:
         try:
-            got = student_backward(run.target, list(run.sources), run.producer)
+            with student_code("your backward pass", limit):
+                got = student_backward(run.target, list(run.sources), run.producer)
+            return got, None, calls
+        except Stopped as stop:
+            if stop.steps:      # some rule ran twice: say that first
+                return None, f"{_order_problem(run, calls) or ''} {stop.why}".lstrip(), calls
+            return None, stop.why, calls
         except RecursionError:
-            return (f"your backward pass raised RecursionError: a walk that calls itself once "
-                    f"per node needs a Python stack as deep as the graph (the limit is "
-                    f"{sys.getrecursionlimit():,}). Walk with a queue, and count with a loop "
-                    f"over a stack or a queue, not with recursion.")
+            return None, (f"your backward pass raised RecursionError: a walk that calls "
+                          f"itself once per node needs a Python stack as deep as the graph "
+                          f"(the limit is {sys.getrecursionlimit():,}). Walk with a queue, and "
+                          f"count with a loop over a stack or a queue, not with "
+                          f"recursion."), calls
         except NotImplementedError as error:
             said = str(error)           # a stub fetched by tg.exercises.answer says what it is
             raise _Stub(said[len("Not yet: "):] if said.startswith("Not yet: ") else
                         "your backward pass is not written yet: it still raises "
                         "NotImplementedError.") from None
         except NotYet as error:         # fetched by tg.exercises.answer: already in words
-            return str(error)[len("Not yet: "):]
+            return None, str(error)[len("Not yet: "):], calls
         except Exception as error:
-            return f"your backward pass raised {type(error).__name__}: {error}"
-    if not isinstance(got, (list, tuple)) or len(got) != len(run.sources):
-        what = f"{len(got)} values" if isinstance(got, (list, tuple)) else type(got).__name__
-        return f"return a list with one gradient per source ({len(run.sources)}), not {what}."
-    order = _order_problem(run, calls)
-    if order is not None:
-        return order
-    for k, (source, g, e) in enumerate(zip(run.sources, got, expected)):
-        label = source.name or f"source {k}"
-        if e is None and g is not None:
-            if not np.allclose(_array(g), 0.0):
-                return (f"the gradient of {label} should be None: no path connects it to the "
-                        f"target, but you returned {_show(g)}.")
-            return (f"the gradient of {label} should be None, not zeros: no path connects it "
-                    f"to the target, and None says so.")
-        if e is not None and g is None:
-            return (f"the gradient of {label} is None, but the target depends on it (the "
-                    f"tape's gradient is {_show(e)}). Did the cotangents reach it? Collect "
-                    f"every cotangent handed to a source.")
-        if e is None:
-            continue
-        g_array, e_array = _array(g), _array(e)
-        if g_array.shape != e_array.shape:
-            return (f"the gradient of {label} has shape {g_array.shape}, but {label} has shape "
-                    f"{e_array.shape}.")
-        if not np.allclose(g_array, e_array, rtol=1e-6, atol=1e-9):
-            hint = (" A tensor used by several operations receives a cotangent from each: "
-                    "add them all up before its producer's rule runs." if not deep else "")
-            return (f"the gradient of {label} is {_show(g)}, the tape's is {_show(e)}.{hint}")
+            return None, f"your backward pass raised {type(error).__name__}: {error}", calls
+
+
+def _gradient_problem(label, g, e, deep):
+    """What is wrong with the gradient ``g`` of a source (the tape's is ``e``), or None."""
+    g_array = None if g is None else _numbers(g)
+    if g is not None and g_array is None:
+        return (f"the gradient of {label} should be a tensor of numbers (or None), but you "
+                f"returned {_a(g)} ({_short(g)}).")
+    if e is None and g is not None:
+        if not np.allclose(g_array, 0.0):
+            return (f"the gradient of {label} should be None: no path connects it to the "
+                    f"target, but you returned {_show(g_array)}.")
+        return (f"the gradient of {label} should be None, not zeros: no path connects it "
+                f"to the target, and None says so.")
+    if e is not None and g is None:
+        return (f"the gradient of {label} is None, but the target depends on it (the "
+                f"tape's gradient is {_show(_array(e))}). Did the cotangents reach it? Collect "
+                f"every cotangent handed to a source.")
+    if e is None:
+        return None
+    e_array = _array(e)
+    if g_array.shape != e_array.shape:
+        return (f"the gradient of {label} has shape {g_array.shape}, but {label} has shape "
+                f"{e_array.shape}.")
+    if not np.allclose(g_array, e_array, rtol=1e-6, atol=1e-9):
+        hint = (" A tensor used by several operations receives a cotangent from each: "
+                "add them all up before its producer's rule runs." if not deep else "")
+        return f"the gradient of {label} is {_show(g_array)}, the tape's is {_show(e_array)}.{hint}"
     return None
 
 
@@ -524,8 +233,33 @@ def _array(value):
     return np.asarray(value, dtype=np.float64)
 
 
-def _show(value):
-    array = _array(value)
+def _numbers(value):
+    """``value`` (a gradient the engine returned) as a float64 array, or None when it is
+    not numbers (a string, a list of strings, a dict...)."""
+    if isinstance(value, Tensor):
+        value = value.numpy()
+    if isinstance(value, (str, bytes, bool, dict, set)) or value is None:
+        return None
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError):
+        return None
+    if array.dtype.kind not in "iuf":
+        return None
+    return array.astype(np.float64)
+
+
+def _a(value):
+    kind = type(value).__name__
+    return ("an " if kind[0] in "aeiou" else "a ") + kind
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _show(array):
     return f"{float(array):.6g}" if array.ndim == 0 else np.array2string(array, precision=4)
 
 

@@ -44,7 +44,7 @@ def vjp_shape_story(index, got, in_shape, out_shape):
                  f"(tg.ops.grad_util.unbroadcast(g, x) does exactly this).")
     elif reduction_story(in_shape, got):
         text += " " + reduction_story(in_shape, got)
-    elif len(got) >= 2 and got == tuple(in_shape[:-2]) + (in_shape[-1], in_shape[-2]):
+    elif len(got) >= 2 and len(in_shape) >= 2 and got == tuple(in_shape[:-2]) + (in_shape[-1], in_shape[-2]):
         text += (" Its shape is the input's with the last two axes swapped: the product is "
                  "transposed. Swap the factors and transpose them (the transpose of A B is "
                  "B^T A^T).")

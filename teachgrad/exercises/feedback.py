@@ -8,8 +8,10 @@ from ..debug.report import escape
 VERDICTS = {
     "right": "the rule is right",
     "raised": "the rule raised an exception",
+    "stopped": "the rule ran too long, and the check stopped it",
     "wrong_count": "the rule returned the wrong number of results",
     "returned_none": "the rule returned None where there is a gradient",
+    "wrong_type": "the rule returned something other than one tensor of numbers",
     "wrong_shape": "the rule's result has the wrong shape",
     "wrong_value": "the rule's result is wrong at some entry",
     "not_differentiable_again": "the rule is right, but cannot be differentiated again",

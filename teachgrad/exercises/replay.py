@@ -1,0 +1,159 @@
+"""Replaying a student's backward pass for a BackpropStepper, beside teachgrad's.
+
+``replay(backward, run)`` runs the student's engine on ``run`` (from ``record``) and
+returns what it reported as a ``Trace``: the queue's pops and appends (``Queue``),
+the pending counts' changes (``Pending``) and the rule calls (``call_rule``).
+``Beside`` shows it next to teachgrad's own run of the same graph, and names the
+first step where they part (``first_difference``).
+"""
+import collections
+
+from .guard import student_code
+from .protocol import steps, watch, watching
+
+
+def _events():
+    from ..autodiff import events
+    return events
+
+
+class _Reporter:
+    """Where a replay's events go (the ``reporter`` of the ``Watch``)."""
+
+    def __init__(self, run):
+        # Inside `with tg.viz.record() as rec:` the events go to rec, like the engine's.
+        self.run = run
+        self.trace = _events().current_observer() or _events().Trace()
+        self.pending, self.started = {}, False
+
+    def start(self, queue):
+        self.started = True
+        self.emit(_events().Start((self.run.target,), tuple(self.run.sources),
+                                  dict(self.pending), queue))
+
+    def called(self, node, out_grads, in_grads):
+        if not self.started:
+            self.start((node,))
+        self.emit(_events().CallVJP(node, f"{node.op.name} VJP", tuple(out_grads),
+                                    tuple(in_grads)))
+
+    def emit(self, event):
+        self.trace.events.append(event)
+
+
+def _reporter():
+    return watch().reporter
+
+
+class Pending(dict):
+    """Pending counts (node -> count) that report each change to the run being replayed.
+
+    Use it like a dict: ``pending = tg.exercises.Pending(count_pending(target, producer))``;
+    ``pending[node] -= 1`` reports a Release. Outside ``replay`` it is a plain dict."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if _reporter() is not None:
+            _reporter().pending = self
+
+    def __setitem__(self, node, count):
+        super().__setitem__(node, count)
+        reporter = _reporter()
+        if reporter is not None and reporter.started:
+            reporter.emit(_events().Release(node, count))
+
+
+class Queue(collections.deque):
+    """A queue of nodes that reports to the run being replayed: the first ``popleft`` (or
+    ``pop``) starts the pass (Start, with the pending counts and the queue), each one is
+    a Pop, each later ``append`` an Enqueue. Outside ``replay`` it is a plain deque."""
+
+    def popleft(self):
+        return self._report_pop(super().popleft)
+
+    def pop(self):
+        """The last node in (a stack: last in, first out); reported as a Pop too."""
+        return self._report_pop(super().pop)
+
+    def _report_pop(self, take):
+        reporter = _reporter()
+        if reporter is not None and not reporter.started:
+            reporter.start(tuple(self))
+        node = take()
+        if reporter is not None:
+            reporter.emit(_events().Pop(node, tuple(self)))
+        return node
+
+    def append(self, node):
+        super().append(node)
+        reporter = _reporter()
+        if reporter is not None and reporter.started:
+            reporter.emit(_events().Enqueue(node))
+
+
+def replay(student_backward, run):
+    """Run ``student_backward`` on ``run`` (from ``record``) and return its events as a
+    ``Trace`` for ``tg.viz.BackpropStepper``: what the engine reported through
+    ``Queue``, ``Pending`` and ``call_rule``, then its result. Inside
+    ``with tg.viz.record() as rec:`` the trace is also one of ``rec.traces``, as a run
+    of teachgrad's engine would be. Nothing is simulated: an engine that uses a plain
+    deque and dict reports its rule calls only. It runs under the checks' limits (a
+    step budget of rule calls, and a time limit)."""
+    reporter = _Reporter(run)
+    with watching(reporter=reporter, calls=[], budget=steps(run)), \
+            student_code("your backward pass", "engine"):
+        grads = student_backward(run.target, list(run.sources), run.producer)
+    if not reporter.started:
+        reporter.start(())
+    grads = tuple(grads) if isinstance(grads, (list, tuple)) else (grads,)
+    reporter.emit(_events().Finish(grads))
+    return reporter.trace
+
+
+def first_difference(reference, yours, run):
+    """Where two traces of ``run`` first differ (the kind of event, or its node):
+    ``(step in reference, step in yours)``, or None when they agree throughout.
+    Aggregate events are passed over (a student's engine sums without reporting)."""
+    def steps(trace):
+        return [(k, type(e).__name__, run.label(e.node) if getattr(e, "node", None) is not None
+                 else None) for k, e in enumerate(trace.events)
+                if type(e).__name__ != "Aggregate"]
+    ref, mine = steps(reference), steps(yours)
+    for a, b in zip(ref, mine):
+        if a[1:] != b[1:]:
+            return a[0], b[0]
+    if len(ref) == len(mine):
+        return None
+    k = min(len(ref), len(mine))
+    return (ref[k][0] if k < len(ref) else len(reference.events) - 1,
+            mine[k][0] if k < len(mine) else len(yours.events) - 1)
+
+
+class Beside:
+    """teachgrad's run and a student's (``replay``), in two BackpropSteppers side by side,
+    with the first step where they differ named above them."""
+
+    def __init__(self, reference, yours, run):
+        from .. import viz
+        self.first = first_difference(reference, yours, run)
+        self.reference = viz.BackpropStepper(reference)
+        self.yours = viz.BackpropStepper(yours)
+        if self.first is None:
+            self.note = ("Your run and teachgrad's take the same steps (teachgrad's also "
+                         "reports each sum of several contributions).")
+        else:
+            self.note = (f"The runs part at teachgrad's step {self.first[0]} and your step "
+                         f"{self.first[1]} (teachgrad's run on the left, yours on the right): "
+                         f"step both steppers there.")
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        import ipywidgets as widgets
+        box = widgets.VBox([widgets.HTML(f"<b>{self.note}</b>"),
+                            widgets.HBox([self.reference.widget, self.yours.widget])])
+        bundle = box._repr_mimebundle_()
+        bundle["text/plain"] = "\n\n".join([self.note, "teachgrad's run:",
+                                             self.reference.text(), "your run:",
+                                             self.yours.text()])
+        bundle["text/html"] = (f"<p><b>{self.note}</b></p>" + self.reference.static_html()
+                               + self.yours.static_html())
+        return bundle
