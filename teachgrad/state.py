@@ -60,8 +60,9 @@ class RecordingState:
         #: backend arrays (see ``teachgrad.autodiff.engine``): ops then compute and
         #: return arrays, and make no Tensor or Node.
         self.arrays = False
-        #: The ``tg.vectorized_map`` calls running now (``teachgrad.autodiff.batch_fallback.Frame``),
-        #: innermost last: ops given their BatchedTensors run batching rules.
+        #: The ``tg.vectorized_map`` calls running now (their frames, see
+        #: ``teachgrad.autodiff.batch_fallback``), innermost last: ops given their
+        #: BatchedTensors run batching rules.
         self.batching = ()
         #: While an exercise check or a replay runs a student's backward pass: what
         #: watches ``tg.exercises.call_rule`` (a ``teachgrad.exercises.protocol.Watch``).
