@@ -149,6 +149,26 @@ def median_ms(samples):
     return statistics.median(samples) * 1e3
 
 
+def checked(calls, want, what, rtol, atol_scale):
+    """``{name: fn}`` from ``calls`` (``{name: (fn, host)}``), after checking each
+    ``host(fn())`` against ``want`` (``check_close``; ``what`` names the result)."""
+    for name, (fn, host) in calls.items():
+        check_close(f"{name} {what}", host(fn()), want, rtol, atol_scale)
+    return {name: fn for name, (fn, _) in calls.items()}
+
+
+def against(times, names, reference):
+    """``{name: {"ms", "min_ms", "ratio"}}`` for each of ``names``: the median and the
+    minimum in ms, and the median per-repeat ratio to ``reference``; each printed."""
+    rows = {}
+    for name in names:
+        row = rows[name] = {"ms": median_ms(times[name]), "min_ms": min(times[name]) * 1e3,
+                            "ratio": median_ratio(times, name, reference)}
+        print(f"  {name:15s} median {row['ms']:9.3f} ms, min {row['min_ms']:9.3f} ms, "
+              f"{row['ratio']:6.2f}x {reference}")
+    return rows
+
+
 # -- command line and results -----------------------------------------------------------
 def parser(description):
     p = argparse.ArgumentParser(description=description)
