@@ -28,6 +28,9 @@ import os
 #: call and take the cores from whichever library runs next.
 THREADS = int(os.environ.get("TEACHGRAD_BENCH_THREADS", "1"))
 if THREADS > 0:
+    if "numpy" in __import__("sys").modules:   # too late: OpenBLAS sized its pool already
+        raise ImportError("import benchmarks/peers/common.py before numpy: it limits the "
+                          "threads, which OpenBLAS reads once, when numpy loads it")
     for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[_var] = str(THREADS)
     if hasattr(os, "sched_setaffinity"):

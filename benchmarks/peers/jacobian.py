@@ -17,10 +17,9 @@ Each Jacobian is checked against the analytic one first; the table shows each
 time over numpy's (median of per-repeat ratios, everything interleaved in one
 process) and teachgrad's vmap over its loop.
 """
-import numpy as np
-
-import common
+import common   # first: it limits the threads before numpy loads OpenBLAS
 import mlp_peers
+import numpy as np
 import teachgrad as tg
 
 N = 256

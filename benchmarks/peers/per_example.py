@@ -20,9 +20,7 @@ in one process:
 Every library's per-example gradients are checked against numpy's first, and
 numpy's mean over the examples against its batch gradient.
 """
-import numpy as np
-
-import common
+import common   # first: it limits the threads before numpy loads OpenBLAS
 import mlp_gradient as mlp
 import per_example_peers as pe
 
