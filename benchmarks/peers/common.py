@@ -28,6 +28,9 @@ import os
 #: call and take the cores from whichever library runs next.
 THREADS = int(os.environ.get("TEACHGRAD_BENCH_THREADS", "1"))
 if THREADS > 0:
+    if "numpy" in __import__("sys").modules:   # too late: OpenBLAS sized its pool already
+        raise ImportError("import benchmarks/peers/common.py before numpy: it limits the "
+                          "threads, which OpenBLAS reads once, when numpy loads it")
     for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[_var] = str(THREADS)
     if hasattr(os, "sched_setaffinity"):
@@ -147,6 +150,26 @@ def median_ratio(times, name, reference):
 
 def median_ms(samples):
     return statistics.median(samples) * 1e3
+
+
+def checked(calls, want, what, rtol, atol_scale):
+    """``{name: fn}`` from ``calls`` (``{name: (fn, host)}``), after checking each
+    ``host(fn())`` against ``want`` (``check_close``; ``what`` names the result)."""
+    for name, (fn, host) in calls.items():
+        check_close(f"{name} {what}", host(fn()), want, rtol, atol_scale)
+    return {name: fn for name, (fn, _) in calls.items()}
+
+
+def against(times, names, reference):
+    """``{name: {"ms", "min_ms", "ratio"}}`` for each of ``names``: the median and the
+    minimum in ms, and the median per-repeat ratio to ``reference``; each printed."""
+    rows = {}
+    for name in names:
+        row = rows[name] = {"ms": median_ms(times[name]), "min_ms": min(times[name]) * 1e3,
+                            "ratio": median_ratio(times, name, reference)}
+        print(f"  {name:15s} median {row['ms']:9.3f} ms, min {row['min_ms']:9.3f} ms, "
+              f"{row['ratio']:6.2f}x {reference}")
+    return rows
 
 
 # -- command line and results -----------------------------------------------------------

@@ -41,6 +41,19 @@ def directions(p, seed=1):
 
 
 # -- numpy by hand: the floor and the reference ------------------------------------------
+def activations(p):
+    """``(hs, d)`` by hand: each layer's input ``[x, h1, h2, ...]``, and the gradient of
+    each example's loss (not the mean's) with respect to its logits,
+    ``softmax(logits) - onehot``."""
+    Ws, bs = p.weights[0::2], p.weights[1::2]
+    hs = [p.x]
+    for W, b in zip(Ws[:-1], bs[:-1]):
+        hs.append(np.tanh(hs[-1] @ W + b))
+    logits = hs[-1] @ Ws[-1] + bs[-1]
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return hs, e / e.sum(axis=1, keepdims=True) - p.onehot
+
+
 class Numpy:
     name = "numpy"
 
@@ -63,13 +76,9 @@ class Numpy:
     def input_gradient(self):
         """dloss/dx, by hand (the gradient above never forms it)."""
         p = self.p
-        Ws, bs = p.weights[0::2], p.weights[1::2]
-        hs = [p.x]
-        for W, b in zip(Ws[:-1], bs[:-1]):
-            hs.append(np.tanh(hs[-1] @ W + b))
-        logits = hs[-1] @ Ws[-1] + bs[-1]
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        d = (e / e.sum(axis=1, keepdims=True) - p.onehot) / p.config.batch
+        Ws = p.weights[0::2]
+        hs, d = activations(p)
+        d = d / p.config.batch
         for i in reversed(range(len(Ws))):
             d = d @ Ws[i].T
             if i:
@@ -345,13 +354,20 @@ def _host(result, convert):
     return np.asarray(convert(result))
 
 
-def peers(p, v, vx):
-    """Every peer that is installed: {name: object}. Missing ones print a note."""
+def installed(*makers):
+    """``{name: peer}`` for each of ``makers`` (no-argument callables that build a peer
+    object with a ``name``) whose library is installed; a missing one prints a note."""
     found = {}
-    for make in (Torch, lambda *a: Jax(*a, jit=True), lambda *a: Jax(*a, jit=False), Autograd):
+    for make in makers:
         try:
-            peer = make(p, v, vx)
+            peer = make()
         except Unavailable:
             continue
         found[peer.name] = peer
     return found
+
+
+def peers(p, v, vx):
+    """Every peer that is installed: {name: object}. Missing ones print a note."""
+    return installed(lambda: Torch(p, v, vx), lambda: Jax(p, v, vx, jit=True),
+                     lambda: Jax(p, v, vx, jit=False), lambda: Autograd(p, v, vx))

@@ -21,7 +21,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-WORKLOADS = ("scalar_chain", "mlp_medium", "mlp_large", "jvp", "hvp", "cnn", "gpu_mlp")
+WORKLOADS = ("scalar_chain", "mlp_medium", "mlp_large", "jvp", "hvp", "per_example", "jacobian",
+             "cnn", "gpu_mlp")
 COLUMNS = ("teachgrad", "teachgrad tg.function", "micrograd", "torch", "jax jit", "jax",
            "autograd")
 
@@ -148,6 +149,16 @@ def table_rows(results):
         cells = {k: _cell(r, k, "ratio", "x") for k in r["rows"]}
         rows.append(("HVP of the medium MLP loss / its gradient", cells, "<= 2.5",
                      verdict(r["rows"].get("teachgrad", {}).get("ratio"), 2.5)))
+    r = results.get("per_example")
+    if r:
+        rows += per_example_rows(r, verdict)
+    r = results.get("jacobian")
+    if r:
+        cells = {k: _cell(r, k, "ratio", "x") for k in r["rows"] if k in COLUMNS}
+        rows.append(("Jacobian of tanh(W x + b), 256 -> 256, float64: vmap of VJP (peers: "
+                     "jacrev) / analytic numpy", cells, "(no goal)", ""))
+        rows.append(("  teachgrad: vmap of the VJP / a loop of 256 VJPs",
+                     {"teachgrad": _cell(r, "teachgrad", "vs_loop", "x")}, "(no goal)", ""))
     r = results.get("cnn")
     if r and r["rows"]:
         for workload, title, goals in (
@@ -177,6 +188,28 @@ def table_rows(results):
             rows.append(("GPU: large MLP gradient, CuPy speed-up over numpy", {},
                          ">= 20x", "not measured (no GPU here)"))
     return rows
+
+
+def per_example_rows(r, verdict):
+    """The rows of ``per_example.py``: each library's vmap of grad over numpy's
+    per-example gradients by hand, then teachgrad's against its goals (issue 28)."""
+    cells = {k: _cell(r, k, "ratio", "x") for k in r["rows"] if k in COLUMNS}
+    tg_row = r["rows"].get("teachgrad", {})
+    floor = r["rows"].get("numpy", {}).get("vs_batch")
+
+    def teachgrad(field):
+        return {"teachgrad": _cell(r, "teachgrad", field, "x")}
+    return [
+        ("per-example gradients, medium MLP, 64 examples: vmap of grad / numpy by hand",
+         cells, "(no goal)", ""),
+        ("  teachgrad: vmap of grad / its batch gradient"
+         + (f" (numpy by hand: {floor:.1f}x)" if floor else ""), teachgrad("vs_batch"),
+         "<= 1.5", verdict(tg_row.get("vs_batch"), 1.5)),
+        ("  teachgrad: vmap of grad / jax.vmap(jax.grad), not jitted", teachgrad("vs_jax"),
+         "<= 1.3", verdict(tg_row.get("vs_jax"), 1.3)),
+        ("  teachgrad: vmap of grad / a loop of 64 gradients", teachgrad("vs_loop"),
+         "(no goal)", ""),
+    ]
 
 
 def render(rows, markdown=False):
