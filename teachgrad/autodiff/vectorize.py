@@ -68,12 +68,14 @@ def vectorize(fn, args, in_axes, out_axes, where, names, warn=True):
     """Call ``fn(*args)`` once for the whole batch and return its stacked results
     (``names``: what the error messages call each argument)."""
     axes = _argument_axes(args, in_axes, where)
-    flat, leaf_axes = [], []
+    flat, leaf_axes, labels = [], [], []
     for i, (arg, axis) in enumerate(zip(args, axes)):
-        for leaf in nest.flatten(arg):
-            flat.append(_as_input(leaf, axis, names[i], where))
+        leaves = nest.flatten(arg)
+        for k, leaf in enumerate(leaves):
+            labels.append(names[i] if len(leaves) == 1 else f"{names[i]} (leaf {k})")
+            flat.append(_as_input(leaf, axis, labels[-1], where))
             leaf_axes.append(axis)
-    frame = _frame(flat, leaf_axes, where, warn)
+    frame = _frame(flat, leaf_axes, labels, where, warn)
     batches = [moveaxis(t, axis, 0) if axis not in (None, 0) else t
                for t, axis in zip(flat, leaf_axes)]
     with override(batching=state.batching + (frame,)):
@@ -121,16 +123,16 @@ def _as_input(leaf, axis, name, where):
     return tensor
 
 
-def _frame(flat, leaf_axes, where, warn):
+def _frame(flat, leaf_axes, labels, where, warn):
     """The batch size every batched argument agrees on, as a new frame."""
-    sizes = [(i, t.shape[axis]) for i, (t, axis) in enumerate(zip(flat, leaf_axes))
+    sizes = [(label, t.shape[axis]) for label, t, axis in zip(labels, flat, leaf_axes)
              if axis is not None]
     if not sizes:
         raise ValueError(f"{where}: no argument is batched (every in_axes entry is None); "
                          f"map over at least one argument.")
     known = {size for _, size in sizes if size is not None}
     if len(known) > 1:
-        listed = ", ".join(f"input {i}: {size}" for i, size in sizes)
+        listed = ", ".join(f"{label}: {size}" for label, size in sizes)
         raise ValueError(f"{where}: the batched inputs have different batch sizes ({listed}); "
                          f"every mapped input must have the same size along its batch axis.")
     first = next(i for i, axis in enumerate(leaf_axes) if axis is not None)
