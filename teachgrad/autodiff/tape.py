@@ -18,247 +18,37 @@ A tape entered while a graph is built (inside ``tg.function``, or ``with
 graph.as_default():``) records that graph's nodes, and its ``gradient`` adds
 gradient nodes to the graph, through the same engine as ``tg.gradients``.
 """
-import contextlib
-import itertools
 import warnings
 
-from .. import backend, dtypes, nest, validate
-from ..ops import IndexedSlices, ones_like, zeros_like
+from .. import dtypes, nest, validate
+from ..ops import IndexedSlices, zeros_like
 from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor, Variable
-from ..tensor import _new_id as new_tensor_id
 from . import events
 from .aggregation import UnconnectedGradients, aggregate
 from .aggregation import unconnected as unconnected_option
 from .engine import backward
 from .gradients import encloses
 from . import jacobians as _jacobians
-from ..ops.grad_util import compatible
+from .seeds import seed_gradients
+from .tape_record import _RELEASED, TapeRecord
 
 
-_RELEASED = ("A non-persistent GradientTape can only be used to compute one set of "
-             "gradients (or jacobians). Create it with tg.GradientTape(persistent=True) "
-             "to call gradient() more than once.")
-
-
-class GradientTape:
+class GradientTape(TapeRecord):
     """Records operations for reverse-mode differentiation.
 
     Args:
       persistent: allow more than one ``gradient``/``jacobian`` call.
       watch_accessed_variables: watch trainable Variables when they are read.
+
+    What it records, and how the record is read, is ``TapeRecord``'s
+    (``teachgrad/autodiff/tape_record.py``); this class differentiates it.
     """
 
-    differentiates = True   # a recorder that takes derivatives (see teachgrad.state)
     #: Warn when ``gradient`` gives a source None because of a usual slip (a tape never
     #: entered, an integer source, a forgotten ``watch``), saying how to fix it. Set it to
     #: False (on the class or on one tape) where a None is expected and the warning is noise.
     explain_none = True
-
-    def __init__(self, persistent=False, watch_accessed_variables=True):
-        self._persistent = persistent
-        self._watch_accessed_variables = watch_accessed_variables
-        self._watched = set()         # ids of watched tensors
-        self._producers = {}          # tensor id -> the Node that made it
-        self._variables = {}          # watched Variables, in the order first watched
-        self._snapshots = {}          # Variable id -> the snapshots of it that ops read
-        self._recording = False
-        self.entry = -1               # its place on the recorder stack
-        self._numbers = None          # numbers the nodes it records (shared when nested)
-        self.graph = None             # the graph it records nodes of (None: eager ops)
-        self._last = {}               # source id -> what the last gradient() gave it
-        # For tg.explain_gradient: the ops that made integer or bool tensors from
-        # watched ones (tensor id -> Node), and the [first, end) tensor ids made
-        # while the tape recorded (outside them, it was stopped or not yet entered).
-        self._dropped = {}
-        self._spans = []
-
-    # -- recording ------------------------------------------------------------
-    def __enter__(self):
-        if self._recording:
-            raise RuntimeError("This GradientTape is already recording; a tape cannot be "
-                               "entered twice. Create a new tg.GradientTape().")
-        self.entry = state.next_entry()
-        self.graph = state.graph
-        # Nested tapes number their nodes from one counter, so names stay unique in a
-        # nest; each outermost tape starts at 0, so names are the same in every run.
-        enclosing = [t for t in state.tapes() if t.graph is self.graph]
-        self._numbers = enclosing[-1]._numbers if enclosing else itertools.count()
-        self._start()
-        return self
-
-    def __exit__(self, *exc):
-        if self._recording:
-            self._stop()
-
-    def _start(self):
-        state.push(self)
-        self._recording = True
-        self._spans.append([new_tensor_id(), None])
-
-    def _stop(self):
-        state.remove(self)
-        self._recording = False
-        self._spans[-1][1] = new_tensor_id()
-
-    @contextlib.contextmanager
-    def stop_recording(self):
-        """Run the block without recording its ops on this tape."""
-        if not self._recording:
-            raise RuntimeError("stop_recording() needs a tape that is recording: use it "
-                               "inside the tape's `with` block.")
-        self._stop()
-        try:
-            yield
-        finally:
-            self._start()
-
-    def reset(self):
-        """Forget everything recorded so far (the tape keeps recording)."""
-        self._watched.clear()
-        self._producers = {}
-        self._dropped = {}
-        self._variables.clear()
-        self._snapshots.clear()
-
-    def watch(self, tensor):
-        """Make the tape record ops on ``tensor`` (or a nested structure of them)."""
-        for t in nest.flatten(tensor):
-            if not isinstance(t, Tensor):
-                validate.fail(TypeError, "GradientTape.watch", "tensor", "a tensor or Variable "
-                              "(or a structure of them)", t,
-                              "Wrap a number or an array with tg.constant(...) first.")
-            if not dtypes.is_floating(t.dtype):
-                warnings.warn(f"The dtype of the watched tensor must be floating (e.g. "
-                              f"tg.float32), got {t.dtype}: it will get no gradient.",
-                              stacklevel=2)
-            self._watched.add(t._id)
-            self._watched.add(self._local(t)._id)
-            if isinstance(t, Variable):
-                self._variables.setdefault(t._id, t)
-
-    def watched_variables(self):
-        """The Variables this tape watches, in the order it started watching them."""
-        return tuple(self._variables.values())
-
-    def record(self, node):
-        """An op ran: keep it if it read a watched tensor (its float outputs are
-        then watched too)."""
-        watched = self._watched
-        for x in node.inputs:
-            if x._id in watched:
-                break
-        else:
-            return
-        if node.number is None:
-            node.number = next(self._numbers)
-        for out in node.outputs:
-            if dtypes.is_floating(out.dtype):
-                watched.add(out._id)
-                self._producers[out._id] = node
-            else:
-                self._dropped[out._id] = node
-
-    def output_added(self, node, tensor):
-        """A While or If node this tape recorded gained an output (a value its gradient
-        saves): it was made by the node too."""
-        if self._producers is not None and any(
-                self._producers.get(t._id) is node for t in node.outputs):
-            if dtypes.is_floating(tensor.dtype):
-                self._watched.add(tensor._id)
-                self._producers[tensor._id] = node
-
-    def capture(self, outer, inner):
-        """The loop body or branch this tape records in captured ``outer`` as ``inner``."""
-        if outer._id in self._watched:
-            self._watched.add(inner._id)
-
-    def _local(self, tensor):
-        """``tensor`` as the graph this tape records in sees it: a tensor of an enclosing
-        graph that a loop body or branch captured is its capture there."""
-        if isinstance(tensor, SymbolicTensor) and tensor.graph is not self.graph:
-            captured = getattr(self.graph, "captured", None)
-            local = captured(tensor) if captured is not None else None
-            if local is not None:
-                return local
-        return tensor
-
-    def read_variable(self, variable, snapshot):
-        # An op read `variable` through `snapshot`. The snapshot stands for the
-        # Variable on this tape: the Variable's gradient is the snapshot's (summed
-        # over snapshots if it was assigned while the tape recorded).
-        if (self._watch_accessed_variables and variable.trainable
-                and variable._id not in self._watched):
-            self._watched.add(variable._id)
-            self._variables.setdefault(variable._id, variable)
-        if variable._id in self._watched and snapshot._id not in self._watched:
-            self._watched.add(snapshot._id)
-            self._snapshots.setdefault(variable._id, []).append(snapshot)
-
-    # -- reading the record (what tg.viz and tg.debug show) ----------------------
-    @property
-    def released(self):
-        """Has the tape let go of its record? A non-persistent tape does so once its
-        ``gradient`` (or ``jacobian``) has run: there is nothing left to read."""
-        return self._producers is None
-
-    def producer(self, tensor_id, every_dtype=False):
-        """The recorded Node that made the tensor with this id, or None (the engine's
-        protocol, as ``Graph.producer``).
-
-        A tape records the ops that make floating-point tensors from watched ones.
-        An op that made an integer or bool tensor from one is kept aside: gradients
-        stop there. ``every_dtype=True`` finds those too (``tg.explain_gradient``
-        looks for them, to show where a path is cut)."""
-        if self._producers is None:
-            raise RuntimeError(_RELEASED)
-        node = self._producers.get(tensor_id)
-        if node is None and every_dtype:
-            node = self._dropped.get(tensor_id)
-        return node
-
-    def recorded_nodes(self):
-        """The Nodes the tape recorded, oldest first (each after the nodes it reads)."""
-        if self._producers is None:
-            raise RuntimeError(_RELEASED)
-        return sorted(dict.fromkeys(self._producers.values()), key=_node_id)
-
-    def dropped_nodes(self):
-        """The ops that read a watched tensor but made only integer or bool tensors, oldest
-        first. They carry no gradient, so the tape does not follow their outputs."""
-        return sorted(dict.fromkeys(self._dropped.values()), key=_node_id)
-
-    def is_watched(self, tensor):
-        """Does the tape follow ``tensor``: was it watched, or computed by a recorded op?"""
-        return tensor._id in self._watched
-
-    def snapshots(self, variable):
-        """The values of ``variable`` that recorded ops read (one per value it held while
-        the tape recorded). The Variable's gradient is the sum of theirs."""
-        return tuple(self._snapshots.get(variable._id, ()))
-
-    @property
-    def watches_accessed_variables(self):
-        """Does the tape watch trainable Variables as soon as an op reads them?"""
-        return self._watch_accessed_variables
-
-    def recording_spans(self):
-        """The stretches during which the tape recorded, as ``(first, end)`` tensor ids:
-        tensors numbered ``first <= id < end`` were made while it recorded (``end`` is
-        None while it still does). More than one span: ``stop_recording`` was used."""
-        return tuple((first, end) for first, end in self._spans)
-
-    def when_made(self, tensor):
-        """Was ``tensor`` made ``"before"`` the tape started, while it was ``"recording"``,
-        while it had ``"stopped"`` (``stop_recording``), or ``"after"`` it stopped for good?
-        Tensor ids count up as tensors are made, so the spans tell."""
-        tensor_id, spans = tensor._id, self._spans
-        if not spans or tensor_id < spans[0][0]:
-            return "before"
-        for first, end in spans:
-            if first <= tensor_id and (end is None or tensor_id < end):
-                return "recording"
-        return "after" if spans[-1][1] is not None and tensor_id >= spans[-1][1] else "stopped"
 
     # -- differentiating -------------------------------------------------------
     def gradient(self, target, sources, output_gradients=None,
@@ -388,7 +178,7 @@ class GradientTape:
             # but [None] or [a tensor] is a list of one cotangent, as TensorFlow reads it.
             output_gradients = (nest.flatten(output_gradients) if nest.is_nested(target)
                                 or _one_cotangent(output_gradients) else [output_gradients])
-        seeds = _seed_gradients(flat_targets, output_gradients, self._producers.get)
+        seeds = seed_gradients(flat_targets, output_gradients, self._producers.get)
         producers = self._producers
         # What the engine differentiates with respect to: each watched tensor, and for
         # each Variable the snapshots of it that ops read. A source the tape never
@@ -459,69 +249,6 @@ class GradientTape:
             return None
         return aggregate(parts, None)[0]
 
-    def _mark_used(self):
-        if not self._persistent:
-            self._producers = None  # free what the tape held
-            self._dropped = {}
-            self._watched = set()
-            self._snapshots = {}
-
-
-def _node_id(node):
-    return node.id
-
-
-def _forgetter(producers):
-    """For a one-shot tape: drop each node, and the arrays it saved, once it is used."""
-    def forget(node):
-        for t in node.outputs:
-            producers.pop(t._id, None)
-    return forget
-
-
-def _dense_target(tape, target):
-    """An IndexedSlices target (an inner tape's sparse gradient, of a gather say) as
-    a dense tensor, as TensorFlow converts it. The conversion is recorded on ``tape``
-    even after its block has ended, or the dense tensor would not lead back to the
-    sources."""
-    if not isinstance(target, IndexedSlices):
-        return target
-    if tape in state.recorders:
-        return target.to_dense()
-    with override(recorders=state.recorders):
-        state.push(tape)
-        return target.to_dense()
-
-
-def _as_tensor(value, role):
-    if isinstance(value, Tensor):
-        return value
-    validate.fail(TypeError, "GradientTape.gradient", role, "a tg.Tensor or tg.Variable (or "
-                  "a structure of them)", value, "Compute it with teachgrad ops inside the tape.")
-
-
-def _seed_gradients(targets, output_gradients, producer):
-    """Cotangents for the targets: ones (so a non-scalar target is summed) unless given."""
-    if output_gradients is None:
-        return [_ones_seed(y) for y in targets]
-    flat = output_gradients
-    if len(flat) != len(targets):
-        raise ValueError(f"Passed {len(flat)} output_gradients for {len(targets)} targets.")
-    seeds = []
-    for i, (y, g) in enumerate(zip(targets, flat)):
-        if g is None:
-            seeds.append(_ones_seed(y))
-            continue
-        if not isinstance(g, Tensor):
-            index = "" if len(targets) == 1 else f"[{i}]"
-            g = Tensor(validate.tensor_like(g, f"output_gradients{index}",
-                                            "GradientTape.gradient", y.dtype))
-        if not compatible(g.shape, y.shape):
-            raise ValueError(_seed_shape_message(i, len(targets), y, g, producer))
-        seeds.append(g)
-    return seeds
-
-
 def _why_none(tape, source):
     """The slip that gives ``source`` no gradient on ``tape``, in words (None: the target
     just does not depend on it, which is not a mistake)."""
@@ -555,21 +282,32 @@ def _one_cotangent(output_gradients):
             and (output_gradients[0] is None or isinstance(output_gradients[0], Tensor)))
 
 
-def _ones_seed(y):
-    """The default cotangent of a target: ones of its shape (an op where ``y`` has no value
-    here: a graph node, or one example's view of a batch in tg.vectorized_map)."""
-    if isinstance(y, SymbolicTensor) or y._value is None:
-        return ones_like(y)
-    return Tensor(backend.xp.ones_like(y._value))
 
 
-def _seed_shape_message(i, count, y, g, producer):
-    node = producer(y._id)
-    made = f"the output of {node.op.name}" if node is not None else "made by no recorded op"
-    which = f"the target ({made})" if count == 1 else f"target {i} ({made})"
-    index = "" if count == 1 else f"[{i}]"
-    return (f"output_gradients{index} has shape {tuple(g.shape)}, but {which} has shape "
-            f"{tuple(y.shape)}. An output gradient is the gradient of the final result with "
-            f"respect to its target, so it has the target's shape: pass one of shape "
-            f"{tuple(y.shape)} (or None for ones).")
+def _forgetter(producers):
+    """For a one-shot tape: drop each node, and the arrays it saved, once it is used."""
+    def forget(node):
+        for t in node.outputs:
+            producers.pop(t._id, None)
+    return forget
 
+
+def _dense_target(tape, target):
+    """An IndexedSlices target (an inner tape's sparse gradient, of a gather say) as
+    a dense tensor, as TensorFlow converts it. The conversion is recorded on ``tape``
+    even after its block has ended, or the dense tensor would not lead back to the
+    sources."""
+    if not isinstance(target, IndexedSlices):
+        return target
+    if tape in state.recorders:
+        return target.to_dense()
+    with override(recorders=state.recorders):
+        state.push(tape)
+        return target.to_dense()
+
+
+def _as_tensor(value, role):
+    if isinstance(value, Tensor):
+        return value
+    validate.fail(TypeError, "GradientTape.gradient", role, "a tg.Tensor or tg.Variable (or "
+                  "a structure of them)", value, "Compute it with teachgrad ops inside the tape.")
