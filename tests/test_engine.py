@@ -6,7 +6,8 @@ from hypothesis import strategies as st
 
 import teachgrad as tg
 from teachgrad.autodiff import events
-from teachgrad.autodiff.engine import backward, pending_counts, upstream_nodes
+from teachgrad.autodiff.engine import backward
+from teachgrad.autodiff.pending import pending_counts, upstream_nodes
 
 
 def _record(fn, *values):

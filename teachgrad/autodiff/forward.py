@@ -25,7 +25,8 @@ from ..tensor import SymbolicTensor, Tensor
 from . import events
 from .aggregation import UnconnectedGradients
 from .aggregation import unconnected as unconnected_option
-from .engine import call_vjp, trainable
+from .pending import trainable
+from .rule_calls import call_vjp
 
 
 class ForwardAccumulator:

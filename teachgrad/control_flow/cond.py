@@ -21,7 +21,8 @@ node then outputs them too (the branch that did not run outputs nothing
 there, and its gradient branch never reads them).
 """
 from .. import backend, dtypes, nest, validate
-from ..autodiff.engine import backward, trainable
+from ..autodiff.engine import backward
+from ..autodiff.pending import trainable
 from ..graph.session import plan_for
 from ..ops import IndexedSlices, zeros, zeros_like
 from ..ops import core

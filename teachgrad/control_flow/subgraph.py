@@ -14,7 +14,7 @@ reads it back from its stack of saved values, a cond from an extra output).
 import contextlib
 
 from .. import nest, validate
-from ..autodiff.engine import trainable
+from ..autodiff.pending import trainable
 from ..graph.function import FuncGraph
 from ..graph.graph import _no_gradient_scope, placeholder
 from ..ops import BatchedTensor, identity

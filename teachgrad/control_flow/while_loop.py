@@ -27,7 +27,8 @@ import numpy as np
 
 from .. import backend, dtypes, nest, validate
 from ..autodiff import events
-from ..autodiff.engine import backward, trainable
+from ..autodiff.engine import backward
+from ..autodiff.pending import trainable
 from ..graph.session import plan_for
 from ..ops import IndexedSlices, gather, zeros, zeros_like
 from ..ops import core

@@ -20,7 +20,7 @@ import collections
 
 import numpy as np
 
-from ..autodiff.engine import pending_counts, upstream_nodes
+from ..autodiff.pending import pending_counts, upstream_nodes
 from ..tensor import SymbolicTensor
 from . import views
 from .engine_run import EngineRun

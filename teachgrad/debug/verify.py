@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import validate
 from ..autodiff.custom import checkable, custom_gradient_p
-from ..autodiff.engine import call_vjp
+from ..autodiff.rule_calls import call_vjp
 from ..autodiff.forward import jvp_of
 from ..ops import IndexedSlices
 from ..ops.core import Node

@@ -139,7 +139,8 @@ def call_rule(node, out_grads):
     """Run ``node``'s VJP rule on its outputs' cotangents (one per output, None for an
     output that received none); returns one cotangent per input (None for an input that
     carries no gradient, an integer one for instance)."""
-    from ..autodiff.engine import call_vjp, trainable
+    from ..autodiff.pending import trainable
+    from ..autodiff.rule_calls import call_vjp
     _check_call(node, out_grads)
     seen = watch()
     if seen.calls is not None:

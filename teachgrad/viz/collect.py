@@ -16,7 +16,7 @@ differentiated with respect to).
 from dataclasses import dataclass
 from typing import Optional
 
-from ..autodiff.engine import upstream_nodes
+from ..autodiff.pending import upstream_nodes
 from ..autodiff.tape import GradientTape
 from ..autodiff.events import Recorder, Trace
 from ..graph.function import ConcreteFunction, Function

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import backend
-from ..autodiff.engine import call_vjp
+from ..autodiff.rule_calls import call_vjp
 from ..autodiff.forward import jvp_of
 from ..autodiff.tape import GradientTape
 from ..ops import IndexedSlices
