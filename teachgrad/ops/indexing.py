@@ -129,7 +129,34 @@ defeffect(getitem_p, "view")
 def getitem(x, key):
     if isinstance(key, Tensor) and key._value is None and key.dtype.kind in "iu":
         return gather(x, key, axis=0)   # x[i], i known only when a graph runs or per example
+    if isinstance(key, tuple) and any(isinstance(k, Tensor) and k._value is None for k in key):
+        return _pick_by_indices(x, key)
     return bind(getitem_p, x, key=_index_array(key))
+
+
+def _pick_by_indices(x, key):
+    """``x[i, j, ...]`` with integer index arrays, some known only when a graph runs (or
+    differing by example in tg.vectorized_map): a gather of the flattened leading axes at
+    the flat positions ``(i * n_j + j) * ...``, as numpy's advanced indexing picks them."""
+    x = operand(x, "x", "tg.getitem")
+    sizes = x.shape[:len(key)] if x.shape is not None else None
+    if sizes is None or None in sizes or not all(_integer_index(k) for k in key):
+        _index_array(key)   # raises, saying what works instead
+    flat = None
+    for k, n in zip(key, sizes):
+        k = k if isinstance(k, Tensor) else Tensor(backend.xp.asarray(k, dtype=np.int64))
+        k = (k + n) % n    # numpy's negative indices count from the end
+        flat = k if flat is None else flat * n + k
+    rows = reshape(x, (int(np.prod(sizes)),) + tuple(x.shape[len(key):]))
+    return gather(rows, flat, axis=0)
+
+
+def _integer_index(k):
+    """Is ``k`` an integer index array (a tensor, a list or an array of ints, or an int)?"""
+    if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+        return True
+    dtype = getattr(k, "dtype", None) if not isinstance(k, list) else np.asarray(k).dtype
+    return dtype is not None and dtype.kind in "iu"
 
 def _getitem_vjp(ct, ans, x, key):
     if not known(x.shape):
