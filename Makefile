@@ -45,7 +45,8 @@ test-hub: setup hub-proxy
 	TEACHGRAD_REQUIRE_HUB=1 $(PYTHON) -m pytest -s tests/hub
 
 # The student edition: every lesson with its solutions replaced by stubs and its outputs
-# cleared, made by nbgrader's generate_assignment (scripts/student_edition.py), in
+# and widget state cleared, made by nbgrader's generate_assignment, each lesson its own
+# assignment, with course/nbgrader_config.py (scripts/student_edition.py), in
 # build/student/ (git-ignored). The lessons in notebooks/ stay the solved edition.
 student: setup
 	$(PYTHON) scripts/student_edition.py build/student

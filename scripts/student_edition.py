@@ -2,15 +2,19 @@
 
     python scripts/student_edition.py [OUT]      # OUT defaults to build/student
     python scripts/student_edition.py OUT --lessons DIR   # another course's lessons
+    python scripts/student_edition.py --course DIR        # an nbgrader course directory
 
 The lessons in notebooks/ are the instructor's source: each exercise's solution sits
-between nbgrader's markers (### BEGIN SOLUTION / ### END SOLUTION) in a cell with
-nbgrader's metadata, and each is followed by a locked check cell. nbgrader's own
-generate_assignment turns them into the student edition: solutions become stubs
-(`raise NotImplementedError()`, or "YOUR ANSWER HERE" in a written answer), outputs
-are cleared, check cells are locked. The lessons are laid out as one nbgrader
-assignment, "lessons", in a throw-away course directory, so an instructor's own
-nbgrader set-up (source/lessons/*.ipynb) gives the same result.
+between the markers (### BEGIN SOLUTION / ### END SOLUTION; "# BEGIN SOLUTION" works
+too) in a cell with nbgrader's metadata, and each is followed by a locked check cell.
+nbgrader's own generate_assignment turns them into the student edition: solutions
+become stubs (`raise NotImplementedError("write your answer here, then run this cell
+again")`, or "YOUR ANSWER HERE" in a written answer), outputs and the solved run's
+widget state are cleared, check cells are locked, and a first cell says how the
+edition works (course/header.ipynb). Each lesson is its own nbgrader assignment, named
+as the lesson, in a throw-away course directory laid out with course/nbgrader_config.py,
+exactly as ``--course DIR`` lays out an instructor's own: there, nbgrader's commands give
+the same result. (otter-grader's form of a lesson: scripts/otter_edition.py.)
 
 Before nbgrader runs, each lesson's nbgrader metadata is checked (``problems``):
 a notebook that is not valid JSON, a grade cell without points, a duplicate or
@@ -29,7 +33,11 @@ import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-ASSIGNMENT = "lessons"
+COURSE = ROOT / "course"          # nbgrader_config.py and header.ipynb
+# The markers, as both nbgrader (which looks for "BEGIN SOLUTION" anywhere in a line) and
+# otter-grader (which wants "# BEGIN SOLUTION" at the start of one) find them inside the
+# lessons' "### BEGIN SOLUTION".
+BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
 
 
 def lessons(notebooks=ROOT / "notebooks"):
@@ -54,14 +62,14 @@ def _cell_problems(cell):
         cell.get("metadata"), dict) else None
     source = cell.get("source", "")
     source = "".join(source) if isinstance(source, list) else str(source)
-    begins, ends = source.count("### BEGIN SOLUTION"), source.count("### END SOLUTION")
+    begins, ends = source.count(BEGIN), source.count(END)
     found = []
     if (begins or ends) and not (isinstance(meta, dict) and meta.get("solution")):
-        found.append("has ### BEGIN/END SOLUTION markers, but no nbgrader metadata saying "
+        found.append("has BEGIN/END SOLUTION markers, but no nbgrader metadata saying "
                      "\"solution\": true: nbgrader would leave the solution in. Mark the cell "
                      "as a solution (Create Assignment toolbar: \"Autograded answer\")")
     elif begins != ends or _unpaired(source):
-        found.append(f"has {begins} ### BEGIN SOLUTION and {ends} ### END SOLUTION: each "
+        found.append(f"has {begins} # BEGIN SOLUTION and {ends} # END SOLUTION: each "
                      f"BEGIN needs its END after it")
     if meta is None:
         return found
@@ -82,7 +90,7 @@ def _cell_problems(cell):
 def _unpaired(source):
     depth = 0
     for line in source.splitlines():
-        depth += ("### BEGIN SOLUTION" in line) - ("### END SOLUTION" in line)
+        depth += (BEGIN in line) - (END in line)
         if depth not in (0, 1):
             return True
     return depth != 0
@@ -129,12 +137,21 @@ def nbgrader(*args, root):
 
 
 def make_course(root, notebooks=None):
-    """Lay the lessons out as nbgrader's source of the assignment ``lessons``."""
-    source = pathlib.Path(root) / "source" / ASSIGNMENT
-    source.mkdir(parents=True)
+    """Lay ``root`` out as an nbgrader course: each lesson its own assignment, named as
+    the lesson (``source/01_derivatives_on_a_tape/01_derivatives_on_a_tape.ipynb``), with
+    the course's ``nbgrader_config.py`` and ``header.ipynb``. Returns the assignments'
+    names, in order. An instructor's course directory is made the same way (``--course``)."""
+    root = pathlib.Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    for name in ("nbgrader_config.py", "header.ipynb"):
+        shutil.copy(COURSE / name, root / name)
+    names = []
     for notebook in notebooks or lessons():
+        source = root / "source" / notebook.stem
+        source.mkdir(parents=True, exist_ok=True)
         shutil.copy(notebook, source / notebook.name)
-    return source
+        names.append(notebook.stem)
+    return names
 
 
 def leaks(source, released):
@@ -147,7 +164,7 @@ def leaks(source, released):
     for k, cell in enumerate(json.loads(pathlib.Path(released).read_text())["cells"]):
         text = "".join(cell.get("source", ""))
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if "### BEGIN SOLUTION" in text or any(
+        if BEGIN in text or any(
                 line in text for line in _solution_lines(solved.get(grade_id))):
             found.append(f"{_where(source, k, cell)}: the student edition still holds "
                          f"its solution")
@@ -158,9 +175,9 @@ def _solution_lines(cell):
     if cell is None:
         return []
     source = "".join(cell.get("source", ""))
-    inside, keep = "### BEGIN SOLUTION" not in source, []
+    inside, keep = BEGIN not in source, []
     for line in source.splitlines():
-        if "### BEGIN SOLUTION" in line or "### END SOLUTION" in line:
+        if BEGIN in line or END in line:
             inside = "BEGIN" in line
         elif inside and len(line.strip()) > 12 and not line.strip().startswith("#"):
             keep.append(line.strip())
@@ -179,14 +196,18 @@ def build(out, notebooks=None):
         raise BuildError("\n".join(found))
     with tempfile.TemporaryDirectory(prefix="teachgrad-course-") as root:
         make_course(root, notebooks)
-        nbgrader("generate_assignment", ASSIGNMENT, "--no-db", "--force", root=root)
-        release = pathlib.Path(root) / "release" / ASSIGNMENT
-        found = [line for path in notebooks for line in leaks(path, release / path.name)]
+        # "*": every assignment of the course in one nbgrader run (a run starts in seconds)
+        nbgrader("generate_assignment", "*", "--no-db", "--force", root=root)
+        released = {path: pathlib.Path(root, "release", path.stem, path.name)
+                    for path in notebooks}
+        found = [line for path, student in released.items() for line in leaks(path, student)]
         if found:
             raise BuildError("\n".join(found))
         if out.exists():
             shutil.rmtree(out)
-        shutil.copytree(release, out)
+        out.mkdir(parents=True)
+        for student in released.values():
+            shutil.copy(student, out / student.name)
     return sorted(out.glob("*.ipynb"))
 
 
@@ -195,7 +216,13 @@ def main():
     parser.add_argument("out", nargs="?", default=str(ROOT / "build" / "student"))
     parser.add_argument("--lessons", default=str(ROOT / "notebooks"),
                         help="the folder of the lessons (NN_name.ipynb)")
+    parser.add_argument("--course", metavar="DIR", help="instead: lay DIR out as an nbgrader "
+                        "course directory (one assignment per lesson) and stop")
     args = parser.parse_args()
+    if args.course:
+        names = make_course(args.course, lessons(pathlib.Path(args.lessons)))
+        print(f"nbgrader course in {args.course}: {len(names)} assignments, {names[0]} ...")
+        return
     try:
         written = build(args.out, lessons(pathlib.Path(args.lessons)))
     except BuildError as error:

@@ -68,3 +68,33 @@ def test_pip_step_of_repo2docker_installs_the_course(tmp_path):
                              "--path", site, "--format", "freeze"],
                             capture_output=True, text=True, check=True).stdout
     assert "teachgrad==" in listed                  # installed into the fresh venv itself
+
+
+def test_post_build_puts_the_student_edition_in_the_image(tmp_path):
+    """Run binder/postBuild as repo2docker would, on a copy of what it reads, with a
+    fresh venv's ``python`` first on PATH (so the nbgrader config it installs lands in
+    that venv): the lessons become their student edition, the students' nbgrader gets
+    the course's config, and the git history is left out."""
+    import shutil
+    repo = tmp_path / "repo"
+    for folder in ("binder", "course", "notebooks", "scripts"):
+        shutil.copytree(ROOT / folder, repo / folder)
+    (repo / ".git").mkdir()
+    venv = tmp_path / "image-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = subprocess.run([str(venv / "bin" / "python"), "-c",
+                           "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (pathlib.Path(site) / "_test_venv_packages.pth").write_text(
+        sysconfig.get_path("purelib") + "\n")
+    env = dict(__import__("os").environ, REPO_DIR=str(repo),
+               PATH=f"{venv / 'bin'}:/usr/bin:/bin")
+    done = subprocess.run(["bash", "binder/postBuild"], cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for lesson in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        student = (repo / "notebooks" / lesson.name).read_text()
+        assert "BEGIN SOLUTION" not in student and '"widgets"' not in student, lesson.name
+        assert "write your answer here, then run this cell again" in student, lesson.name
+    assert (venv / "etc" / "jupyter" / "nbgrader_config.py").exists()
+    assert not (repo / ".git").exists() and not (repo / "build").exists()

@@ -92,11 +92,14 @@ def test_student_edition_has_stubs_not_solutions(student_edition):
                   for c in nbformat.read(path, as_version=4).cells if is_solution(c)}
         text = json.dumps([c.source for c in student.cells])
         assert "BEGIN SOLUTION" not in text
+        # no widget state of the solved run (100-330 KB a lesson) travels to the students
+        assert set(student.metadata) <= {"kernelspec", "language_info"}, path.name
+        assert "Run All stops at the first exercise" in student.cells[0].source, path.name
         for cell in student.cells:
             assert not cell.get("outputs"), f"{path.name}: outputs were not cleared"
             if is_solution(cell):
-                stub = "raise NotImplementedError()" if cell.cell_type == "code" \
-                    else "YOUR ANSWER HERE"
+                stub = 'raise NotImplementedError("write your answer here, then run this ' \
+                    'cell again")' if cell.cell_type == "code" else "YOUR ANSWER HERE"
                 assert stub in cell.source, (path.name, cell.source)
                 for line in solution_lines(solved[nbgrader_meta(cell)["grade_id"]]):
                     assert line not in cell.source, (path.name, line)
@@ -117,6 +120,10 @@ def test_every_check_fails_with_a_message_that_teaches(student_edition):
                        student_edition)
         checks = [c for c in notebook.cells if is_check(c)]
         assert checks
+        stubs = [o for c in notebook.cells if is_solution(c) for o in c.get("outputs", [])
+                 if o.output_type == "error"]
+        assert all(o.evalue == "write your answer here, then run this cell again"
+                   for o in stubs), path.name
         for cell in checks:
             errors = [o for o in cell.outputs if o.output_type == "error"]
             where = f"{path.name}, {nbgrader_meta(cell)['grade_id']}"
@@ -124,6 +131,8 @@ def test_every_check_fails_with_a_message_that_teaches(student_edition):
             error = errors[0]
             assert error.ename in TEACHING_ERRORS, f"{where}: {error.ename}: {error.evalue}"
             assert error.evalue.startswith("Not yet: ") and len(error.evalue) > 60, where
+            # the message, not a traceback through teachgrad (NotYet._render_traceback_)
+            assert len(error.traceback) <= 2 and "Traceback" not in error.traceback[0], where
             assert "The exercise asks for" in error.evalue, f"{where}: {error.evalue}"
             assert not any(line in error.evalue for line in answers), \
                 f"{where}: the message quotes the solution: {error.evalue}"
@@ -135,50 +144,58 @@ GRADED = [p for p in LESSONS if p.name.startswith(("01_", "07_"))]
 
 
 def nbgrader(root, *args, timeout=600):
-    # nbgrader runs `alembic` to set up its gradebook: put this environment's scripts first
-    env = dict(os.environ, PATH=os.pathsep.join([str(pathlib.Path(sys.executable).parent),
-                                                 os.environ.get("PATH", "")]))
-    result = subprocess.run(
-        [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={root}"],
-        cwd=root, capture_output=True, text=True, timeout=timeout, env=env)
+    """Run the venv's ``nbgrader`` program as the docs say, without the venv on PATH: its
+    gradebook starts the ``alembic`` program, which course/nbgrader_config.py finds."""
+    bin_dir = str(pathlib.Path(sys.executable).parent)
+    path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
+                           if p != bin_dir) or "/usr/bin:/bin"
+    result = subprocess.run([os.path.join(bin_dir, "nbgrader"), *args], cwd=root,
+                            capture_output=True, text=True, timeout=timeout,
+                            env=dict(os.environ, PATH=path))
     assert result.returncode == 0, result.stdout + result.stderr
     return result
 
 
 def test_autograder_gives_solutions_full_marks_and_stubs_none(tmp_path):
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        from student_edition import ASSIGNMENT, make_course
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
-    make_course(tmp_path, GRADED)
-    nbgrader(tmp_path, "generate_assignment", ASSIGNMENT, "--force")
+    """Each lesson is its own nbgrader assignment, laid out as ``--course`` lays out an
+    instructor's course directory (with course/nbgrader_config.py), and graded by it."""
+    edition = _script_module()
+    names = edition.make_course(tmp_path, GRADED)
+    assert names == [path.stem for path in GRADED]
+    for name in names:
+        nbgrader(tmp_path, "generate_assignment", name, "--force")
     for student in ("solver", "stubs"):
-        submitted = tmp_path / "submitted" / student / ASSIGNMENT
-        submitted.mkdir(parents=True)
         for path in GRADED:
-            notebook = nbformat.read(tmp_path / "release" / ASSIGNMENT / path.name,
+            submitted = tmp_path / "submitted" / student / path.stem
+            submitted.mkdir(parents=True)
+            notebook = nbformat.read(tmp_path / "release" / path.stem / path.name,
                                      as_version=4)
             if student == "solver":     # the student's answers: the solutions themselves
-                solved = {nbgrader_meta(c)["grade_id"]: c.source
-                          for c in nbformat.read(path, as_version=4).cells if is_solution(c)}
-                for cell in notebook.cells:
-                    if is_solution(cell):
-                        cell.source = re.sub(r"\s*### (BEGIN|END) SOLUTION", "",
-                                             solved[nbgrader_meta(cell)["grade_id"]])
+                fill_with_solutions(notebook, path)
             nbformat.write(notebook, submitted / path.name)
-    nbgrader(tmp_path, "autograde", ASSIGNMENT, "--create", "--force",
-             "--ExecutePreprocessor.timeout=120")
+    for name in names:
+        nbgrader(tmp_path, "autograde", name, "--create", "--force")
 
     from nbgrader.api import Gradebook
     with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gradebook:
-        solver = gradebook.find_submission(ASSIGNMENT, "solver")
-        stubs = gradebook.find_submission(ASSIGNMENT, "stubs")
-        checks = sum(1 for path in GRADED for c in nbformat.read(path, as_version=4).cells
-                     if is_check(c))
-        assert solver.max_score >= checks > 0
-        assert solver.score == solver.max_score
-        assert stubs.score == 0
+        for path in GRADED:
+            solver = gradebook.find_submission(path.stem, "solver")
+            stubs = gradebook.find_submission(path.stem, "stubs")
+            checks = sum(1 for c in nbformat.read(path, as_version=4).cells if is_check(c))
+            assert solver.max_score >= checks > 0, path.name
+            assert solver.score == solver.max_score, path.name
+            assert stubs.score == 0, path.name
+
+
+def fill_with_solutions(notebook, solved_path):
+    """Put each solution (markers removed) in place of its stub in ``notebook``."""
+    solved = {nbgrader_meta(c)["grade_id"]: c.source
+              for c in nbformat.read(solved_path, as_version=4).cells if is_solution(c)}
+    for cell in notebook.cells:
+        if is_solution(cell):
+            cell.source = re.sub(r"\s*#+ (BEGIN|END) SOLUTION", "",
+                                 solved[nbgrader_meta(cell)["grade_id"]])
+    return notebook
 
 
 def test_the_authoring_guides_examples_run():
@@ -254,7 +271,7 @@ WRONG = {
     "l13-ex3-solution": ["tangents = tg.constant(np.eye(x.shape[0]))\n"
                          "return tg.vmap(lambda t: tg.jvp(f, [x], [t])[1])(tangents)"],
 }
-STUB = re.compile(r"^( *)# YOUR CODE HERE\n *raise NotImplementedError\(\)$", re.M)
+STUB = re.compile(r"^( *)# YOUR CODE HERE\n *raise NotImplementedError\(.*\)$", re.M)
 
 
 def fill(cell, snippets):

@@ -1,7 +1,7 @@
 """Check cells: fetch a student's answer, and say what is wrong with it.
 
 A lesson's exercise cell holds the solution between nbgrader's markers; the
-student edition (``make student``) replaces it with ``raise NotImplementedError()``.
+student edition (``make student``) replaces it with ``raise NotImplementedError(...)``.
 The check cell after it must then still say something useful, so it fetches the
 answer with ``answer(name)`` and compares it with ``check_prediction``:
 
@@ -41,7 +41,7 @@ def answer(name, expect=None):
             value = frame.f_globals[name]
         else:
             raise NotYet(f"Not yet: `{name}` is not defined yet.{asks} Write it in the exercise "
-                         f"cell above (in place of `raise NotImplementedError()`), run that "
+                         f"cell above (in place of `raise NotImplementedError(...)`), run that "
                          f"cell, then run this one again.")
     finally:
         del frame

@@ -1,4 +1,5 @@
 """What the exercise checker says back: right, or exactly what is wrong."""
+import traceback
 from dataclasses import dataclass
 from typing import Optional
 
@@ -21,7 +22,23 @@ VERDICTS = {
 
 
 class NotYet(AssertionError):
-    """A check that is not passed yet; the message says what was expected and hints why."""
+    """A check that is not passed yet; the message says what was expected and hints why.
+
+    In a notebook the message is the whole of what shows: IPython asks an exception for
+    ``_render_traceback_()`` before it draws a traceback, and a check's traceback (the
+    frames inside teachgrad) would bury the one line that teaches. Where the student's
+    own code raised the error that the message reports, the line of it is shown too.
+    Outside IPython (pytest, a script) the traceback is the usual one.
+    """
+
+    def _render_traceback_(self):
+        lines = [f"\x1b[0;31m{type(self).__name__}\x1b[0m: {self}"]
+        cause = self.__cause__
+        if cause is not None and not isinstance(cause, NotYet) and cause.__traceback__:
+            last = traceback.extract_tb(cause.__traceback__)[-1]
+            lines.append(f"  (your code raised {type(cause).__name__} at line {last.lineno}"
+                         f"{': ' + last.line if last.line else ''})")
+        return lines
 
 
 @dataclass(frozen=True)
