@@ -14,6 +14,12 @@ ways:
 An accumulator entered while a graph is built gives that graph's nodes
 tangents, as graph nodes; one entered in eager code sees eager ops only (a call
 of a ``tg.function`` is one op, whose JVP transposes the call's gradient).
+
+One rule, two speeds, as in the backward pass: when nothing sees the tangent
+computations (no tape or accumulator entered before this one, no graph, no
+visualizer, no ``tg.vectorized_map``), the native rules run on raw arrays
+(``jvp_on_arrays``). The tangents are then kept as arrays, and boxed as Tensors
+only when they leave: ``acc.jvp(y)`` always returns Tensors.
 """
 import warnings
 import weakref
@@ -25,7 +31,7 @@ from ..tensor import SymbolicTensor, Tensor
 from . import events
 from .aggregation import UnconnectedGradients
 from .aggregation import unconnected as unconnected_option
-from .engine import call_vjp, trainable
+from .engine import boxed, call_vjp, trainable, unboxed
 
 
 class ForwardAccumulator:
@@ -105,6 +111,7 @@ class ForwardAccumulator:
         tangents[key] = (tangent, weakref.ref(tensor, lambda _, k=key: tangents.pop(k, None)))
 
     def _lookup(self, tensor):
+        """``tensor``'s tangent as kept: a Tensor, or an array (``jvp_on_arrays``)."""
         entry = self._tangents.get(tensor._id)
         return None if entry is None else entry[0]
 
@@ -146,10 +153,13 @@ class ForwardAccumulator:
     def _give_tangents(self, node, tangents):
         """Compute ``node``'s output tangents from its input ``tangents`` (only the
         recorders entered before this one see that computation), and keep those of
-        outputs that have none yet."""
+        outputs that have none yet. Seen by no one, it runs on raw arrays."""
         outputs = node.outputs
         with override(recorders=state.recorders_below(self)):
-            out_tangents = jvp_of(node, tangents, self._observer)
+            if self._observer is None and state.unseen():
+                out_tangents = jvp_on_arrays(node, tangents)
+            else:   # a recorder takes the derivative of these tangents: Tensors
+                out_tangents = jvp_of(node, [boxed(t) for t in tangents], self._observer)
         for out, t in zip(outputs, out_tangents):
             if t is not None and trainable(out) and self._lookup(out) is None:
                 self._store(out, t.to_dense() if isinstance(t, IndexedSlices) else t)
@@ -173,6 +183,9 @@ class ForwardAccumulator:
             tangent = self._tangent_of(tensor)
             if tangent is None and unconnected is UnconnectedGradients.ZERO:
                 return zeros_like(tensor)
+            if tangent is not None and not isinstance(tangent, Tensor):
+                tangent = Tensor(tangent)         # kept as an array: boxed once, and
+                self._store(tensor, tangent)      # the same Tensor ever after
             return tangent
         return nest.pack_sequence_as(primals, [fetch(t) for t in nest.flatten(primals)])
 
@@ -194,6 +207,25 @@ def jvp_of(node, tangents, observer=None):
             observer(events.JVP(node, "native", tuple(tangents), tuple(out), None, None))
         return out
     return _transposed_jvp(node, tangents, observer)
+
+
+def jvp_on_arrays(node, tangents):
+    """``jvp_of`` when nothing sees the tangents computed: on raw arrays.
+
+    A native rule of teachgrad's runs as a VJP rule does in a backward pass nothing
+    records (``state.arrays``): it is handed the node's arrays and the tangents as
+    arrays, and its ops return arrays, making no Tensor or Node. A rule that needs
+    Tensors (a user's rule, a custom gradient's, control flow, a traced call), and
+    every JVP by transposition, is handed boxed tangents and its results unboxed; a
+    transposition's second half, the transpose tape's backward pass, then runs on
+    arrays by itself (nothing records it).
+    """
+    op = node.op
+    if op.array_jvp and state.native_jvp:
+        with override(arrays=True):
+            return op.jvp(node, [unboxed(t) for t in tangents], True)
+    out = jvp_of(node, [boxed(t) for t in tangents])
+    return [None if t is None else unboxed(t) for t in _dense_all(out)]
 
 
 def _dense_all(grads):
