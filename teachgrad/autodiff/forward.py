@@ -155,16 +155,23 @@ class ForwardAccumulator:
         recorders entered before this one see that computation), and keep those of
         outputs that have none yet. Seen by no one, it runs on raw arrays."""
         outputs = node.outputs
-        with override(recorders=state.recorders_below(self)):
-            if self._observer is None and state.unseen():
-                out_tangents = jvp_on_arrays(node, tangents)
-            else:   # a recorder takes the derivative of these tangents: Tensors
+        if self._unseen():
+            out_tangents = jvp_on_arrays(node, tangents)
+        else:   # a recorder may differentiate these tangents: Tensors
+            with override(recorders=state.recorders_below(self)):
                 out_tangents = jvp_of(node, [boxed(t) for t in tangents], self._observer)
         for out, t in zip(outputs, out_tangents):
             if t is not None and trainable(out) and self._lookup(out) is None:
                 self._store(out, t.to_dense() if isinstance(t, IndexedSlices) else t)
         if len(node.outputs) > len(outputs):   # transposing a While's VJP saved values
             self._grown.add(node)
+
+    def _unseen(self):
+        """Would no one see this accumulator's tangent computations? Not a tape or an
+        accumulator entered before it (they differentiate them), a graph, a tg.debug
+        check, a visualizer, a ``tg.vectorized_map`` (``state.unseen``)."""
+        return (self._observer is None and state.graph is None and not state.observers
+                and not state.batching and not state.recorders_below(self))
 
     def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
         """The JVPs computed for ``primals`` (a tensor or a structure of them).
@@ -222,9 +229,10 @@ def jvp_on_arrays(node, tangents):
     """
     op = node.op
     if op.array_jvp and state.native_jvp:
-        with override(arrays=True):
+        with override(recorders=(), arrays=True):
             return op.jvp(node, [unboxed(t) for t in tangents], True)
-    out = jvp_of(node, [boxed(t) for t in tangents])
+    with override(recorders=()):
+        out = jvp_of(node, [boxed(t) for t in tangents])
     return [None if t is None else unboxed(t) for t in _dense_all(out)]
 
 
