@@ -150,7 +150,7 @@ def main(argv=None):
         p = mlp.make_problem(config)
         fns, direction = workloads(p)
         check(p, fns, direction)
-        n = repeats or (20 if quick else 300) * (10 if config is TINY else 1)
+        n = (repeats or (20 if quick else 300)) * (10 if config is TINY else 1)
         report(title, medians(fns, n), n)
 
 

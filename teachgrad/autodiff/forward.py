@@ -170,8 +170,9 @@ class ForwardAccumulator:
         """Would no one see this accumulator's tangent computations? Not a tape or an
         accumulator entered before it (they differentiate them), a graph, a tg.debug
         check, a visualizer, a ``tg.vectorized_map`` (``state.unseen``)."""
+        recorders = state.recorders   # ordered by entry: first on it, none before it
         return (self._observer is None and state.graph is None and not state.observers
-                and not state.batching and not state.recorders_below(self))
+                and not state.batching and bool(recorders) and recorders[0] is self)
 
     def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
         """The JVPs computed for ``primals`` (a tensor or a structure of them).
@@ -229,8 +230,10 @@ def jvp_on_arrays(node, tangents):
     """
     op = node.op
     if op.array_jvp and state.native_jvp:
-        with override(recorders=(), arrays=True):
-            return op.jvp(node, [unboxed(t) for t in tangents], True)
+        # Ops on arrays reach no recorder. Tangents are kept dense: a Tensor's array.
+        with override(arrays=True):
+            return op.jvp(node, [t._value if isinstance(t, Tensor) else t
+                                 for t in tangents], True)
     with override(recorders=()):
         out = jvp_of(node, [boxed(t) for t in tangents])
     return [None if t is None else unboxed(t) for t in _dense_all(out)]

@@ -295,7 +295,8 @@ def defvjp_all(op, rule):
 
 
 def rules_take_arrays(rules):
-    """May these VJP rules run on raw arrays (``on_arrays``) when nothing records them?
+    """May these VJP (or JVP) rules run on raw arrays (``on_arrays``) when nothing
+    records them?
 
     Yes for the rules teachgrad declares (written with teachgrad ops and the
     attributes a numpy array has too: ``shape``, ``ndim``, ``dtype``, operators;
