@@ -147,8 +147,10 @@ class ForwardAccumulator:
     def record(self, node):
         """An op ran: give its outputs tangents, if any input has one."""
         tangents = [self._tangent_of(x) for x in node.inputs]
-        if any(t is not None for t in tangents):
-            self._give_tangents(node, tangents)
+        for t in tangents:   # a loop, not any(): this runs for every op
+            if t is not None:
+                self._give_tangents(node, tangents)
+                return
 
     def _give_tangents(self, node, tangents):
         """Compute ``node``'s output tangents from its input ``tangents`` (only the
@@ -161,7 +163,7 @@ class ForwardAccumulator:
             with override(recorders=state.recorders_below(self)):
                 out_tangents = jvp_of(node, [boxed(t) for t in tangents], self._observer)
         for out, t in zip(outputs, out_tangents):
-            if t is not None and trainable(out) and self._lookup(out) is None:
+            if t is not None and out._id not in self._tangents and trainable(out):
                 self._store(out, t.to_dense() if isinstance(t, IndexedSlices) else t)
         if len(node.outputs) > len(outputs):   # transposing a While's VJP saved values
             self._grown.add(node)
