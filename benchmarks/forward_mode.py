@@ -16,10 +16,12 @@ computations run on raw arrays when nothing records them).
 The JVP is checked against a central finite difference of the loss and the
 HVP against finite differences of the gradient before anything is timed.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/forward_mode.py [--quick] [--repeats N]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/forward_mode.py [--quick] [--repeats N] [--cpu]
 
 (One BLAS thread: on a shared machine a thread pool's spinning makes the medians
-wander more than anything measured here.)
+wander more than anything measured here. ``--cpu`` times the process's CPU time, not
+the wall clock: on a machine shared with other jobs, the time spent waiting for a
+core is left out; with one thread it is the time the work took.)
 """
 import os
 import sys
@@ -107,9 +109,9 @@ def check(p, fns, direction):
     print(f"checks: JVP = {fd_jvp:.6f} (finite difference), HVP matches finite differences")
 
 
-def medians(fns, repeats):
-    """Median milliseconds of each function, the repeats interleaved (each round in
-    the opposite order of the last)."""
+def medians(fns, repeats, clock=time.perf_counter):
+    """Median milliseconds of each function by ``clock``, the repeats interleaved (each
+    round in the opposite order of the last)."""
     times = {name: [] for name in fns}
     for _ in range(5):
         for fn in fns.values():
@@ -119,9 +121,9 @@ def medians(fns, repeats):
         if r % 2:
             order.reverse()
         for name, fn in order:
-            start = time.perf_counter()
+            start = clock()
             fn()
-            times[name].append(time.perf_counter() - start)
+            times[name].append(clock() - start)
     return {name: float(np.median(t)) * 1e3 for name, t in times.items()}
 
 
@@ -144,14 +146,15 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     quick = "--quick" in argv
     repeats = int(argv[argv.index("--repeats") + 1]) if "--repeats" in argv else None
-    print(f"teachgrad from {os.path.dirname(tg.__file__)}")
+    clock = time.process_time if "--cpu" in argv else time.perf_counter
+    print(f"teachgrad from {os.path.dirname(tg.__file__)}; clock: {clock.__name__}")
     for config, title in ((mlp.CONFIGS[0], "medium MLP (batch 64, 784-256-256-10, float64)"),
                           (TINY, "tiny MLP (batch 4, 3-4-4-2, float64)")):
         p = mlp.make_problem(config)
         fns, direction = workloads(p)
         check(p, fns, direction)
         n = (repeats or (20 if quick else 300)) * (10 if config is TINY else 1)
-        report(title, medians(fns, n), n)
+        report(title, medians(fns, n, clock), n)
 
 
 if __name__ == "__main__":
