@@ -7,6 +7,8 @@ does for the backward pass. The Tensor run is forced the way a user forces it: a
 GradientTape entered before the accumulator sees its tangent computations (it could
 differentiate them), so they must build Tensors.
 """
+import contextlib
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -28,22 +30,14 @@ def _tangents(spec, case, xs, ts, seen, transpose):
     """The accumulator's JVPs of ``spec``'s outputs, and its tangents as it kept them
     before ``acc.jvp`` boxed them. ``seen``: a tape entered first sees the tangent
     computations. ``transpose``: every JVP by transposing the VJP rule."""
-    with tg.GradientTape(persistent=True) if seen else _nothing() as tape:
-        with (tg.transposition_only() if transpose else _nothing()):
+    with tg.GradientTape(persistent=True) if seen else contextlib.nullcontext() as tape:
+        with tg.transposition_only() if transpose else contextlib.nullcontext():
             with tg.ForwardAccumulator(xs, ts) as acc:
                 out = spec.fn(*xs, **case.params)
     outs = [t for t in leaves(out) if t.dtype.kind == "f"]
     kept = [acc._lookup(o) for o in outs]
     del tape
     return outs, kept, acc.jvp(outs, unconnected_gradients="zero")
-
-
-class _nothing:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 def _assert_same(a, t, spec):
