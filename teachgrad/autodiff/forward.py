@@ -14,6 +14,12 @@ ways:
 An accumulator entered while a graph is built gives that graph's nodes
 tangents, as graph nodes; one entered in eager code sees eager ops only (a call
 of a ``tg.function`` is one op, whose JVP transposes the call's gradient).
+
+One rule, two speeds, as in the backward pass: when nothing sees the tangent
+computations (no tape or accumulator entered before this one, no graph, no
+visualizer, no ``tg.vectorized_map``), the native rules run on raw arrays
+(``jvp_on_arrays``). The tangents are then kept as arrays, and boxed as Tensors
+only when they leave: ``acc.jvp(y)`` always returns Tensors.
 """
 import warnings
 import weakref
@@ -26,7 +32,7 @@ from . import events
 from .aggregation import UnconnectedGradients
 from .aggregation import unconnected as unconnected_option
 from .pending import trainable
-from .rule_calls import call_vjp
+from .rule_calls import boxed, call_vjp, unboxed
 
 
 class ForwardAccumulator:
@@ -106,6 +112,7 @@ class ForwardAccumulator:
         tangents[key] = (tangent, weakref.ref(tensor, lambda _, k=key: tangents.pop(k, None)))
 
     def _lookup(self, tensor):
+        """``tensor``'s tangent as kept: a Tensor, or an array (``jvp_on_arrays``)."""
         entry = self._tangents.get(tensor._id)
         return None if entry is None else entry[0]
 
@@ -141,21 +148,34 @@ class ForwardAccumulator:
     def record(self, node):
         """An op ran: give its outputs tangents, if any input has one."""
         tangents = [self._tangent_of(x) for x in node.inputs]
-        if any(t is not None for t in tangents):
-            self._give_tangents(node, tangents)
+        for t in tangents:   # a loop, not any(): this runs for every op
+            if t is not None:
+                self._give_tangents(node, tangents)
+                return
 
     def _give_tangents(self, node, tangents):
         """Compute ``node``'s output tangents from its input ``tangents`` (only the
         recorders entered before this one see that computation), and keep those of
-        outputs that have none yet."""
+        outputs that have none yet. Seen by no one, it runs on raw arrays."""
         outputs = node.outputs
-        with override(recorders=state.recorders_below(self)):
-            out_tangents = jvp_of(node, tangents, self._observer)
+        if self._unseen():
+            out_tangents = jvp_on_arrays(node, tangents)
+        else:   # a recorder may differentiate these tangents: Tensors
+            with override(recorders=state.recorders_below(self)):
+                out_tangents = jvp_of(node, [boxed(t) for t in tangents], self._observer)
         for out, t in zip(outputs, out_tangents):
-            if t is not None and trainable(out) and self._lookup(out) is None:
+            if t is not None and out._id not in self._tangents and trainable(out):
                 self._store(out, t.to_dense() if isinstance(t, IndexedSlices) else t)
         if len(node.outputs) > len(outputs):   # transposing a While's VJP saved values
             self._grown.add(node)
+
+    def _unseen(self):
+        """Would no one see this accumulator's tangent computations? Not a tape or an
+        accumulator entered before it (they differentiate them), a graph, a tg.debug
+        check, a visualizer, a ``tg.vectorized_map`` (``state.unseen``)."""
+        recorders = state.recorders   # ordered by entry: first on it, none before it
+        return (self._observer is None and state.graph is None and not state.observers
+                and not state.batching and bool(recorders) and recorders[0] is self)
 
     def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
         """The JVPs computed for ``primals`` (a tensor or a structure of them).
@@ -174,6 +194,9 @@ class ForwardAccumulator:
             tangent = self._tangent_of(tensor)
             if tangent is None and unconnected is UnconnectedGradients.ZERO:
                 return zeros_like(tensor)
+            if tangent is not None and not isinstance(tangent, Tensor):
+                tangent = Tensor(tangent)         # kept as an array: boxed once, and
+                self._store(tensor, tangent)      # the same Tensor ever after
             return tangent
         return nest.pack_sequence_as(primals, [fetch(t) for t in nest.flatten(primals)])
 
@@ -195,6 +218,28 @@ def jvp_of(node, tangents, observer=None):
             observer(events.JVP(node, "native", tuple(tangents), tuple(out), None, None))
         return out
     return _transposed_jvp(node, tangents, observer)
+
+
+def jvp_on_arrays(node, tangents):
+    """``jvp_of`` when nothing sees the tangents computed: on raw arrays.
+
+    A native rule of teachgrad's runs as a VJP rule does in a backward pass nothing
+    records (``state.arrays``): it is handed the node's arrays and the tangents as
+    arrays, and its ops return arrays, making no Tensor or Node. A rule that needs
+    Tensors (a user's rule, a custom gradient's, control flow, a traced call), and
+    every JVP by transposition, is handed boxed tangents and its results unboxed; a
+    transposition's second half, the transpose tape's backward pass, then runs on
+    arrays by itself (nothing records it).
+    """
+    op = node.op
+    if op.array_jvp and state.native_jvp:
+        # Ops on arrays reach no recorder. Tangents are kept dense: a Tensor's array.
+        with override(arrays=True):
+            return op.jvp(node, [t._value if isinstance(t, Tensor) else t
+                                 for t in tangents], True)
+    with override(recorders=()):
+        out = jvp_of(node, [boxed(t) for t in tangents])
+    return [None if t is None else unboxed(t) for t in _dense_all(out)]
 
 
 def _dense_all(grads):

@@ -31,8 +31,8 @@ class Op:
 
     __slots__ = ("name", "forward", "multiple_results", "vjp_rules", "vjp_all",
                  "jvp", "differentiable", "accepts_sparse", "accepts_missing", "shape_rule",
-                 "effect", "elementwise", "shape_only_inputs", "array_rules", "fused",
-                 "batch_rule", "batch_rule_takes_frame")
+                 "effect", "elementwise", "shape_only_inputs", "array_rules", "array_jvp",
+                 "fused", "batch_rule", "batch_rule_takes_frame")
 
     def __init__(self, name, forward, multiple_results=False):
         self.name = name
@@ -58,6 +58,8 @@ class Op:
         # May its VJP rules be handed raw arrays when nothing records them? (See
         # ``rules_take_arrays``: set by defvjp and defvjp_all.)
         self.array_rules = False
+        # And its JVP rule, when no one sees the tangents computed (set by defjvp)?
+        self.array_jvp = False
         # Is it a fused op: one kernel for what several ops would compute (tanh_grad's
         # ``(1 - y * y) * g``)? Drawings and steppers then show that algebra beside its
         # name (``fused_op``).
@@ -179,11 +181,16 @@ def defjvp(op, *rules):
     returning that input's contribution to the output tangent (of the output's
     shape); the contributions add up. ``None`` marks an input without one.
 
-    Without native rules, forward mode transposes the VJP rules instead.
+    Without native rules, forward mode transposes the VJP rules instead. Like VJP
+    rules, teachgrad's own JVP rules may run on raw arrays when nothing sees the
+    tangents they compute (``op.jvp(node, tangents, arrays=True)``: the tangents are
+    arrays, and the rule is handed the node's arrays; see ``rules_take_arrays``).
     """
-    def jvp(node, tangents):
-        ans = node.outputs[0]
-        parts = [rule(t, ans, *node.inputs, **node.params)
+    def jvp(node, tangents, arrays=False):
+        ans, inputs = node.outputs[0], node.inputs
+        if arrays:
+            ans, inputs = ans._value, _values(inputs)
+        parts = [rule(t, ans, *inputs, **node.params)
                  for rule, t in zip(rules, tangents) if t is not None and rule is not None]
         if not parts:
             return [None]
@@ -192,6 +199,7 @@ def defjvp(op, *rules):
             total = total + part
         return [total]
     op.jvp = jvp
+    op.array_jvp = rules_take_arrays(rules)
     return op
 
 
@@ -289,7 +297,8 @@ def defvjp_all(op, rule):
 
 
 def rules_take_arrays(rules):
-    """May these VJP rules run on raw arrays (``on_arrays``) when nothing records them?
+    """May these VJP (or JVP) rules run on raw arrays (``on_arrays``) when nothing
+    records them?
 
     Yes for the rules teachgrad declares (written with teachgrad ops and the
     attributes a numpy array has too: ``shape``, ``ndim``, ``dtype``, operators;
