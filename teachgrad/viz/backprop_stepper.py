@@ -28,7 +28,7 @@ from ..autodiff import events
 from ..debug.report import escape
 from . import render
 from .frames import DONE, PROCESSING, QUEUED, SKIPPED, WAITING, backprop_frames, gradient_texts
-from .values import format_sum, format_value, join_words, loop_label
+from .values import format_sum, format_value, join_words, loop_label, node_label
 from .widget import INTERVAL, MAX_FRAMES, Stepper, text_table
 
 #: Rows shown in a frame's tables before "... and N more".
@@ -46,15 +46,19 @@ class BackpropStepper(Stepper):
         ``start + max_frames - 1`` and says so; every frame stays in ``frames``.
       start: the first frame the widget shows.
       interval: milliseconds per step when playing.
+      labels: ``{tensor id: label}`` naming some tensors (a node is named by its
+        output) in place of their names or ``t1, t2, ...``: a student's run beside
+        teachgrad's (``tg.exercises.Beside``) is named as the exercise's messages name it.
 
     Attributes:
       frames: every ``Frame`` (``frames.py``), one per engine event.
       gradients: what ``gradient()`` returned, when made by ``from_gradient``.
     """
 
-    def __init__(self, trace, *, max_frames=MAX_FRAMES, start=0, interval=INTERVAL):
+    def __init__(self, trace, *, max_frames=MAX_FRAMES, start=0, interval=INTERVAL,
+                 labels=None):
         self.trace = _backward_trace(trace)
-        self.frames = backprop_frames(self.trace)
+        self.frames = backprop_frames(self.trace, labels=labels)
         super().__init__(len(self.frames), max_frames, start, interval)
         self.gradients = None
         self._drawing = self._svg = None
@@ -190,10 +194,10 @@ class BackpropStepper(Stepper):
         if not self.frames.has_pass:   # a forward loop's trace: iterations only
             return (f'<div class="tg-stepper tg-frame" data-step="{index}" data-processing="">'
                     + "".join(parts) + "</div>")
-        now = (render.chip(labels[node], PROCESSING, names[node]) if node is not None
+        now = (_chip(self.frames, node, PROCESSING) if node is not None
                else '<span class="tg-empty">nothing</span>')
         parts.append(f"<div>Being processed: {now}</div>")
-        queue = "".join(render.chip(labels[n], QUEUED, names[n]) for n in frame.queue) \
+        queue = "".join(_chip(self.frames, n, QUEUED) for n in frame.queue) \
             or '<span class="tg-empty">empty</span>'
         parts.append(f'<div>Queue, front first: <span class="tg-queue">{queue}</span></div>')
         parts.append(pending_table(self.frames, frame))
@@ -236,7 +240,7 @@ def pending_table(frames, frame):
     for state in frame.states.values():
         counts[state] = counts.get(state, 0) + 1
     rows = [(render.chip(frames.labels[n], frame.states[n], frames.names[n]),
-             str(frame.pending.get(n, 0)), render.WORDS[frame.states[n]])
+             _count(frame.pending.get(n, 0)), render.WORDS[frame.states[n]])
             for n in nodes[:MAX_ROWS]]
     summary = ", ".join(f"{counts[s]} {render.WORDS[s]}" for s in render.WORDS if s in counts)
     return ("<div><b>Pending counts</b> (" + summary + ")</div>"
@@ -272,6 +276,18 @@ def gradient_table(frames, frame):
     return ("<div><b>Gradients</b>: contributions received so far, and their sum</div>"
             + render.table("tg-gradients", ["tensor", "contributions", "gradient"], rows,
                            more=max(0, len(items) - MAX_ROWS)))
+
+
+def _chip(frames, node, state):
+    """A node's chip. A student's engine (``tg.exercises.replay``) may queue a node the
+    pass never counted: it is named as the sentences name it, and has no DOT name."""
+    label = frames.labels.get(node) or node_label(node)
+    return render.chip(label, state, frames.names.get(node))
+
+
+def _count(count):
+    """A pending count as the table shows it (None: the engine did not count the node)."""
+    return '<span class="tg-empty">not counted</span>' if count is None else str(count)
 
 
 def _backward_trace(trace):
