@@ -26,10 +26,11 @@ What a browser test can rely on, inside the widget (class ``tg-stepper-widget``)
 """
 from ..autodiff import events
 from ..debug.report import escape
-from . import render
+from . import follow, render
 from .frames import DONE, PROCESSING, QUEUED, SKIPPED, WAITING, backprop_frames, gradient_texts
-from .values import format_sum, format_value, join_words, loop_label, node_label
-from .widget import INTERVAL, MAX_FRAMES, Stepper, text_table
+from .values import (format_block, format_sum, format_value, join_words, loop_label,
+                     node_label)
+from .widget import INTERVAL, MAX_FRAMES, VIEW, Stepper, steps_words, text_table
 
 #: Rows shown in a frame's tables before "... and N more".
 MAX_ROWS = 24
@@ -181,10 +182,9 @@ class BackpropStepper(Stepper):
         """The HTML of frame ``index``: its style for the drawing (the element with
         id ``scope``), then its sentence and tables."""
         frame = self.frames[index]
-        names = self.frames.names
         labels = self.frames.labels
-        parts = [self.frame_style(index, f"#{scope}"),
-                 f'<div class="tg-step">Step {index} of {len(self.frames) - 1}: '
+        parts = [self.frame_style(index, f"#{scope}"), self._follow(frame, scope),
+                 f'<div class="tg-step">Step {index} of 0 to {len(self.frames) - 1}: '
                  f"{frame.kind}</div>",
                  f'<p class="tg-sentence">{escape(frame.sentence)}</p>']
         if frame.loop is not None:
@@ -203,11 +203,25 @@ class BackpropStepper(Stepper):
         parts.append(pending_table(self.frames, frame))
         parts.append(gradient_table(self.frames, frame))
         return (f'<div class="tg-stepper tg-frame" data-step="{index}" '
-                f'data-processing="{names.get(node, "") if node is not None else ""}">'
+                f'data-processing="{self.frames.names.get(node, "") if node else ""}">'
                 + "".join(parts) + "</div>")
 
+    def _follow(self, frame, scope):
+        """The style that keeps the node being processed (else the last one popped, or
+        the targets' at the start) in the drawing's box (``follow.follow_style``)."""
+        if not self._rendered():
+            return ""
+        if getattr(self, "_centres", None) is None:
+            self._centres = follow.centres(self._svg)
+        node = frame.processing or next(
+            (f.processing for f in reversed(self.frames.frames[:frame.index])
+             if f.processing is not None), None) or next(iter(frame.queue), None)
+        name = self.drawing().node_names.get(node) if node is not None else None
+        return follow.follow_style(f"#{scope}", self._centres.get(name), VIEW)
+
     def header_html(self):
-        title = f"<b>{escape(self._title())}</b>: {len(self.frames)} steps, one per event."
+        title = (f"<b>{escape(self._title())}</b>: {steps_words(len(self.frames))}, one per "
+                 f"event.")
         self.graph_html("@SCOPE@")   # renders the drawing once, or finds why it cannot
         notes = [n for n in (self.window_note(), self._drawing_note) if n]
         note = "".join(f'<div class="tg-note">{escape(n)}</div>' for n in notes)
@@ -268,9 +282,11 @@ def gradient_table(frames, frame):
                    else "so far: more may come")
         else:
             how = "so far: the running sum"
+        blocks = "".join(f'<pre class="tg-value tg-array">{escape(block)}</pre>'
+                         for block in map(format_block, grad.contributions) if block)
         rows.append((escape(grad.label),
-                     render.value(format_sum([format_value(c) for c in grad.contributions])),
-                     f"{render.value(grad.text)} ({how})"))
+                     render.value(format_sum([format_value(c) for c in grad.contributions]))
+                     + blocks, f"{render.value(grad.text)} ({how})"))
     if not rows:
         return '<div><b>Gradients</b>: <span class="tg-empty">none received yet</span></div>'
     return ("<div><b>Gradients</b>: contributions received so far, and their sum</div>"
