@@ -24,7 +24,8 @@ from ..tensor import Tensor
 from .feedback import Feedback, NotYet
 from .graphs import DEEP, cases
 from .guard import Stopped, student_code
-from .protocol import record, steps, watching_rules
+from .order import counting_problem, order_problem
+from .protocol import record, steps, watching, watching_rules
 from .replay import Beside, replay
 
 
@@ -54,7 +55,10 @@ class BackwardFeedback(Feedback):
         if self.recorded is None or len(self.recorded.nodes()) > 40:
             return None
         from .. import viz
-        return viz.draw(self.recorded.target, tape=self.recorded.tape)
+        from ..viz.names import Names
+        run = self.recorded      # named as the message names it: x0, n0, n1, ...
+        names = Names(run.nodes(), [run.target] + run.sources, given=run.names())
+        return viz.draw(run.target, tape=run.tape, names=names)
 
     def _repr_html_(self):
         html = super()._repr_html_()
@@ -104,14 +108,22 @@ class _Stub(Exception):
 def _check_one(student_backward, run):
     expected = run.tape.gradient(run.target, run.sources)
     deep = len(run.sources) == 1 and run.name.startswith("a chain of")
-    got, problem, calls = _run_engine(student_backward, run, "deep" if deep else "engine")
-    if problem is not None:
-        return problem
+    with watching(counts=[]) as seen:
+        got, problem, calls = _run_engine(student_backward, run, "deep" if deep else "engine")
+    problem = problem or _result_problem(run, got, calls, expected, deep)
+    counting = counting_problem(run, seen.counts) if problem is not None else None
+    if counting is not None:    # the counts were wrong from the start: say that first
+        return f"{counting} (What your engine did then: {problem})"
+    return problem
+
+
+def _result_problem(run, got, calls, expected, deep):
+    """What is wrong with what the engine returned, and the order of its rule calls."""
     if not isinstance(got, (list, tuple)) or len(got) != len(run.sources):
         what = f"{len(got)} values" if isinstance(got, (list, tuple)) else \
             f"{_a(got)} ({_short(got)})"
         return f"return a list with one gradient per source ({len(run.sources)}), not {what}."
-    order = _order_problem(run, calls)
+    order = order_problem(run, calls)
     if order is not None:
         return order
     for k, (source, g, e) in enumerate(zip(run.sources, got, expected)):
@@ -131,7 +143,7 @@ def _run_engine(student_backward, run, limit):
             return got, None, calls
         except Stopped as stop:
             if stop.steps:      # some rule ran twice: say that first
-                return None, f"{_order_problem(run, calls) or ''} {stop.why}".lstrip(), calls
+                return None, f"{order_problem(run, calls) or ''} {stop.why}".lstrip(), calls
             return None, stop.why, calls
         except RecursionError:
             return None, (f"your backward pass raised RecursionError: a walk that calls "
@@ -177,54 +189,6 @@ def _gradient_problem(label, g, e, deep):
                 "add them all up before its producer's rule runs." if not deep else "")
         return f"the gradient of {label} is {_show(g_array)}, the tape's is {_show(e_array)}.{hint}"
     return None
-
-
-def _order_problem(run, calls):
-    """Was each rule called once, after all the nodes that use its outputs?"""
-    nodes = run.nodes()
-    index = {}
-    for position, (node, _) in enumerate(calls):
-        if node in index:
-            return (f"you ran the rule of {run.label(node)} twice. A node's rule runs once, when "
-                    f"its gradient is complete: count how many uses of its outputs are still "
-                    f"to report (its pending count), and run it when that reaches 0.")
-        index[node] = position
-    consumers = {node: [] for node in nodes}
-    for node in nodes:
-        for x in node.inputs:
-            parent = run.producer(x)
-            if parent is not None and parent in consumers:
-                consumers[parent].append(node)
-    for node, position in index.items():
-        for user in consumers.get(node, ()):
-            if user in index and index[user] > position:
-                return (f"you ran the rule of {run.label(node)} before that of {run.label(user)}, "
-                        f"which uses its output: the cotangent {run.label(node)} got was not "
-                        f"complete yet. Run a node's rule only when every node that uses its "
-                        f"outputs has run its own (its pending count is 0).")
-    missing = [n for n in nodes if n not in index and _reaches_source(run, n)]
-    if missing and len(nodes) < 100:
-        return (f"the rule of {run.label(missing[0])} never ran, though the target depends on it "
-                f"and it leads to a source: its pending count never reached 0? Count only "
-                f"the uses by nodes that the target depends on.")
-    return None
-
-
-def _reaches_source(run, node):
-    ids = {s._id for s in run.sources}
-    stack, seen = [node], set()
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        for x in n.inputs:
-            if x._id in ids:
-                return True
-            parent = run.producer(x)
-            if parent is not None:
-                stack.append(parent)
-    return False
 
 
 def _array(value):

@@ -31,6 +31,8 @@ class Exercise:
       hint: added to the feedback when the rules are not right yet.
       kind: ``"vjp"`` (rules ``rule(g, ans, *inputs)``) or ``"jvp"``
         (rules ``rule(x_dot, ans, *inputs)``).
+      slips: common wrong rules, ``(input index, wrong rule, what to say)``: a rule
+        that gives what a slip gives is told what it missed (``check_vjp``'s ``slips``).
     """
     name: str
     f: Callable
@@ -38,6 +40,7 @@ class Exercise:
     task: str
     hint: str = ""
     kind: str = "vjp"
+    slips: tuple = ()
 
     def check(self, *rules, seed=0):
         """One rule per input of ``f``, of this exercise's kind."""
@@ -46,7 +49,8 @@ class Exercise:
 
     def check_vjp(self, *rules, seed=0):
         """One VJP rule ``rule(g, ans, *inputs)`` per input of ``f``."""
-        return self._with_hint(check_vjp(self.f, list(rules), list(self.inputs), seed=seed))
+        return self._with_hint(check_vjp(self.f, list(rules), list(self.inputs), seed=seed,
+                                         slips=self.slips))
 
     def check_jvp(self, *rules, seed=0):
         """One JVP rule ``rule(x_dot, ans, *inputs)`` per input of ``f``."""
@@ -63,6 +67,14 @@ class Exercise:
 
 def _vjp_task(what, rules="the VJP rule"):
     return f"Write {rules} of {what}."
+
+
+def _conv2d_unturned(g, ans, x, w):
+    """conv2d's input rule with the filters' channels swapped but the filters not turned:
+    the slip lesson 11's exercise 4 warns of."""
+    kh, kw = w.shape[0], w.shape[1]
+    padded = ops.pad(g, [(0, 0), (kh - 1, kh - 1), (kw - 1, kw - 1), (0, 0)])
+    return nn.conv2d(padded, ops.transpose(w, (0, 1, 3, 2)), strides=1, padding="VALID")
 
 
 _READY_MADE = [
@@ -106,7 +118,11 @@ _READY_MADE = [
                        "the two VJP rules"),
              "each is a convolution again: for x, g padded by the filter's size less one, "
              "with the filters turned by 180 degrees and their channels swapped; for w, the "
-             "images with g as the filters, batch and channels trading places."),
+             "images with g as the filters, batch and channels trading places.",
+             slips=((0, _conv2d_unturned, "It is what the convolution gives with the filters "
+                     "not turned by 180 degrees: in the backward pass the taps are counted "
+                     "backwards (p' = kh - 1 - p), so flip the filters along their height and "
+                     "width (tg.flip(w, (0, 1))) as well as swapping their channels."),)),
     Exercise("sin_jvp", ops.sin, ([0.3, 1.2, -2.0],), _vjp_task("tg.sin", "the JVP rule"),
              "a JVP rule maps the input's tangent x_dot to the output's: the local derivative "
              "times x_dot.", kind="jvp"),

@@ -27,6 +27,8 @@ stays as it was), each call runs under a time limit with its printing capped
 (``student``), and a NaN in a result is never close to the right value.
 """
 
+from dataclasses import replace
+
 import numpy as np
 
 from .. import backend, nest, validate
@@ -40,7 +42,7 @@ from .guard import Stopped, read_only, student_code
 from .student import arity, as_inputs, result_array
 
 
-def check_vjp(f, rules, inputs, seed=0):
+def check_vjp(f, rules, inputs, seed=0, slips=()):
     """Check VJP rules ``rule(g, ans, *inputs)`` for the function ``f``.
 
     Args:
@@ -50,12 +52,18 @@ def check_vjp(f, rules, inputs, seed=0):
       inputs: the point to check at: one array-like per input (a single one for
         one input), finite and not empty. They are converted to float64.
       seed: for the random cotangent ``g``.
+      slips: known wrong rules and what to say of them: ``(i, wrong_rule, hint)``;
+        when the rule for input ``i`` gives what ``wrong_rule`` gives (it takes the
+        same arguments), ``hint`` is added to the message (an exercise's own
+        ``slips``: the conv2d rule whose filters are not turned, say).
 
     Returns:
       A ``Feedback``: truthy when the rule is right; shows itself in a notebook.
     """
     with np.errstate(all="ignore"):
-        return _Check(f, rules, inputs, seed, "vjp").run()
+        check = _Check(f, rules, inputs, seed, "vjp")
+        check.slips = tuple(slips)
+        return check.run()
 
 
 def check_jvp(f, rules, inputs, seed=0):
@@ -190,12 +198,27 @@ class _Check:
         without_g = lambda: np.array(rulecheck.numeric_vjp_entries(   # noqa: E731
             self.evaluate, self.arrays, i, [backend.xp.ones(self.out_shape)], scale, self.h,
             self.arrays[i].size)).reshape(self.arrays[i].shape)
-        return compare(got_array, expected, i, "input", "J^T g", without_g,
+        wrong = compare(got_array, expected, i, "input", "J^T g", without_g,
                         "the derivative without the cotangent: multiply by g (the chain rule)",
                         kink=lambda entry: self._kink(i, entry),
                         itself=np.asarray(backend.to_numpy(self.g)) * np.asarray(
                             backend.to_numpy(self.ans)) if self.out_shape == tuple(
                             self.arrays[i].shape) else None)
+        return self._slip(i, got_array, wrong)
+
+    def _slip(self, i, got_array, wrong):
+        """``wrong`` with the hint of the first known slip that gives what the rule gave."""
+        for index, slip, hint in getattr(self, "slips", ()) if wrong is not None else ():
+            if index != i:
+                continue
+            xs = [constant(read_only(a)) for a in self.arrays]
+            made = slip(constant(read_only(self.g)), constant(read_only(self.ans)), *xs)
+            made = np.asarray(backend.to_numpy(made._value if isinstance(made, Tensor)
+                                               else made), dtype=np.float64)
+            if made.shape == got_array.shape and np.allclose(made, got_array, rtol=1e-6,
+                                                             atol=1e-9):
+                return replace(wrong, message=f"{wrong.message} {hint}")
+        return wrong
 
     def _kink(self, i, entry):
         """``(low, high)``, the one-sided slopes of <g, f> along entry ``entry`` of input

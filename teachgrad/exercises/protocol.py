@@ -34,10 +34,14 @@ class Watch:
       budget: the most calls allowed (``steps(run)``: each rule runs once, and an engine
         that runs some twice is let finish, to be told so, unless it never stops).
       reporter: where a replay's events go (None: not replaying).
+      counts: the pending counts each ``tg.exercises.Pending`` started from, in order
+        (None: not kept); a check compares them with the right ones, to point at
+        ``count_pending`` when the counting is what went wrong.
     """
     calls: Optional[list] = None
     budget: Optional[int] = None
     reporter: object = None
+    counts: Optional[list] = None
 
 
 def watch():

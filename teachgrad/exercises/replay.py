@@ -27,9 +27,14 @@ class _Reporter:
         self.pending, self.started = {}, False
 
     def start(self, queue):
+        """Report the Start: every node of the run (so that the stepper draws and names
+        them all, whatever the engine counted), with the counts of the engine's
+        ``Pending``; a node it did not count has None (shown as "not counted")."""
         self.started = True
-        self.emit(_events().Start((self.run.target,), tuple(self.run.sources),
-                                  dict(self.pending), queue))
+        counts = {node: self.pending.get(node) for node in self.run.nodes()}
+        counts.update(self.pending)
+        self.emit(_events().Start((self.run.target,), tuple(self.run.sources), counts,
+                                  queue))
 
     def called(self, node, out_grads, in_grads):
         if not self.started:
@@ -55,6 +60,8 @@ class Pending(dict):
         super().__init__(*args, **kwargs)
         if _reporter() is not None:
             _reporter().pending = self
+        if watch().counts is not None:      # a check keeps the counts it started from
+            watch().counts.append(dict(self))
 
     def __setitem__(self, node, count):
         super().__setitem__(node, count)
@@ -129,6 +136,12 @@ def first_difference(reference, yours, run):
             mine[k][0] if k < len(mine) else len(yours.events) - 1)
 
 
+#: The narrowest a stepper of ``Beside`` gets: two side by side from twice this.
+PANEL_MIN = "540px"
+_REFERENCE = "teachgrad's run (the reference)"
+_YOURS = "Your run (your engine, replayed)"
+
+
 class Beside:
     """teachgrad's run and a student's (``replay``), in two BackpropSteppers side by side,
     with the first step where they differ named above them."""
@@ -136,24 +149,44 @@ class Beside:
     def __init__(self, reference, yours, run):
         from .. import viz
         self.first = first_difference(reference, yours, run)
-        self.reference = viz.BackpropStepper(reference)
-        self.yours = viz.BackpropStepper(yours)
+        names = run.names()    # x0, n0, n1, ...: the names the check's messages use
+        self.reference = viz.BackpropStepper(reference, labels=names)
+        self.yours = viz.BackpropStepper(yours, labels=names)
         if self.first is None:
             self.note = ("Your run and teachgrad's take the same steps (teachgrad's also "
                          "reports each sum of several contributions).")
         else:
             self.note = (f"The runs part at teachgrad's step {self.first[0]} and your step "
-                         f"{self.first[1]} (teachgrad's run on the left, yours on the right): "
-                         f"step both steppers there.")
+                         f"{self.first[1]} (teachgrad's run comes first, yours second; each "
+                         f"has its title): step both steppers there.")
+
+    @property
+    def widget(self):
+        """The two steppers, each under a title that says whose run it is, in two equal
+        columns (``PANEL_MIN`` wide at least: in a narrower notebook one goes under the
+        other). Their widths are set, not taken from what a frame holds, so that
+        stepping never reflows them."""
+        import ipywidgets as widgets
+        panels = []
+        for title, stepper, css in ((_REFERENCE, self.reference, "tg-beside-reference"),
+                                    (_YOURS, self.yours, "tg-beside-yours")):
+            panel = widgets.VBox([widgets.HTML(f'<h4 class="tg-beside-title">{title}</h4>'),
+                                  stepper.widget],
+                                 layout=widgets.Layout(flex="1 1 0px", min_width=PANEL_MIN,
+                                                       max_width="100%", margin="0 6px 8px 0"))
+            panel.add_class(css)
+            panels.append(panel)
+        row = widgets.HBox(panels, layout=widgets.Layout(flex_flow="row wrap", width="100%"))
+        box = widgets.VBox([widgets.HTML(f"<b>{self.note}</b>"), row])
+        box.add_class("tg-beside")
+        return box
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        import ipywidgets as widgets
-        box = widgets.VBox([widgets.HTML(f"<b>{self.note}</b>"),
-                            widgets.HBox([self.reference.widget, self.yours.widget])])
-        bundle = box._repr_mimebundle_()
+        bundle = self.widget._repr_mimebundle_()
         bundle["text/plain"] = "\n\n".join([self.note, "teachgrad's run:",
                                              self.reference.text(), "your run:",
                                              self.yours.text()])
-        bundle["text/html"] = (f"<p><b>{self.note}</b></p>" + self.reference.static_html()
+        bundle["text/html"] = (f"<p><b>{self.note}</b></p><h4>{_REFERENCE}</h4>"
+                               + self.reference.static_html() + f"<h4>{_YOURS}</h4>"
                                + self.yours.static_html())
         return bundle

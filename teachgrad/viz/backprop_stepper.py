@@ -26,10 +26,11 @@ What a browser test can rely on, inside the widget (class ``tg-stepper-widget``)
 """
 from ..autodiff import events
 from ..debug.report import escape
-from . import render
+from . import follow, render
 from .frames import DONE, PROCESSING, QUEUED, SKIPPED, WAITING, backprop_frames, gradient_texts
-from .values import format_sum, format_value, join_words, loop_label
-from .widget import INTERVAL, MAX_FRAMES, Stepper, text_table
+from .values import (format_block, format_sum, format_value, join_words, loop_label,
+                     node_label)
+from .widget import INTERVAL, MAX_FRAMES, VIEW, Stepper, steps_words, text_table
 
 #: Rows shown in a frame's tables before "... and N more".
 MAX_ROWS = 24
@@ -46,15 +47,19 @@ class BackpropStepper(Stepper):
         ``start + max_frames - 1`` and says so; every frame stays in ``frames``.
       start: the first frame the widget shows.
       interval: milliseconds per step when playing.
+      labels: ``{tensor id: label}`` naming some tensors (a node is named by its
+        output) in place of their names or ``t1, t2, ...``: a student's run beside
+        teachgrad's (``tg.exercises.Beside``) is named as the exercise's messages name it.
 
     Attributes:
       frames: every ``Frame`` (``frames.py``), one per engine event.
       gradients: what ``gradient()`` returned, when made by ``from_gradient``.
     """
 
-    def __init__(self, trace, *, max_frames=MAX_FRAMES, start=0, interval=INTERVAL):
+    def __init__(self, trace, *, max_frames=MAX_FRAMES, start=0, interval=INTERVAL,
+                 labels=None):
         self.trace = _backward_trace(trace)
-        self.frames = backprop_frames(self.trace)
+        self.frames = backprop_frames(self.trace, labels=labels)
         super().__init__(len(self.frames), max_frames, start, interval)
         self.gradients = None
         self._drawing = self._svg = None
@@ -177,10 +182,9 @@ class BackpropStepper(Stepper):
         """The HTML of frame ``index``: its style for the drawing (the element with
         id ``scope``), then its sentence and tables."""
         frame = self.frames[index]
-        names = self.frames.names
         labels = self.frames.labels
-        parts = [self.frame_style(index, f"#{scope}"),
-                 f'<div class="tg-step">Step {index} of {len(self.frames) - 1}: '
+        parts = [self.frame_style(index, f"#{scope}"), self._follow(frame, scope),
+                 f'<div class="tg-step">Step {index} of 0 to {len(self.frames) - 1}: '
                  f"{frame.kind}</div>",
                  f'<p class="tg-sentence">{escape(frame.sentence)}</p>']
         if frame.loop is not None:
@@ -190,20 +194,34 @@ class BackpropStepper(Stepper):
         if not self.frames.has_pass:   # a forward loop's trace: iterations only
             return (f'<div class="tg-stepper tg-frame" data-step="{index}" data-processing="">'
                     + "".join(parts) + "</div>")
-        now = (render.chip(labels[node], PROCESSING, names[node]) if node is not None
+        now = (_chip(self.frames, node, PROCESSING) if node is not None
                else '<span class="tg-empty">nothing</span>')
         parts.append(f"<div>Being processed: {now}</div>")
-        queue = "".join(render.chip(labels[n], QUEUED, names[n]) for n in frame.queue) \
+        queue = "".join(_chip(self.frames, n, QUEUED) for n in frame.queue) \
             or '<span class="tg-empty">empty</span>'
         parts.append(f'<div>Queue, front first: <span class="tg-queue">{queue}</span></div>')
         parts.append(pending_table(self.frames, frame))
         parts.append(gradient_table(self.frames, frame))
         return (f'<div class="tg-stepper tg-frame" data-step="{index}" '
-                f'data-processing="{names.get(node, "") if node is not None else ""}">'
+                f'data-processing="{self.frames.names.get(node, "") if node else ""}">'
                 + "".join(parts) + "</div>")
 
+    def _follow(self, frame, scope):
+        """The style that keeps the node being processed (else the last one popped, or
+        the targets' at the start) in the drawing's box (``follow.follow_style``)."""
+        if not self._rendered():
+            return ""
+        if getattr(self, "_centres", None) is None:
+            self._centres = follow.centres(self._svg)
+        node = frame.processing or next(
+            (f.processing for f in reversed(self.frames.frames[:frame.index])
+             if f.processing is not None), None) or next(iter(frame.queue), None)
+        name = self.drawing().node_names.get(node) if node is not None else None
+        return follow.follow_style(f"#{scope}", self._centres.get(name), VIEW)
+
     def header_html(self):
-        title = f"<b>{escape(self._title())}</b>: {len(self.frames)} steps, one per event."
+        title = (f"<b>{escape(self._title())}</b>: {steps_words(len(self.frames))}, one per "
+                 f"event.")
         self.graph_html("@SCOPE@")   # renders the drawing once, or finds why it cannot
         notes = [n for n in (self.window_note(), self._drawing_note) if n]
         note = "".join(f'<div class="tg-note">{escape(n)}</div>' for n in notes)
@@ -236,7 +254,7 @@ def pending_table(frames, frame):
     for state in frame.states.values():
         counts[state] = counts.get(state, 0) + 1
     rows = [(render.chip(frames.labels[n], frame.states[n], frames.names[n]),
-             str(frame.pending.get(n, 0)), render.WORDS[frame.states[n]])
+             _count(frame.pending.get(n, 0)), render.WORDS[frame.states[n]])
             for n in nodes[:MAX_ROWS]]
     summary = ", ".join(f"{counts[s]} {render.WORDS[s]}" for s in render.WORDS if s in counts)
     return ("<div><b>Pending counts</b> (" + summary + ")</div>"
@@ -264,14 +282,28 @@ def gradient_table(frames, frame):
                    else "so far: more may come")
         else:
             how = "so far: the running sum"
+        blocks = "".join(f'<pre class="tg-value tg-array">{escape(block)}</pre>'
+                         for block in map(format_block, grad.contributions) if block)
         rows.append((escape(grad.label),
-                     render.value(format_sum([format_value(c) for c in grad.contributions])),
-                     f"{render.value(grad.text)} ({how})"))
+                     render.value(format_sum([format_value(c) for c in grad.contributions]))
+                     + blocks, f"{render.value(grad.text)} ({how})"))
     if not rows:
         return '<div><b>Gradients</b>: <span class="tg-empty">none received yet</span></div>'
     return ("<div><b>Gradients</b>: contributions received so far, and their sum</div>"
             + render.table("tg-gradients", ["tensor", "contributions", "gradient"], rows,
                            more=max(0, len(items) - MAX_ROWS)))
+
+
+def _chip(frames, node, state):
+    """A node's chip. A student's engine (``tg.exercises.replay``) may queue a node the
+    pass never counted: it is named as the sentences name it, and has no DOT name."""
+    label = frames.labels.get(node) or node_label(node)
+    return render.chip(label, state, frames.names.get(node))
+
+
+def _count(count):
+    """A pending count as the table shows it (None: the engine did not count the node)."""
+    return '<span class="tg-empty">not counted</span>' if count is None else str(count)
 
 
 def _backward_trace(trace):

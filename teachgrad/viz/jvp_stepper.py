@@ -31,7 +31,7 @@ from .backprop_stepper import gradient_table
 from .frames import DONE, NOT_REACHED, PROCESSING, QUEUED
 from .jvp_frames import jvp_frames
 from .values import format_value
-from .widget import INTERVAL, MAX_FRAMES, Stepper, text_table
+from .widget import INTERVAL, MAX_FRAMES, Stepper, steps_words, text_table
 
 #: Transposed ops whose transpose tape is drawn, at most (each is one run of dot).
 MAX_DRAWINGS = 40
@@ -231,7 +231,7 @@ class JVPStepper(Stepper):
         where = (f"op {frame.op_index + 1} of {ops}, {self.frames.labels[frame.node]}"
                  if frame.op_index >= 0 else "a loop")
         parts = [self._style(frame, scope),
-                 f'<div class="tg-step">Step {index} of {len(self.frames) - 1}: '
+                 f'<div class="tg-step">Step {index} of 0 to {len(self.frames) - 1}: '
                  f"{escape(where)}: {_PHASES[frame.phase]}</div>",
                  f'<p class="tg-sentence">{escape(frame.sentence)}</p>']
         if frame.op_index >= 0:
@@ -277,7 +277,7 @@ class JVPStepper(Stepper):
         ops = len(self.frames.events)
         transposed = sum(e.method == "transpose" for e in self.frames.events)
         title = (f"<b>Forward mode</b>: {ops} ops, {transposed} of them by transposition of "
-                 f"their VJP rule; {len(self.frames)} steps.")
+                 f"their VJP rule; {steps_words(len(self.frames))}.")
         self._drawn_ops()
         if transposed and not self.frames.transposes:
             self._notes.append("The transpose tapes are not shown: pass the recorder, "

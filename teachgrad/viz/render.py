@@ -16,7 +16,7 @@ import re
 import graphviz
 
 from ..debug.report import escape
-from . import wasm
+from . import follow, wasm
 from .frames import DONE, NOT_REACHED, PROCESSING, QUEUED, SKIPPED, STATES, WAITING
 
 #: Each state's colours (fill, outline), then extra CSS for the node's outline and group.
@@ -53,7 +53,11 @@ STYLE = """<style>
 .tg-stepper .tg-chip {display: inline-block; border: 1px solid #999; border-radius: 9px;
   padding: 0 7px; margin: 1px 2px; font-size: 12px; white-space: nowrap;}
 .tg-stepper .tg-value {font-family: var(--jp-code-font-family, monospace); font-size: 12px;}
+.tg-stepper pre.tg-array {margin: 2px 0 0 0; padding: 2px 4px; background: #f7f7f7;
+  line-height: 1.25; overflow-x: auto;}
 .tg-stepper .tg-graph svg {max-width: 100%; height: auto;}
+.tg-graph-box {container-type: inline-size;}
+.tg-kernel-note {color: #666; font-size: 11px; margin: 0 6px;}
 .tg-stepper .tg-zoom {display: none;}
 .tg-stepper .tg-zoom-label {cursor: pointer; color: #1f6fc5; font-size: 12px;
   text-decoration: underline;}
@@ -72,11 +76,16 @@ STANDALONE_CSS = ".tg-g {display: none;}"
 
 
 def fitted(scope, svg_html):
-    """The drawing, shrunk to the width it is given, and a click away from full size (a
-    checkbox and its label: it needs no kernel, and works in a saved notebook too)."""
+    """The drawing, shrunk to the width it is given (never so far that its text gets
+    smaller than ``follow.SMALLEST_TEXT`` pixels: then it scrolls), and a click away
+    from full size (a checkbox and its label: it needs no kernel, and works in a saved
+    notebook too)."""
     graph = f'<div id="{scope}" class="tg-stepper tg-graph">{svg_html}</div>'
     if not svg_html:
         return graph
+    least = follow.readable_width(svg_html)
+    if least:
+        graph = f"<style>#{scope} svg {{min-width: {least}px;}}</style>" + graph
     return (f'<div class="tg-stepper"><input type="checkbox" class="tg-zoom" '
             f'id="{scope}-zoom"><label class="tg-zoom-label" for="{scope}-zoom">'
             f"full size / fit the column</label>{graph}</div>")

@@ -38,6 +38,34 @@ def format_value(value, digits=4):
     return format_array(value.numpy(), digits)
 
 
+#: Arrays with at most this many entries are also written out in full, as a block of
+#: rows, where there is room for it (a stepper's table of gradients).
+READABLE = 64
+
+
+def format_block(value, digits=4):
+    """A tensor too big for ``format_value`` but small enough to read (at most
+    ``READABLE`` entries), written out as rows, its axes of length 1 left out
+    (a ``(1, 4, 4, 1)`` image as a 4x4 grid, said in a first line); None for
+    others (small ones, big ones, symbolic ones, IndexedSlices)."""
+    if value is None or isinstance(value, (IndexedSlices, SymbolicTensor)) \
+            or not hasattr(value, "numpy"):
+        return None
+    array = value.numpy()
+    if not SMALL < array.size <= READABLE or array.dtype.kind not in "fiub":
+        return None
+    shown = array.squeeze() if array.ndim > 2 else array
+    if shown.ndim > 2:
+        shown = shown.reshape(-1, shown.shape[-1])
+    rows = shown.reshape(1, -1) if shown.ndim == 1 else shown
+    head = (f"{array.dtype}{list(array.shape)}, shown as {rows.shape[0]}x{rows.shape[1]}:"
+            if rows.shape != array.shape else f"{array.dtype}{list(array.shape)}:")
+    width = max(len(format_number(v, digits)) for v in rows.ravel().tolist())
+    lines = ["  ".join(format_number(v, digits).rjust(width) for v in row)
+             for row in rows.tolist()]
+    return "\n".join([head] + lines)
+
+
 def format_array(array, digits=4):
     """A numpy array as nested lists on one line: floats rounded (``[[1, 2.5]]``),
     integers and bools as they are (``[True, False]``)."""

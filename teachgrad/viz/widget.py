@@ -26,7 +26,7 @@ import base64
 import uuid
 
 from ..debug.report import escape
-from . import render
+from . import follow, render
 
 #: Milliseconds per step when playing.
 INTERVAL = 800
@@ -34,6 +34,14 @@ INTERVAL = 800
 MAX_FRAMES = 600
 #: The most height the drawing and the frame each take before they scroll.
 VIEW = "60vh"
+#: What the static view says of a notebook saved without its widgets (JupyterLab does
+#: not save widget state by default, and then an export shows this view instead).
+SAVE_STATE = ("To keep it stepping in a saved notebook or an HTML export, with no kernel, "
+              "save its widget state: in JupyterLab, Settings > Save Widget State "
+              "Automatically, then run the notebook and save it.")
+#: What the Back, Step and Reset buttons say of themselves: they run Python.
+KERNEL_ONLY = ("Back, Step and Reset need a running kernel; Play, the slider and the step "
+               "box work without one (in a saved notebook too).")
 #: Steps listed in the text shown where no widget runs.
 MAX_TEXT_STEPS = 200
 
@@ -71,9 +79,10 @@ class Stepper:
         if self._widget is None:
             first, stop = self.window
             html = [self.frame_html(i, self._scope) for i in range(first, stop)]
-            graph = render.fitted(self._scope, self.graph_html(self._scope))
-            self._widget = stepper_widget(html, graph, self.header_html(), self._scope,
-                                          self.interval)
+            svg = self.graph_html(self._scope)
+            self._widget = stepper_widget(html, render.fitted(self._scope, svg),
+                                          self.header_html(), self._scope, self.interval,
+                                          follow.readable_width(svg))
         return self._widget
 
     def static_html(self):
@@ -87,7 +96,7 @@ class Stepper:
         text = self.text()
         svg = self.first_picture()
         note = ('<p class="tg-note"><i>An interactive stepper: run the notebook (and trust it '
-                "if asked) to step through it.")
+                "if asked) to step through it. " + SAVE_STATE)
         picture = ""
         if svg is not None:
             note += " Below, its first step."
@@ -123,6 +132,12 @@ class Stepper:
         return bundle
 
 
+def steps_words(count):
+    """``23 steps, 0 to 22``: how many steps, numbered as the slider and the frames number
+    them (from 0), so that a header's count and the last frame's number agree."""
+    return f"{count} steps, 0 to {count - 1}" if count > 1 else "1 step, step 0"
+
+
 def text_table(title, rows):
     """``title``, then one line per (index, kind, sentence), at most MAX_TEXT_STEPS."""
     lines = [title, f"{'step':>5}  {'event':<13} what happened"]
@@ -142,12 +157,16 @@ def _window(count, max_frames, start):
     return start, min(count, start + max_frames)
 
 
-def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL):
+def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL,
+                   graph_width=None):
     """A VBox: the header, the controls, then the drawing beside the frames (below
     it in a narrow column), each scrolling in a box at most ``VIEW`` tall.
 
     ``frame_html`` is one HTML string per frame; ``scope`` is the stepper's
-    unique id, given to the widget as a CSS class as well.
+    unique id, given to the widget as a CSS class as well. ``graph_width`` (CSS
+    pixels) is the narrowest the drawing's box may get, its text still readable
+    (``follow.readable_width``): a wide drawing takes a row of its own, above
+    the frames, and scrolls sideways in a narrow column.
     """
     import ipywidgets as widgets   # here: importing teachgrad should not pay for it
     if not frame_html:
@@ -172,11 +191,11 @@ def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL
              widgets.jslink((slider, "value"), (frames, "selected_index")),
              widgets.jslink((slider, "value"), (box, "value")),
              widgets.jslink((speed, "value"), (play, "interval"))]
-    back = widgets.Button(description="◀ back", tooltip="one step back (asks the kernel)",
+    back = widgets.Button(description="◀ back", tooltip="one step back (needs a running kernel; the slider does not)",
                           layout=widgets.Layout(width="auto", min_width="80px", flex="0 0 auto"))
-    step = widgets.Button(description="step ▶", tooltip="one step on (asks the kernel)",
+    step = widgets.Button(description="step ▶", tooltip="one step on (needs a running kernel; the slider does not)",
                           layout=widgets.Layout(width="auto", min_width="80px", flex="0 0 auto"))
-    reset = widgets.Button(description="reset", tooltip="back to step 0 (asks the kernel)",
+    reset = widgets.Button(description="reset", tooltip="back to step 0 (needs a running kernel; the Play stop button does not)",
                            layout=widgets.Layout(width="auto", min_width="80px", flex="0 0 auto"))
 
     def move(delta):
@@ -191,12 +210,16 @@ def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL
     reset.on_click(restart)
     # The drawing and the frames scroll in boxes of their own, at most VIEW tall, under
     # the controls, which wrap to the column's width and stick to the top of the view.
+    least = f"min({max(graph_width, 300)}px, 100%)" if graph_width else "300px"
     graph = widgets.HTML(value=graph_html,
-                         layout=widgets.Layout(flex="1 1 40%", min_width="300px",
+                         layout=widgets.Layout(flex="1 1 40%", min_width=least,
                                                overflow="auto", max_height=VIEW))
+    graph.add_class("tg-graph-box")    # a CSS container: follow.follow_style reads its width
     frames.layout.max_height = VIEW
     frames.layout.overflow = "auto"
-    controls = widgets.HBox([play, back, step, reset, slider, box, speed],
+    kernel = widgets.HTML(f'<span class="tg-kernel-note" title="{KERNEL_ONLY}">'
+                          f"back / step / reset: need a kernel</span>")
+    controls = widgets.HBox([play, back, step, reset, kernel, slider, box, speed],
                             layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
     controls.add_class("tg-controls")
     root = widgets.VBox([
@@ -209,5 +232,5 @@ def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL
     # Kept on the widget so that tests (and curious students) can find the parts.
     root.tg_parts = {"frames": frames, "play": play, "slider": slider, "box": box,
                      "speed": speed, "back": back, "step": step, "reset": reset,
-                     "graph": graph, "links": links, "controls": controls}
+                     "graph": graph, "links": links, "controls": controls, "kernel": kernel}
     return root
