@@ -18,7 +18,8 @@ from ..autodiff.aggregation import aggregate
 from ..autodiff.custom import custom_gradient_p
 from ..autodiff.engine import backward
 from ..graph.session import Session
-from ..ops import IndexedSlices, core, ones_like
+from ..ops import IndexedSlices, ones_like
+from ..ops.declare import declares_no_gradient
 from ..ops.misc import stop_gradient_p
 from ..state import unobserved
 from ..tensor import Tensor
@@ -146,7 +147,7 @@ class EngineRun:
             inside = self._custom_cause(node, i)
             if inside is not None:
                 return inside
-        elif op.vjp_rules is not None and op.vjp_rules[i] is core._no_gradient:
+        elif declares_no_gradient(op, i):
             return Cause("rule_returned_none", f"{node.name} ({op.name}) declares no gradient "
                          f"for its input {i}", "", node, i)
         if op.name == "If":
