@@ -24,6 +24,7 @@ import linalg_strategies as L
 import nn_strategies as NN
 import numpy_strategies as N
 import strategies as S
+import surface_strategies as SF
 from teachgrad.ops import conv, matrix, pooling
 
 
@@ -418,6 +419,31 @@ OPS = [
            primitive="diagonal"),
     OpSpec("tril", tg.tril, np.tril, N.triangle_case(), second_order=True),
     OpSpec("triu", tg.triu, np.triu, N.triangle_case(), second_order=True),
+    # issue 32's numpy surface
+    OpSpec("fabs", tg.fabs, np.fabs, S.unary(S.NONZERO), elementwise=True, primitive="abs"),
+    OpSpec("real", tg.real, np.real, S.unary(), primitive="identity"),
+    OpSpec("conj", tg.conj, np.conj, S.unary(), primitive="identity"),
+    OpSpec("conjugate", tg.conjugate, np.conjugate, S.unary(), primitive="identity"),
+    OpSpec("real_if_close", tg.real_if_close, np.real_if_close, S.unary(),
+           primitive="identity"),
+    OpSpec("partition", tg.partition, np.partition, SF.partition_case(),
+           primitive="take_along_axis"),
+    OpSpec("rollaxis", tg.rollaxis, np.rollaxis, SF.rollaxis_case(), primitive="transpose"),
+    OpSpec("row_stack", lambda *xs: tg.row_stack(xs), lambda *xs: np.vstack(xs),
+           N.joinable("vstack"), primitive="concat"),
+    OpSpec("append", tg.append, np.append, SF.append_case(), primitive="concat"),
+    OpSpec("r_", lambda *xs: tg.r_[xs], lambda *xs: np.r_[xs], SF.r_case(),
+           primitive="concat"),
+    OpSpec("c_", lambda *xs: tg.c_[xs], lambda *xs: np.c_[xs], SF.r_case(columns=True),
+           primitive="concat"),
+    OpSpec("gradient", lambda f, varargs, **kw: tg.gradient(f, *varargs, **kw),
+           lambda f, varargs, **kw: np.gradient(f, *varargs, **kw), SF.gradient_case(),
+           second_order=True, primitive="concat"),
+    OpSpec("gradient_all_axes", lambda f, varargs, **kw: tg.gradient(f, *varargs, **kw),
+           lambda f, varargs, **kw: np.gradient(f, *varargs, **kw),
+           SF.gradient_case(all_axes=True), primitive="concat"),
+    OpSpec("convolve", tg.convolve, np.convolve, SF.convolve_case(), second_order=True,
+           primitive="gather"),
     # indexing (gradients along axis 0 come back as tg.IndexedSlices)
     OpSpec("gather", tg.gather, np.take, S.gather_case(), second_order=True),
     OpSpec("scatter_add", lambda x, values, indices, axis: tg.ops.scatter_add(x, indices, values, axis),
