@@ -468,6 +468,10 @@ OPS = [
            NN.pool_grad_case(distinct=True), second_order=True),
     OpSpec("max_pool2d_pick", pooling.max_pool2d_pick, NN.max_pool2d_pick, NN.pool_pick_case()),
     OpSpec("avg_pool2d", tg.nn.avg_pool2d, NN.avg_pool2d, NN.pool_case(), second_order=True),
+    OpSpec("max_pool1d", tg.nn.max_pool1d, SF.pool1d(NN.max_pool2d),
+           SF.pool1d_case(distinct=True), primitive="max_pool2d"),
+    OpSpec("avg_pool1d", tg.nn.avg_pool1d, SF.pool1d(NN.avg_pool2d), SF.pool1d_case(),
+           primitive="avg_pool2d"),
     OpSpec("avg_pool2d_grad", pooling.avg_pool2d_grad, NN.avg_pool2d_grad, NN.pool_grad_case(),
            second_order=True),
 ]

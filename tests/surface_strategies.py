@@ -86,3 +86,20 @@ def convolve_case(draw):
     n, m = draw(st.integers(1, 5)), draw(st.integers(1, 5))
     return Case((draw(arrays((n,))), draw(arrays((m,)))),
                 {"mode": draw(st.sampled_from(["full", "same", "valid"]))})
+
+
+@st.composite
+def pool1d_case(draw, distinct=False):
+    """NWC input and a window that fits it (``distinct``: no ties for max)."""
+    k, s = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    padding = draw(st.sampled_from(["VALID", "SAME"]))
+    shape = (draw(st.integers(1, 2)), draw(st.integers(k, 5)), draw(st.integers(1, 2)))
+    x = draw(S.distinct_arrays(shape)) if distinct else draw(arrays(shape))
+    return Case((x,), {"ksize": k, "strides": s, "padding": padding})
+
+
+def pool1d(pool2d_reference):
+    """A 1-D pool's numpy reference: the 2-D one on a height of 1."""
+    def reference(x, ksize, strides, padding):
+        return pool2d_reference(x[:, None], (1, ksize), (1, strides), padding)[:, 0]
+    return reference
