@@ -184,13 +184,13 @@ def _signed(columns, *xp):
     return columns * (np.sign(columns[..., :1, :]) if xp else tg.sign(columns[..., :1, :]))
 
 
-def _eigh(a):
-    w, v = tg.linalg.eigh(a)
+def _eigh(a, UPLO="L"):
+    w, v = tg.linalg.eigh(a, UPLO)
     return [w, _signed(v)]
 
 
-def _eigh_ref(a):
-    w, v = np.linalg.eigh(a)
+def _eigh_ref(a, UPLO="L"):
+    w, v = np.linalg.eigh(a, UPLO)
     return [w, _signed(v, np)]
 
 
@@ -324,6 +324,13 @@ OPS = [
            lambda a: np.linalg.svd(a, compute_uv=False), L.svd_case(), second_order=True),
     OpSpec("qr", lambda a: list(tg.linalg.qr(a)), lambda a: list(np.linalg.qr(a)),
            L.tall_case(), second_order=True),
+    OpSpec("qr_r", lambda a: tg.linalg.qr(a, "r"), lambda a: np.linalg.qr(a, "r"),
+           L.tall_case(), primitive="qr"),
+    OpSpec("qr_wide_complete", lambda a: list(tg.linalg.qr(a, "complete")),
+           lambda a: list(np.linalg.qr(a, "complete")), SF.wide_case(), second_order=True,
+           primitive="qr"),
+    OpSpec("eigh_upper", lambda a: _eigh(a, "U"), lambda a: _eigh_ref(a, "U"), L.eigh_case(),
+           second_order=True, primitive="eigh"),
     OpSpec("pinv", tg.linalg.pinv, np.linalg.pinv, L.svd_case(), second_order=True),
     OpSpec("norm", tg.linalg.norm, np.linalg.norm, L.norm_case(), primitive="sum"),
     # reductions

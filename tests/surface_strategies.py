@@ -103,3 +103,12 @@ def pool1d(pool2d_reference):
     def reference(x, ksize, strides, padding):
         return pool2d_reference(x[:, None], (1, ksize), (1, strides), padding)[:, 0]
     return reference
+
+
+@st.composite
+def wide_case(draw):
+    """A matrix (or a batch) with no more rows than columns, of full rank (qr's
+    complete mode is its reduced one there, and its rows < columns gradient)."""
+    import linalg_strategies as L
+    a = draw(L.well_separated(wide=True))
+    return Case((a if a.shape[-2] <= a.shape[-1] else np.swapaxes(a, -1, -2),))
