@@ -16,16 +16,17 @@ from . import validate as _validate
 from .ops import (log_softmax, relu, sigmoid, softmax,
                   sparse_softmax_cross_entropy_with_logits)
 from .ops.conv import checked_conv as _checked_conv, check_fits as _check_fits, conv2d, \
-    conv2d_p as _conv2d_p
+    conv2d_p as _conv2d_p, padding_mode as _padding_mode
 from .ops.core import bind as _bind
 from .ops.dropout import dropout
 from .ops.naming import take_names as _take_names
 from .ops.normalization import batch_normalization, moments
 from .ops.pooling import avg_pool2d, max_pool2d
+from .ops.grad_util import as_tensor as _as_tensor
 from .ops.shape import expand_dims as _expand_dims, squeeze as _squeeze
 
-__all__ = ["avg_pool2d", "batch_normalization", "conv1d", "conv2d", "dropout", "log_softmax",
-           "max_pool2d", "moments", "relu", "sigmoid", "softmax",
+__all__ = ["avg_pool1d", "avg_pool2d", "batch_normalization", "conv1d", "conv2d", "dropout",
+           "log_softmax", "max_pool1d", "max_pool2d", "moments", "relu", "sigmoid", "softmax",
            "sparse_softmax_cross_entropy_with_logits"]
 
 
@@ -61,6 +62,43 @@ def _one(value, name, where):
     if len(items) != 1:
         _validate.fail(ValueError, where, name, "a positive int (or [1, n, 1])", value)
     return _validate.integer(items[0], name, where, minimum=1, maximum=2 ** 31)
+
+
+def max_pool1d(input, ksize, strides, padding):
+    r"""The largest entry of each ``ksize`` window of ``input`` (NWC: batch, width,
+    channels), as ``tf.nn.max_pool1d``: $y_{b,i,c} = \max_q x_{b,\, i s + q,\, c}$, a
+    ``max_pool2d`` of height 1.
+
+    Args:
+      input: float tensor of shape ``(batch, width, channels)``.
+      ksize, strides: an int (or a list of 1 or 3 ints, 3: ``[1, k, 1]``).
+      padding: ``"VALID"`` or ``"SAME"``.
+    """
+    return _pool1d(max_pool2d, input, ksize, strides, padding, "tg.nn.max_pool1d")
+
+
+def avg_pool1d(input, ksize, strides, padding):
+    r"""The mean of each ``ksize`` window of ``input`` (NWC), as ``tf.nn.avg_pool1d``:
+    an ``avg_pool2d`` of height 1 (with ``"SAME"``, the mean of the entries inside).
+
+    Args:
+      input: float tensor of shape ``(batch, width, channels)``.
+      ksize, strides: an int (or a list of 1 or 3 ints, 3: ``[1, k, 1]``).
+      padding: ``"VALID"`` or ``"SAME"``.
+    """
+    return _pool1d(avg_pool2d, input, ksize, strides, padding, "tg.nn.avg_pool1d")
+
+
+def _pool1d(pool2d, input, ksize, strides, padding, where):
+    """A 2-D pool of height 1: NWC gets a height axis of size 1, and loses it again."""
+    x = _as_tensor(input, "input", where)
+    if x.shape is not None and len(x.shape) != 3:
+        _validate.fail(ValueError, where, "input", "a tensor of shape (batch, width, "
+                       "channels)", input)
+    k, s = _one(ksize, "ksize", where), _one(strides, "strides", where)
+    padding = _padding_mode(padding, where)
+    _check_fits(x, (k,), (1,), padding, where, window="ksize")
+    return _squeeze(pool2d(_expand_dims(x, 1), (1, k), (1, s), padding), 1)
 
 
 # Every public function above takes name= too (the activations already do).

@@ -18,12 +18,20 @@ assigned with ``Variable.assign``, so the same code runs eagerly and inside
 * **Adam** at step $t$ (from 1): $m \leftarrow m + (1 - \beta_1)(g - m)$,
   $v \leftarrow v + (1 - \beta_2)(g^2 - v)$, and with
   $\eta_t = \eta \sqrt{1 - \beta_2^t} / (1 - \beta_1^t)$ (the bias correction),
-  $w \leftarrow w - \eta_t\, m / (\sqrt{v} + \epsilon)$.
+  $w \leftarrow w - \eta_t\, m / (\sqrt{v} + \epsilon)$; with ``amsgrad``, $\sqrt{v}$ is
+  replaced by $\sqrt{\hat v}$, $\hat v \leftarrow \max(\hat v, v)$.
+
+Every optimizer takes Keras 3's ``weight_decay``, ``clipnorm``, ``clipvalue`` and
+``global_clipnorm`` (at most one of the three clippings), applied in Keras's order: the
+gradients are clipped first, then each Variable decays, $w \leftarrow w - \eta\lambda w$
+(decoupled weight decay: it is not added to the gradient), then the rule's step runs
+with the clipped gradients.
 """
 import contextlib
 
 from . import backend, validate
-from .ops import IndexedSlices, cast, power, sqrt, square
+from .ops import IndexedSlices, cast, clip, maximum, power, sqrt, square
+from .ops import sum as reduce_sum
 from .state import override, state
 from .tensor import SymbolicTensor, Tensor, Variable
 
@@ -31,17 +39,39 @@ __all__ = ["Adam", "Optimizer", "SGD"]
 
 
 class Optimizer:
-    """What SGD and Adam share: the checks on ``apply_gradients``, the slots, the step
-    count. A subclass gives ``_update(g, w, step)``, which assigns ``w`` its new value
-    (``g`` a dense tensor of ``w``'s dtype, ``step`` the step number from 1, as a
-    tensor of that dtype)."""
+    r"""What SGD and Adam share: the checks on ``apply_gradients``, gradient clipping and
+    weight decay, the slots, the step count. A subclass gives ``_update(g, w, step)``,
+    which assigns ``w`` its new value (``g`` a dense tensor of ``w``'s dtype, ``step`` the
+    step number from 1, as a tensor of that dtype). Every optimizer takes the options
+    below, as in Keras 3.
 
-    def __init__(self, learning_rate, name):
+    Args:
+      weight_decay: $\lambda \ge 0$: before each step, $w \leftarrow w - \eta\lambda w$.
+      clipnorm: $c > 0$: each gradient is scaled to a norm of at most $c$,
+        $g \leftarrow g\, c / \max(\lVert g \rVert, c)$.
+      clipvalue: $c > 0$: each gradient entry is clipped to $[-c, c]$.
+      global_clipnorm: $c > 0$: all gradients are scaled together, by
+        $c / \max(\lVert (g_1, \dots, g_n) \rVert, c)$, so their joint norm is at most $c$.
+    """
+
+    def __init__(self, learning_rate, name, weight_decay=None, clipnorm=None,
+                 clipvalue=None, global_clipnorm=None):
         if not isinstance(name, str) or not name:
             validate.fail(TypeError, "tg.optimizers.Optimizer", "name", "a non-empty string "
                           "(the prefix of its Variables' names)", name)
         self.name = name
         self.learning_rate = _hyper(learning_rate, "learning_rate", name)
+        self.weight_decay = _optional_hyper(weight_decay, "weight_decay", name)
+        clipping = {"clipnorm": clipnorm, "clipvalue": clipvalue,
+                    "global_clipnorm": global_clipnorm}
+        given = [key for key, value in clipping.items() if value is not None]
+        if len(given) > 1:
+            validate.fail(ValueError, f"tg.optimizers.{name}", given[1], "None when `"
+                          f"{given[0]}` is set: only one of `clipnorm`, `clipvalue` and "
+                          "`global_clipnorm` can be set (as in Keras)", clipping[given[1]])
+        self.clipnorm = _optional_hyper(clipnorm, "clipnorm", name)
+        self.clipvalue = _optional_hyper(clipvalue, "clipvalue", name)
+        self.global_clipnorm = _optional_hyper(global_clipnorm, "global_clipnorm", name)
         self.iterations = Variable(backend.xp.asarray(0, dtype="int64"), trainable=False,
                                    name=f"{name}/iterations")
         self._slots = {}    # (Variable id, slot name) -> (Variable, its slot Variable)
@@ -71,11 +101,33 @@ class Optimizer:
         ``iterations``, the number of steps taken so far (a Variable)."""
         pairs = self._checked_pairs(grads_and_vars)
         with _unrecorded_updates_on_arrays():
-            for g, w in pairs:
+            grads = self._clipped([g for g, _ in pairs])
+            variables = [w for _, w in pairs]
+            if self.weight_decay is not None:
+                for w in variables:
+                    w.assign(w - w * self.weight_decay * self.learning_rate)
+            for g, w in zip(grads, variables):
                 step = cast(self.iterations + 1, w.dtype)
                 self._update(g, w, step)
             self.iterations.assign_add(1)
         return self.iterations
+
+    def _clipped(self, grads):
+        r"""The gradients clipped as Keras clips them (``_clip_gradients``). A norm of 0
+        leaves a gradient as it is: $c / \max(0, c) = 1$."""
+        if self.clipnorm:
+            c = self.clipnorm
+            return [g * c / maximum(sqrt(reduce_sum(square(g))), c) for g in grads]
+        if self.global_clipnorm:
+            c = self.global_clipnorm
+            total = reduce_sum(square(grads[0]))
+            for g in grads[1:]:
+                total = total + cast(reduce_sum(square(g)), total.dtype)
+            norm = sqrt(total)
+            return [g * cast(c / maximum(norm, c), g.dtype) for g in grads]
+        if self.clipvalue:
+            return [clip(g, -self.clipvalue, self.clipvalue) for g in grads]
+        return grads
 
     def _checked_pairs(self, grads_and_vars):
         where, name = f"{self.name}.apply_gradients", "grads_and_vars"
@@ -144,10 +196,14 @@ class SGD(Optimizer):
       learning_rate: $\eta \ge 0$.
       momentum: $\mu$ in $[0, 1]$.
       nesterov: use Nesterov momentum.
+      weight_decay, clipnorm, clipvalue, global_clipnorm: as for every optimizer
+        (``tg.optimizers.Optimizer``).
     """
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False):
-        super().__init__(learning_rate, "SGD")
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, weight_decay=None,
+                 clipnorm=None, clipvalue=None, global_clipnorm=None):
+        super().__init__(learning_rate, "SGD", weight_decay, clipnorm, clipvalue,
+                         global_clipnorm)
         self.momentum = _hyper(momentum, "momentum", "SGD", upper=1.0)
         self.nesterov = validate.boolean(nesterov, "nesterov", "SGD")
 
@@ -175,10 +231,18 @@ class Adam(Optimizer):
       epsilon: $\epsilon \ge 0$, keeps the step finite where $v$ is 0. As in Keras it is
         added to $\sqrt{v}$, not to the bias-corrected $\sqrt{\hat v}$ of the paper (the
         paper's "epsilon hat").
+      amsgrad: divide by the square root of the largest $v$ so far, $\hat v \leftarrow
+        \max(\hat v, v)$ (AMSGrad, Reddi et al. 2018; its slot is ``"vhat"``).
+      weight_decay, clipnorm, clipvalue, global_clipnorm: as for every optimizer
+        (``tg.optimizers.Optimizer``).
     """
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7):
-        super().__init__(learning_rate, "Adam")
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 amsgrad=False, weight_decay=None, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None):
+        super().__init__(learning_rate, "Adam", weight_decay, clipnorm, clipvalue,
+                         global_clipnorm)
+        self.amsgrad = validate.boolean(amsgrad, "amsgrad", "Adam")
         self.beta_1 = _hyper(beta_1, "beta_1", "Adam", upper=1.0, open_upper=True)
         self.beta_2 = _hyper(beta_2, "beta_2", "Adam", upper=1.0, open_upper=True)
         self.epsilon = _hyper(epsilon, "epsilon", "Adam")
@@ -193,6 +257,10 @@ class Adam(Optimizer):
         # v - c (v - g^2) is v + c (g^2 - v) to the bit.)
         m.assign(m + (1 - b1) * (g - m))
         v.assign(v - (1 - b2) * (v - square(g)))
+        if self.amsgrad:
+            v_hat = self._slot(w, "vhat")
+            v_hat.assign(maximum(v_hat, v))
+            v = v_hat
         w.assign(w - m * lr_t / (sqrt(v) + self.epsilon))
 
 
@@ -208,6 +276,11 @@ def _unrecorded_updates_on_arrays():
     if state.unseen():
         return override(arrays=True)
     return contextlib.nullcontext()
+
+
+def _optional_hyper(value, name, where):
+    """None (not used), or a hyperparameter >= 0."""
+    return None if value is None else _hyper(value, name, where)
 
 
 def _hyper(value, name, where, upper=None, open_upper=False):

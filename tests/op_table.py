@@ -24,6 +24,7 @@ import linalg_strategies as L
 import nn_strategies as NN
 import numpy_strategies as N
 import strategies as S
+import surface_strategies as SF
 from teachgrad.ops import conv, matrix, pooling
 
 
@@ -183,13 +184,13 @@ def _signed(columns, *xp):
     return columns * (np.sign(columns[..., :1, :]) if xp else tg.sign(columns[..., :1, :]))
 
 
-def _eigh(a):
-    w, v = tg.linalg.eigh(a)
+def _eigh(a, UPLO="L"):
+    w, v = tg.linalg.eigh(a, UPLO)
     return [w, _signed(v)]
 
 
-def _eigh_ref(a):
-    w, v = np.linalg.eigh(a)
+def _eigh_ref(a, UPLO="L"):
+    w, v = np.linalg.eigh(a, UPLO)
     return [w, _signed(v, np)]
 
 
@@ -323,6 +324,13 @@ OPS = [
            lambda a: np.linalg.svd(a, compute_uv=False), L.svd_case(), second_order=True),
     OpSpec("qr", lambda a: list(tg.linalg.qr(a)), lambda a: list(np.linalg.qr(a)),
            L.tall_case(), second_order=True),
+    OpSpec("qr_r", lambda a: tg.linalg.qr(a, "r"), lambda a: np.linalg.qr(a, "r"),
+           L.tall_case(), primitive="qr"),
+    OpSpec("qr_wide_complete", lambda a: list(tg.linalg.qr(a, "complete")),
+           lambda a: list(np.linalg.qr(a, "complete")), SF.wide_case(), second_order=True,
+           primitive="qr"),
+    OpSpec("eigh_upper", lambda a: _eigh(a, "U"), lambda a: _eigh_ref(a, "U"), L.eigh_case(),
+           second_order=True, primitive="eigh"),
     OpSpec("pinv", tg.linalg.pinv, np.linalg.pinv, L.svd_case(), second_order=True),
     OpSpec("norm", tg.linalg.norm, np.linalg.norm, L.norm_case(), primitive="sum"),
     # reductions
@@ -420,6 +428,31 @@ OPS = [
            primitive="diagonal"),
     OpSpec("tril", tg.tril, np.tril, N.triangle_case(), second_order=True),
     OpSpec("triu", tg.triu, np.triu, N.triangle_case(), second_order=True),
+    # issue 32's numpy surface
+    OpSpec("fabs", tg.fabs, np.fabs, S.unary(S.NONZERO), elementwise=True, primitive="abs"),
+    OpSpec("real", tg.real, np.real, S.unary(), primitive="identity"),
+    OpSpec("conj", tg.conj, np.conj, S.unary(), primitive="identity"),
+    OpSpec("conjugate", tg.conjugate, np.conjugate, S.unary(), primitive="identity"),
+    OpSpec("real_if_close", tg.real_if_close, np.real_if_close, S.unary(),
+           primitive="identity"),
+    OpSpec("partition", tg.partition, np.partition, SF.partition_case(),
+           primitive="take_along_axis"),
+    OpSpec("rollaxis", tg.rollaxis, np.rollaxis, SF.rollaxis_case(), primitive="transpose"),
+    OpSpec("row_stack", lambda *xs: tg.row_stack(xs), lambda *xs: np.vstack(xs),
+           N.joinable("vstack"), primitive="concat"),
+    OpSpec("append", tg.append, np.append, SF.append_case(), primitive="concat"),
+    OpSpec("r_", lambda *xs: tg.r_[xs], lambda *xs: np.r_[xs], SF.r_case(),
+           primitive="concat"),
+    OpSpec("c_", lambda *xs: tg.c_[xs], lambda *xs: np.c_[xs], SF.r_case(columns=True),
+           primitive="concat"),
+    OpSpec("gradient", lambda f, varargs, **kw: tg.gradient(f, *varargs, **kw),
+           lambda f, varargs, **kw: np.gradient(f, *varargs, **kw), SF.gradient_case(),
+           second_order=True, primitive="concat"),
+    OpSpec("gradient_all_axes", lambda f, varargs, **kw: tg.gradient(f, *varargs, **kw),
+           lambda f, varargs, **kw: np.gradient(f, *varargs, **kw),
+           SF.gradient_case(all_axes=True), primitive="concat"),
+    OpSpec("convolve", tg.convolve, np.convolve, SF.convolve_case(), second_order=True,
+           primitive="gather"),
     # indexing (gradients along axis 0 come back as tg.IndexedSlices)
     OpSpec("gather", tg.gather, np.take, S.gather_case(), second_order=True),
     OpSpec("scatter_add", lambda x, values, indices, axis: tg.ops.scatter_add(x, indices, values, axis),
@@ -444,6 +477,10 @@ OPS = [
            NN.pool_grad_case(distinct=True), second_order=True),
     OpSpec("max_pool2d_pick", pooling.max_pool2d_pick, NN.max_pool2d_pick, NN.pool_pick_case()),
     OpSpec("avg_pool2d", tg.nn.avg_pool2d, NN.avg_pool2d, NN.pool_case(), second_order=True),
+    OpSpec("max_pool1d", tg.nn.max_pool1d, SF.pool1d(NN.max_pool2d),
+           SF.pool1d_case(distinct=True), primitive="max_pool2d"),
+    OpSpec("avg_pool1d", tg.nn.avg_pool1d, SF.pool1d(NN.avg_pool2d), SF.pool1d_case(),
+           primitive="avg_pool2d"),
     OpSpec("avg_pool2d_grad", pooling.avg_pool2d_grad, NN.avg_pool2d_grad, NN.pool_grad_case(),
            second_order=True),
 ]

@@ -92,6 +92,8 @@ GOOD = {
     "kind": lambda: None, "source": lambda: 0, "destination": lambda: 1,
     "indices_or_sections": lambda: 2, "pad_width": lambda: 1, "mode": lambda: "constant",
     "constant_values": lambda: 0.0, "default": lambda: 0.0,
+    # issue 32's numpy surface
+    "kth": lambda: 1, "val": _x, "z": _x, "arr": _x,
     # products and tg.linalg
     "b": _x,
     # tg.nn and tg.optimizers
@@ -132,6 +134,10 @@ SPECIAL = {
                           "strides": 1, "padding": "VALID"},
     "nn.conv1d": lambda: {"input": tg.ones((1, 4, 2)), "filters": tg.ones((2, 2, 3)),
                           "stride": 1, "padding": "VALID"},
+    "nn.max_pool1d": lambda: {"input": tg.ones((1, 4, 2)), "ksize": 2, "strides": 1,
+                              "padding": "VALID"},
+    "nn.avg_pool1d": lambda: {"input": tg.ones((1, 4, 2)), "ksize": 2, "strides": 1,
+                              "padding": "VALID"},
     "nn.moments": lambda: {"x": _x(), "axes": [0]},
     "switch_case": lambda: {"branch_index": 1, "branch_fns": [lambda: _x(), lambda: _x() * 2.0],
                             "default": lambda: _x() * 3.0},
@@ -142,6 +148,8 @@ SPECIAL = {
     "vectorized_map": lambda: {"fn": lambda x: x * 2.0, "elems": tg.constant([1.0, 2.0])},
     "vmap": lambda: {"fn": lambda a: a * 2.0},
     "case": lambda: {"pred_fn_pairs": [(True, lambda: _x())], "default": lambda: _x() * 2.0},
+    "gradient": lambda: {"f": _x(), "*": [1.0]},
+    "convolve": lambda: {"a": tg.constant([1.0, 2.0, 3.0]), "v": tg.constant([1.0, 0.5])},
 }
 
 # Called inside a graph (they are graph-mode only); GOOD's tensors are made there too.

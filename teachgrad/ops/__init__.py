@@ -37,6 +37,11 @@ from .padding import pad, unpad
 from .stacking import array_split, column_stack, dstack, hstack, vstack
 from .selection import select, take
 from .ranges import arange, linspace
+from .complex_parts import angle, conj, conjugate, fabs, imag, real, real_if_close
+from .joining import append, c_, r_, rollaxis, row_stack
+from .partition import argpartition, partition
+from .numeric_gradient import gradient
+from .convolve import convolve
 from .nn import (log_softmax, relu, relu_grad, softmax,
                  sparse_softmax_cross_entropy_with_logits)
 from . import operators  # noqa: F401  (gives Tensor its operators and methods)

@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import backend, validate
 from .core import bind, defbatch, leading_axes_rule, not_differentiable, primitive
-from .grad_util import as_tensor
+from .grad_util import as_tensor, broadcastable
+from .misc import zeros
 
 #: Where masks without a seed come from (fresh entropy, once per process).
 _unseeded = np.random.default_rng()
@@ -38,13 +39,17 @@ def _keep_mask_batch(values, batched, rate, seed):
 defbatch(keep_mask_p, _keep_mask_batch)
 
 
-def dropout(x, rate, seed=None):
+def dropout(x, rate, noise_shape=None, seed=None):
     r"""Each entry of ``x`` set to 0 with probability ``rate``, the others scaled by
     $1 / (1 - \mathrm{rate})$ (``tf.nn.dropout``): the expected value stays ``x``.
 
     Args:
       x: a float tensor.
       rate: the probability of dropping an entry, in ``[0, 1)``.
+      noise_shape: the shape of the mask (TensorFlow's): one keep-or-drop draw per entry
+        of a tensor of this shape, broadcast against ``x`` (``[batch, 1, 1, channels]``
+        drops whole channels of NHWC images); None entries take ``x``'s size there.
+        None (the default): ``x``'s shape, one draw per entry.
       seed: an int makes the mask reproducible: the same seed, the same mask, at every
         call (as TensorFlow's stateless random ops). None (the default) draws a new mask
         each time the op runs, eagerly or in a graph: what training wants.
@@ -60,4 +65,27 @@ def dropout(x, rate, seed=None):
         validate.fail(ValueError, where, "rate", "a probability in [0, 1)", rate)
     if seed is not None:
         seed = validate.integer(seed, "seed", where, minimum=0)
-    return x * bind(keep_mask_p, x, rate=rate, seed=seed)
+    # The mask is drawn for a stand-in of the noise's shape, then broadcast.
+    noise = x if noise_shape is None else zeros(_noise_shape(noise_shape, x, where), x.dtype)
+    return x * bind(keep_mask_p, noise, rate=rate, seed=seed)
+
+
+def _noise_shape(noise_shape, x, where):
+    """``noise_shape`` with its None entries filled from ``x``'s shape; it must
+    broadcast to ``x``'s shape (TensorFlow's rule)."""
+    if not isinstance(noise_shape, (list, tuple)) or len(noise_shape) != x.ndim:
+        validate.fail(ValueError, where, "noise_shape", f"a list of {x.ndim} sizes (one per "
+                      f"axis of `x`)", noise_shape)
+    shape = []
+    for n, size in zip(noise_shape, x.shape):
+        if n is None:
+            if size is None:
+                validate.fail(ValueError, where, "noise_shape", "sizes where `x`'s are "
+                              "unknown", noise_shape)
+            n = size
+        shape.append(validate.integer(n, "noise_shape", where, minimum=0))
+    if not broadcastable(tuple(shape), tuple(x.shape)) or any(
+            a != b and a != 1 for a, b in zip(shape, x.shape) if b is not None):
+        validate.fail(ValueError, where, "noise_shape", f"a shape that broadcasts to `x`'s "
+                      f"shape {tuple(x.shape)} (each size 1 or x's)", noise_shape)
+    return tuple(shape)

@@ -19,7 +19,8 @@ from .misc import ones_like
 from .grad_util import as_tensor
 from .linalg import matmul
 from .matrix import float_dtype, inv, inverse_for_gradient, same_shape_rule, square
-from .shape import expand_dims, swap_last_two
+from .qr_modes import qr_complete_p, qr_raw_p
+from .shape import concat, expand_dims, swap_last_two
 
 
 def _eye_like(m):
@@ -73,33 +74,36 @@ cholesky_p.shape_rule = same_shape_rule
 # eigh: S = V diag(w) V^T.  dw = diag(V^T dS V),  dV = V (F o (V^T dS V)) with
 # F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it.  So
 #   ct_S = V (diag(ct_w) + F o (V^T ct_V)) V^T.
-eigh_p = primitive("eigh", lambda a: tuple(backend.xp.linalg.eigh(a)),
+eigh_p = primitive("eigh", lambda a, UPLO: tuple(backend.xp.linalg.eigh(a, UPLO=UPLO)),
                    multiple_results=True)
 defeffect(eigh_p, "fresh")
-def eigh(a):
+def eigh(a, UPLO="L"):
     r"""``(w, v)``: the eigenvalues (ascending) and eigenvectors (columns) of a symmetric
-    matrix, $A = V \mathrm{diag}(w) V^T$ (only the lower triangle is read).
+    matrix, $A = V \mathrm{diag}(w) V^T$ (only the lower triangle is read, or with
+    ``UPLO="U"`` the upper one, as numpy's ``eigh``).
 
     VJP: $\bar S = V\,(\mathrm{diag}(\bar w) + F \circ (V^T \bar V))\,V^T$ with
     $F_{ij} = 1/(w_j - w_i)$ for $i \ne j$ (eigenvalues must be distinct for $\bar V$),
-    then the lower-triangle rule of the module's note."""
-    return tuple(bind(eigh_p, square(a, "tg.linalg.eigh")))
+    then the lower-triangle rule of the module's note (its transpose for ``"U"``)."""
+    UPLO = validate.one_of(UPLO, "UPLO", "tg.linalg.eigh", ("L", "U"))
+    return tuple(bind(eigh_p, square(a, "tg.linalg.eigh"), UPLO=UPLO))
 
 
-def _eigh_vjp(ct, ans, a):
+def _eigh_vjp(ct, ans, a, UPLO):
     ct_w, ct_v = ct
     w, v = ans
     eye = _eye_like(v)
     gaps = expand_dims(w, -2) - expand_dims(w, -1) + eye   # w_j - w_i, 1 on the diagonal
     f = divide(1.0 - eye, gaps)
     inner = _diag(ct_w, eye) + f * matmul(v, ct_v, transpose_a=True)
-    return _lower_of_symmetric(matmul(matmul(v, inner), v, transpose_b=True), eye)
+    lower = _lower_of_symmetric(matmul(matmul(v, inner), v, transpose_b=True), eye)
+    return lower if UPLO == "L" else swap_last_two(lower)   # the upper triangle read
 
 
 defvjp(eigh_p, _eigh_vjp)
 defbatch(eigh_p, leading_axes_rule(eigh_p))   # numpy's linalg maps over leading axes
-eigh_p.shape_rule = lambda a: [(None if a.shape is None else a.shape[:-1],
-                                float_dtype(a.dtype)), same_shape_rule(a)[0]]
+eigh_p.shape_rule = lambda a, UPLO: [(None if a.shape is None else a.shape[:-1],
+                                      float_dtype(a.dtype)), same_shape_rule(a)[0]]
 
 
 # svd (Townsend 2016), A = U diag(s) V^T with k = min(m, n) columns kept, and
@@ -189,37 +193,59 @@ def svd(a, full_matrices=True, compute_uv=True):
     return tuple(bind(svd_p, x, full_matrices=full_matrices))
 
 
-# qr (reduced, m >= n), A = Q R:
+# qr (reduced), A = Q R.  For m >= n:
 #   M = R ct_R^T - ct_Q^T Q;  ct_A = (ct_Q + Q copyltu(M)) R^{-T}
-# where copyltu(M) = tril(M) + tril(M, -1)^T copies the lower triangle up.
+# where copyltu(M) = tril(M) + tril(M, -1)^T copies the lower triangle up. For m < n
+# (JAX's rule), A = [X | Y] with X square: X = Q U is a square QR, and R = [U | V]
+# with V = Q^T Y, so ct_Y = Q ct_V and X gets the square rule with ct_Q + Y ct_V^T.
 qr_p = primitive("qr", lambda a: tuple(backend.xp.linalg.qr(a)), multiple_results=True)
 defeffect(qr_p, "fresh")
 def qr(a, mode="reduced"):
-    r"""``(q, r)`` with $A = QR$, $Q$ with orthonormal columns and $R$ upper triangular
-    (numpy's ``mode="reduced"``, the only mode here).
+    r"""$A = QR$, $Q$ with orthonormal columns and $R$ upper triangular, numpy's modes:
+    ``"reduced"`` ``(q, r)`` with $k = \min(m, n)$ columns of $Q$; ``"complete"``
+    ``(q, r)`` with $Q$ square ($m \times m$); ``"r"`` $R$ alone; ``"raw"`` LAPACK's
+    Householder reflectors ``(h, tau)``.
 
-    VJP (rows >= columns): $M = R\bar R^T - \bar Q^T Q$, $\bar A = (\bar Q + Q\,
-    \mathrm{copyltu}(M))\, R^{-T}$, where copyltu mirrors the lower triangle upwards."""
-    validate.one_of(mode, "mode", "tg.linalg.qr", ("reduced",))
+    VJP for ``"reduced"`` and ``"r"`` (A of full rank), rows >= columns:
+    $M = R\bar R^T - \bar Q^T Q$, $\bar A = (\bar Q + Q\,\mathrm{copyltu}(M))\,
+    R^{-T}$, where copyltu mirrors the lower triangle upwards; rows < columns: with
+    $A = [X | Y]$, $R = [U | V]$, $\bar Y = Q\bar V$ and $X$ takes the square rule with
+    $\bar Q + Y\bar V^T$. ``"complete"`` is differentiable where it is the reduced QR
+    (rows <= columns); for more rows than columns its extra columns of $Q$ are not
+    determined by $A$, and ``"raw"`` has no gradient: both say so when differentiated."""
+    mode = validate.one_of(mode, "mode", "tg.linalg.qr", ("reduced", "complete", "r", "raw"))
     x = as_tensor(a, "a", "tg.linalg.qr")
     if x.shape is not None and x.ndim < 2:
         validate.fail(ValueError, "tg.linalg.qr", "a", "matrices: a tensor of shape "
                       "(..., M, N)", x)
-    return tuple(bind(qr_p, x))
+    m, n = (None, None) if x.shape is None else x.shape[-2:]
+    if mode == "raw":
+        return tuple(bind(qr_raw_p, x))
+    if mode == "complete" and (m is None or n is None or m > n):
+        return tuple(bind(qr_complete_p, x))
+    q, r = bind(qr_p, x)
+    return r if mode == "r" else (q, r)
 
 
 def _qr_vjp(ct, ans, a):
     ct_q, ct_r = ct
     q, r = ans
     m, n = a.shape[-2], a.shape[-1]
-    if m is not None and n is not None and m < n:
-        raise ValueError(f"tg.linalg.qr: the gradient needs at least as many rows as "
-                         f"columns, got a {m} x {n} matrix.")
+    if m is None or n is None or m >= n:
+        return _qr_square_or_tall_vjp(ct_q, ct_r, q, r)
+    ct_u, ct_v = ct_r[..., :m], ct_r[..., m:]
+    y = a[..., m:]
+    ct_x = _qr_square_or_tall_vjp(ct_q + matmul(y, ct_v, transpose_b=True), ct_u, q,
+                                  r[..., :m])
+    return concat([ct_x, matmul(q, ct_v)], axis=-1)
+
+
+def _qr_square_or_tall_vjp(ct_q, ct_r, q, r):
     mm = matmul(r, ct_r, transpose_b=True) - matmul(ct_q, q, transpose_a=True)
     low = tril(mm)
     copyltu = low + swap_last_two(low) - mm * _eye_like(mm)
     return matmul(ct_q + matmul(q, copyltu), inverse_for_gradient(
-        r, "tg.linalg.qr", "it needs R invertible, that is A of full column rank"),
+        r, "tg.linalg.qr", "it needs R invertible, that is A of full rank"),
         transpose_b=True)
 
 
