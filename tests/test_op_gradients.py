@@ -212,9 +212,14 @@ def _differentiable_primitives():
     return names
 
 
+#: Ops whose VJP rule only refuses, saying why (qr's "complete" mode of a tall matrix and
+#: its "raw" mode have no gradient to give; tests/test_linalg_surface.py checks the refusal).
+REFUSE_GRADIENTS = {"qr_complete", "qr_raw"}
+
+
 def test_table_covers_every_differentiable_op():
     covered = {spec.op_name for spec in OPS}
-    missing = _differentiable_primitives() - covered
+    missing = _differentiable_primitives() - covered - REFUSE_GRADIENTS
     assert not missing, f"ops with no line in tests/op_table.py: {sorted(missing)}"
 
 

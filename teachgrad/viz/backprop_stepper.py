@@ -24,6 +24,7 @@ What a browser test can rely on, inside the widget (class ``tg-stepper-widget``)
 * ``g.tg-node-<name>``: the node drawn as ``name`` in the SVG (``n3``); the
   frame's style fills the node being processed with ``render.PROCESSING_FILL``.
 """
+from .. import validate
 from ..autodiff import events
 from ..debug.report import escape
 from . import follow, render
@@ -59,7 +60,7 @@ class BackpropStepper(Stepper):
     def __init__(self, trace, *, max_frames=MAX_FRAMES, start=0, interval=INTERVAL,
                  labels=None):
         self.trace = _backward_trace(trace)
-        self.frames = backprop_frames(self.trace, labels=labels)
+        self.frames = backprop_frames(self.trace, labels=_checked_labels(labels))
         super().__init__(len(self.frames), max_frames, start, interval)
         self.gradients = None
         self._drawing = self._svg = None
@@ -324,3 +325,14 @@ def _words(tensors, frames):
 def _loop_words(loop, labels):
     name = loop_label(loop.node, labels)
     return f"Iteration {loop.iteration} of the {loop.direction} loop of {name}"
+
+
+def _checked_labels(labels):
+    """``labels`` checked: None, or a dict from tensor ids (ints) to names (strings)."""
+    if labels is None:
+        return None
+    if not isinstance(labels, dict) or not all(
+            isinstance(k, int) and isinstance(v, str) for k, v in labels.items()):
+        validate.fail(TypeError, "tg.viz.BackpropStepper", "labels", "a dict from tensor ids "
+                      "(ints) to names (strings), or None", labels)
+    return labels
