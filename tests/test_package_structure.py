@@ -100,3 +100,35 @@ def test_the_exercise_checks_read_in_short_files():
     long = {path.name: n for path in (PACKAGE / "exercises").glob("*.py")
             if (n := len(path.read_text().splitlines())) > 300}
     assert not long, f"split these by what they check: {long}"
+
+
+def test_an_op_is_declared_through_one_form():
+    """Every fact about an op is set by a declaration in ops/declare.py (primitive,
+    defvjp, defjvp, defbatch, defeffect, defshape, accepts, ...), never by assigning the
+    Op's attributes directly in a module: one documented form, which a reader can look up."""
+    facts = set(teachgrad.ops.Op.__slots__) - {"name", "forward", "multiple_results"}
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.relative_to(PACKAGE).as_posix() == "ops/declare.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            for target in targets:
+                if (isinstance(target, ast.Attribute) and target.attr in facts
+                        and not (isinstance(target.value, ast.Name) and target.value.id == "self")):
+                    found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} .{target.attr} =")
+    assert not found, "declare these with ops/declare.py's functions: " + "; ".join(found)
+
+
+CORE_FILES = ("ops/core.py", "ops/declare.py", "ops/inputs.py", "ops/batching.py",
+              "autodiff/engine.py", "autodiff/pending.py", "autodiff/contributions.py",
+              "autodiff/rule_calls.py", "autodiff/tape.py", "autodiff/tape_record.py",
+              "autodiff/vectorize.py", "autodiff/batch_fallback.py", "state.py")
+
+
+def test_the_files_a_lesson_points_at_read_in_one_sitting():
+    """The core files a lesson or the engine page opens stay about 250 lines, at most 330
+    (issue 29): one job each."""
+    long = {name: n for name in CORE_FILES
+            if (n := len((PACKAGE / name).read_text().splitlines())) > 330}
+    assert not long, f"split these by job: {long}"

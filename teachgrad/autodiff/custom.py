@@ -20,6 +20,7 @@ from ..ops.core import ANY_GRAPH, bind, defbatch, defvjp_all, primitive, rules_n
 from ..ops.shape import repeat_like
 from ..state import override, state
 from ..tensor import Tensor, constant
+from ..ops.declare import defjvp_all, defshape, recomputes_in_rule
 
 
 def _custom_forward(*arrays, n_results, **unused):
@@ -86,7 +87,7 @@ def checkable(params):
         return grads[n_results:n_results + n_args]
     rule.__wrapped__ = params["grad_fn"]   # where the rule is written: the grad_fn
     op = primitive("custom_gradient", forward, multiple_results=True)
-    op.vjp_all = rule
+    rules_need_tensors(defvjp_all(op, rule))   # the user's grad_fn: Tensors
     return op
 
 
@@ -98,9 +99,10 @@ def _custom_jvp(node, tangents):
 
 # custom_gradient(*results, *args, *variables): the results again, with a VJP given by grad_fn.
 custom_gradient_p = primitive("custom_gradient", _custom_forward, multiple_results=True)
-custom_gradient_p.shape_rule = _custom_shape
+defshape(custom_gradient_p, _custom_shape)
 rules_need_tensors(defvjp_all(custom_gradient_p, _custom_vjp))   # calls grad_fn
-custom_gradient_p.jvp = _custom_jvp
+recomputes_in_rule(custom_gradient_p)   # its grad_fn may run the function again
+defjvp_all(custom_gradient_p, _custom_jvp)
 
 
 def _custom_batch(frame, values, batched, n_results, n_args, grad_fn, variables, name,

@@ -32,6 +32,7 @@ from . import batched
 from .outputs import add_output
 from .structure import check_same_structure, paths
 from .subgraph import MirrorGraph, as_tensor, differentiable_sources, entered, trace
+from ..ops.declare import accepts, defshape
 
 
 class Branch:
@@ -247,7 +248,7 @@ def _if_vjp(cts, ans, pred, *inputs, true_fn, false_fn, branches):
 # If(pred, *true_fn captures, *false_fn captures; true_fn, false_fn, branches): the
 # outputs of the branch that ran, then the intermediates saved for the gradient.
 if_p = primitive("If", _if_kernel, multiple_results=True)
-if_p.shape_rule = _if_shapes
-if_p.accepts_missing = True
+defshape(if_p, _if_shapes)
+accepts(if_p, missing=True)
 rules_need_tensors(defvjp_all(if_p, _if_vjp))   # builds and runs branches
 core.defbatch(if_p, batched.unbatchable_node("If"))

@@ -25,6 +25,7 @@ from ..tensor import Tensor, convert_to_tensor
 from ..ops.batching import BatchedTensor
 from .cond import Branch, cond
 from .subgraph import entered
+from ..ops.declare import defshape
 
 
 def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
@@ -176,7 +177,7 @@ def _case_index_kernel(*preds, exclusive, has_default):
 # case_index(*preds; exclusive, has_default): the position of the first true predicate
 # (their number when none is), checking case's rules as it goes.
 case_index_p = not_differentiable(primitive("case_index", _case_index_kernel))
-case_index_p.shape_rule = lambda *preds, **params: [((), dtypes.int64)]
+defshape(case_index_p, lambda *preds, **params: [((), dtypes.int64)])
 
 
 def case_index(*preds, exclusive=False, has_default=True):

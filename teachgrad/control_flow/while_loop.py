@@ -40,6 +40,7 @@ from .stacks import stack_values
 from ..tensor import SymbolicTensor, Tensor
 from .structure import align, check_dtype, check_same_structure, check_shape, paths
 from .subgraph import MirrorGraph, as_tensor, differentiable_sources, entered, trace
+from ..ops.declare import accepts, defshape
 
 
 class EagerLoop:
@@ -444,7 +445,7 @@ def _while_vjp(cts, ans, *inputs, cond, body, loop):
 # While(*loop_vars, [maximum_iterations], *cond captures, *body captures; cond, body, loop):
 # the final loop variables, the number of iterations run, then one stack per saved value.
 while_p = primitive("While", _while_kernel, multiple_results=True)
-while_p.shape_rule = _while_shapes
-while_p.accepts_missing = True
+defshape(while_p, _while_shapes)
+accepts(while_p, missing=True)
 rules_need_tensors(defvjp_all(while_p, _while_vjp))   # builds and runs loops
 core.defbatch(while_p, batched.unbatchable_node("While"))

@@ -30,6 +30,7 @@ from ..tensor import SymbolicTensor, Tensor, Variable, _to_array
 from .graph import Graph, placeholder
 from .retrace import Retracing, drop_oldest
 from .session import plan_for
+from ..ops.declare import defshape
 
 
 class FuncGraph(Graph):
@@ -164,7 +165,7 @@ def _call_shape(*inputs, function):
 # call(*inputs, function): run a traced function. Its gradient is the gradient of the body,
 # traced as a function of its own: teachgrad.autodiff.function_gradient gives it its rule.
 call_p = primitive("call", _call_kernel, multiple_results=True)
-call_p.shape_rule = _call_shape
+defshape(call_p, _call_shape)
 
 
 class Function:

@@ -17,6 +17,7 @@ from ..ops.shape_inference import infer_outputs
 from ..state import override, state
 from ..tensor import (SymbolicTensor, Tensor, Variable, _scalar_dtype, _to_array, holds_tensor,
                       packed)
+from ..ops.declare import defshape
 
 
 def _placeholder_kernel(**params):
@@ -29,14 +30,14 @@ def _placeholder_shape(shape, dtype):
 # Graph-only ops: a placeholder (fed when the graph runs), a constant, and a read
 # of a Variable's current value.
 placeholder_p = not_differentiable(primitive("placeholder", _placeholder_kernel))
-placeholder_p.shape_rule = _placeholder_shape
+defshape(placeholder_p, _placeholder_shape)
 
 const_p = not_differentiable(primitive("const", lambda value: value))
 defeffect(const_p, "view")
-const_p.shape_rule = lambda value: [(tuple(value.shape), value.dtype)]
+defshape(const_p, lambda value: [(tuple(value.shape), value.dtype)])
 
 read_variable_p = not_differentiable(primitive("read_variable", lambda variable: variable._value))
-read_variable_p.shape_rule = lambda variable: [(tuple(variable.shape), variable.dtype)]
+defshape(read_variable_p, lambda variable: [(tuple(variable.shape), variable.dtype)])
 
 
 class Graph:

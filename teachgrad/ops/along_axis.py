@@ -11,6 +11,7 @@ from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor
 from .misc import zeros_like
 from .shape import _axis, reshape, shifted_axes_rule
+from .declare import defshape
 
 
 def _key(shape, indices, axis):
@@ -87,4 +88,4 @@ defjvp(add_along_axis_p,
        lambda v_dot, ans, x, indices, values, axis:
        add_along_axis(zeros_like(ans), indices, v_dot, axis))
 defbatch(add_along_axis_p, shifted_axes_rule(add_along_axis_p, "axis"))
-add_along_axis_p.shape_rule = lambda x, indices, values, axis: [(x.shape, x.dtype)]
+defshape(add_along_axis_p, lambda x, indices, values, axis: [(x.shape, x.dtype)])

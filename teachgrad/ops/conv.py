@@ -33,6 +33,7 @@ from .nhwc_batching import conv_rule, merged_images_rule
 from .rearrange import flip
 from .shape import transpose
 from .windows import PADDINGS, geometry_2d, pad_2d, require_fit, windows
+from .declare import defshape
 
 
 def _conv2d_kernel(x, w, strides, padding, dilations):
@@ -56,7 +57,7 @@ def _conv2d_shape(x, w, strides, padding, dilations):
 
 conv2d_p = primitive("conv2d", _conv2d_kernel)
 defeffect(conv2d_p, "fresh")
-conv2d_p.shape_rule = _conv2d_shape
+defshape(conv2d_p, _conv2d_shape)
 
 
 def _conv(x, w, strides, padding, dilations):
@@ -160,10 +161,10 @@ def _unspread_shape(h, x, w, strides, padding, dilations):
 # its transpose, unspread, reads those entries back out.
 spread_p = primitive("spread", _spread_kernel)
 defeffect(spread_p, "fresh", shape_only_inputs=(1, 2))
-spread_p.shape_rule = _spread_shape
+defshape(spread_p, _spread_shape)
 unspread_p = primitive("unspread", _unspread_kernel)
 defeffect(unspread_p, "view", shape_only_inputs=(1, 2))
-unspread_p.shape_rule = _unspread_shape
+defshape(unspread_p, _unspread_shape)
 
 
 def spread(g, x, w, strides, padding, dilations):
@@ -221,10 +222,10 @@ def _window_unpad_shape(h, x, w, strides, padding, dilations):
 # reach: what the filters' cotangent convolves. window_unpad is its transpose.
 window_pad_p = primitive("window_pad", _window_pad_kernel)
 defeffect(window_pad_p, "view", shape_only_inputs=(1,))
-window_pad_p.shape_rule = _window_pad_shape
+defshape(window_pad_p, _window_pad_shape)
 window_unpad_p = primitive("window_unpad", _window_unpad_kernel)
 defeffect(window_unpad_p, "fresh", shape_only_inputs=(1, 2))
-window_unpad_p.shape_rule = _window_unpad_shape
+defshape(window_unpad_p, _window_unpad_shape)
 
 
 def window_pad(x, w, strides, padding, dilations):

@@ -11,6 +11,7 @@ from .grad_util import as_tensor, check_entries
 from .reduction import sum
 from .misc import zeros
 from .shape import broadcast_to, expand_dims, repeat_like, unbroadcast
+from .declare import defshape
 
 
 def _diagonal_axes(x, axis1, axis2, where, name="a"):
@@ -80,7 +81,7 @@ def _undiagonal_batch(values, batched, offset, axis1, axis2):
     x = x if x_batched else repeat_like(x, g)
     return bind(undiagonal_p, g, x, offset=offset, axis1=axis1 + 1, axis2=axis2 + 1), True
 defbatch(undiagonal_p, _undiagonal_batch)
-undiagonal_p.shape_rule = lambda g, x, offset, axis1, axis2: [(x.shape, g.dtype)]
+defshape(undiagonal_p, lambda g, x, offset, axis1, axis2: [(x.shape, g.dtype)])
 
 
 def trace(a, offset=0, axis1=0, axis2=1):

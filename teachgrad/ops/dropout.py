@@ -13,6 +13,7 @@ from .. import backend, validate
 from .core import bind, defbatch, leading_axes_rule, not_differentiable, primitive
 from .grad_util import as_tensor, broadcastable
 from .misc import zeros
+from .declare import defshape
 
 #: Where masks without a seed come from (fresh entropy, once per process).
 _unseeded = np.random.default_rng()
@@ -26,7 +27,7 @@ def _keep_mask_kernel(x, rate, seed):
 # keep_mask(x): 1/(1 - rate) where an entry is kept, 0 where it is dropped. Random
 # noise: no derivative, and never folded or shared by the graph optimiser.
 keep_mask_p = not_differentiable(primitive("keep_mask", _keep_mask_kernel))
-keep_mask_p.shape_rule = lambda x, rate, seed: [(x.shape, x.dtype)]
+defshape(keep_mask_p, lambda x, rate, seed: [(x.shape, x.dtype)])
 
 
 def _keep_mask_batch(values, batched, rate, seed):

@@ -29,6 +29,7 @@ from .. import backend, validate
 from .core import bind, defbatch, defeffect, defvjp_all, primitive
 from .grad_util import as_tensor, known
 from .shape import broadcast_as, broadcast_to, expand_dims, unbroadcast
+from .declare import defjvp_all, defshape
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase   # numpy's order
 
@@ -125,7 +126,7 @@ def _jvp(node, tangents):
     return [total]
 
 
-einsum_p.jvp = _jvp
+defjvp_all(einsum_p, _jvp)
 
 
 def _shape(*operands, subscripts):
@@ -144,7 +145,7 @@ def _shape(*operands, subscripts):
     return [(tuple(sizes[c] for c in output), dtype)]
 
 
-einsum_p.shape_rule = _shape
+defshape(einsum_p, _shape)
 
 
 def einsum_explicit(subscripts, *operands):

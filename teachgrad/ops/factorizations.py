@@ -21,6 +21,7 @@ from .linalg import matmul
 from .matrix import float_dtype, inv, inverse_for_gradient, same_shape_rule, square
 from .qr_modes import qr_complete_p, qr_raw_p
 from .shape import concat, expand_dims, swap_last_two
+from .declare import defshape
 
 
 def _eye_like(m):
@@ -68,7 +69,7 @@ def _cholesky_vjp(ct, ans, a):
 
 defvjp(cholesky_p, _cholesky_vjp)
 defbatch(cholesky_p, leading_axes_rule(cholesky_p))   # numpy's linalg maps over leading axes
-cholesky_p.shape_rule = same_shape_rule
+defshape(cholesky_p, same_shape_rule)
 
 
 # eigh: S = V diag(w) V^T.  dw = diag(V^T dS V),  dV = V (F o (V^T dS V)) with
@@ -102,8 +103,8 @@ def _eigh_vjp(ct, ans, a, UPLO):
 
 defvjp(eigh_p, _eigh_vjp)
 defbatch(eigh_p, leading_axes_rule(eigh_p))   # numpy's linalg maps over leading axes
-eigh_p.shape_rule = lambda a, UPLO: [(None if a.shape is None else a.shape[:-1],
-                                      float_dtype(a.dtype)), same_shape_rule(a)[0]]
+defshape(eigh_p, lambda a, UPLO: [(None if a.shape is None else a.shape[:-1],
+                                   float_dtype(a.dtype)), same_shape_rule(a)[0]])
 
 
 # svd (Townsend 2016), A = U diag(s) V^T with k = min(m, n) columns kept, and
@@ -157,7 +158,7 @@ def _svd_shape(a, full_matrices):
     return [(batch + (m, cols), dtype), (batch + (k,), dtype), (batch + (rows, n), dtype)]
 
 
-svd_p.shape_rule = _svd_shape
+defshape(svd_p, _svd_shape)
 
 
 # svdvals: the singular values alone.  ds_i = u_i^T dA v_i, so ct_A = U diag(ct_s) V^T,
@@ -171,7 +172,7 @@ def _svdvals_vjp(ct, ans, a):
 
 defvjp(svdvals_p, _svdvals_vjp)
 defbatch(svdvals_p, leading_axes_rule(svdvals_p))   # numpy's linalg maps over leading axes
-svdvals_p.shape_rule = lambda a: _svd_shape(a, False)[1:2]
+defshape(svdvals_p, lambda a: _svd_shape(a, False)[1:2])
 
 
 def svd(a, full_matrices=True, compute_uv=True):
@@ -260,7 +261,7 @@ def _qr_shape(a):
     return [(batch + (m, k), dtype), (batch + (k, n), dtype)]
 
 
-qr_p.shape_rule = _qr_shape
+defshape(qr_p, _qr_shape)
 
 
 def _pinv_kernel(a, rcond):
@@ -309,5 +310,5 @@ def _pinv_vjp(ct, ans, a, rcond):
 
 defvjp(pinv_p, _pinv_vjp)
 defbatch(pinv_p, leading_axes_rule(pinv_p))   # numpy's linalg maps over leading axes
-pinv_p.shape_rule = lambda a, rcond: [(None if a.shape is None else
-                                       a.shape[:-2] + a.shape[-2:][::-1], float_dtype(a.dtype))]
+defshape(pinv_p, lambda a, rcond: [(None if a.shape is None else
+                                    a.shape[:-2] + a.shape[-2:][::-1], float_dtype(a.dtype))])

@@ -18,6 +18,7 @@ from .grad_util import known, value_of
 from .misc import zeros, zeros_like
 from .shape import _axis, repeat_like, reshape, transpose
 from .shape_inference import STAND_IN_SIZES, infer_by_stand_ins
+from .declare import defshape
 
 
 class IndexedSlices:
@@ -100,7 +101,7 @@ defvjp(index_add_p,
 defjvp(index_add_p,
        lambda x_dot, ans, x, values, key: x_dot,
        lambda v_dot, ans, x, values, key: index_add(zeros_like(ans), v_dot, key))
-index_add_p.shape_rule = lambda x, values, key: [(x.shape, x.dtype)]
+defshape(index_add_p, lambda x, values, key: [(x.shape, x.dtype)])
 
 
 def _index_add_batch(values, batched, key):
@@ -183,7 +184,7 @@ def _getitem_shape(x, key):
             raise   # every size is known: the index really does not fit
         # e.g. a boolean mask over several unknown sizes: the shape is known only at run time
         return [(None, x.dtype)]
-getitem_p.shape_rule = _getitem_shape
+defshape(getitem_p, _getitem_shape)
 
 
 def _batch_key(key):

@@ -7,6 +7,7 @@ from .. import backend, validate
 from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
 from .shape import (broadcast_as, expand_dims, move_to_rank, reshape, squeeze, swap_last_two,
                     unbroadcast)
+from .declare import defshape
 
 
 def _mT(a):
@@ -153,4 +154,4 @@ def _matmul_shape(x, y, transpose_a, transpose_b):
     cols = [b[-1]] if len(b) > 1 else []
     return [(tuple(batch + rows + cols), np.result_type(x.dtype, y.dtype))]
 
-matmul_p.shape_rule = _matmul_shape
+defshape(matmul_p, _matmul_shape)

@@ -21,6 +21,7 @@ from .grad_util import as_tensor
 from .linalg import matmul
 from .reduction import sum
 from .shape import expand_dims, move_to_rank, squeeze, swap_last_two, unbroadcast
+from .declare import defshape
 
 
 def square(a, where, name="a"):
@@ -74,7 +75,7 @@ defvjp(inv_p, lambda ct, ans, a: -matmul(matmul(ans, ct, transpose_a=True), ans,
                                          transpose_b=True))
 defjvp(inv_p, lambda a_dot, ans, a: -matmul(matmul(ans, a_dot), ans))
 defbatch(inv_p, leading_axes_rule(inv_p))   # numpy's linalg maps over leading axes
-inv_p.shape_rule = same_shape_rule
+defshape(inv_p, same_shape_rule)
 
 
 def _solve_kernel(a, b, vector):
@@ -159,7 +160,7 @@ def _solve_shape(a, b, vector):
     return [(batch_of(a.shape[:-2], b.shape[:-2]) + tuple(b.shape[-2:]), dtype)]
 
 
-solve_p.shape_rule = _solve_shape
+defshape(solve_p, _solve_shape)
 
 
 # det: Jacobi's formula, ct_A = ct cof(A), the cofactor matrix: det(A) A^{-T} where A is
@@ -174,8 +175,8 @@ def det(a):
 defvjp(det_p, lambda ct, ans, a: _ct_matrix(ct) * cofactor(a))
 defjvp(det_p, lambda a_dot, ans, a: sum(cofactor(a) * a_dot, axis=(-2, -1)))
 defbatch(det_p, leading_axes_rule(det_p))
-det_p.shape_rule = lambda a: [(None if a.shape is None else a.shape[:-2],
-                               float_dtype(a.dtype))]
+defshape(det_p, lambda a: [(None if a.shape is None else a.shape[:-2],
+                            float_dtype(a.dtype))])
 
 
 def _cofactor_kernel(a):
@@ -209,7 +210,7 @@ def cofactor(a):
     it is singular. VJP: that of $\det(A) A^{-T}$ (needs $A$ invertible)."""
     return bind(cofactor_p, square(a, "tg.linalg.cofactor"))
 defvjp(cofactor_p, _cofactor_vjp)
-cofactor_p.shape_rule = same_shape_rule
+defshape(cofactor_p, same_shape_rule)
 defbatch(cofactor_p, leading_axes_rule(cofactor_p))
 
 
@@ -237,4 +238,4 @@ def inverse_for_gradient(a, where, why):
         return inv(a)
     except ValueError as error:   # numpy's LinAlgError is a ValueError
         raise type(error)(f"the gradient of {where}: {why} ({error}).") from None
-slogdet_p.shape_rule = lambda a: det_p.shape_rule(a) * 2
+defshape(slogdet_p, lambda a: det_p.shape_rule(a) * 2)

@@ -3,6 +3,7 @@ from .. import backend, dtypes, validate
 from ..tensor import constant
 from .core import (bind, defbatch, defeffect, defjvp, defvjp, defvjp_all, leading_axes_rule,
                    not_differentiable, primitive)
+from .declare import accepts
 
 # cast(x, dtype): same values, another dtype. The gradient is cast back.
 cast_p = primitive("cast", lambda x, dtype: x.astype(dtype, copy=False))
@@ -23,7 +24,7 @@ def identity(x): return bind(identity_p, x)
 defvjp(identity_p, lambda ct, ans, x: ct)
 defjvp(identity_p, lambda x_dot, ans, x: x_dot)
 defbatch(identity_p, leading_axes_rule(identity_p))
-identity_p.accepts_sparse = True
+accepts(identity_p, sparse=True)
 
 # identity_n(x1, ..., xn): several tensors through one op; each cotangent passes through.
 identity_n_p = primitive("identity_n", lambda *xs: xs, multiple_results=True)
@@ -35,7 +36,7 @@ def identity_n(*tensors):
     return list(bind(identity_n_p, *tensors))
 defvjp_all(identity_n_p, lambda cts, ans, *xs: list(cts))
 defbatch(identity_n_p, leading_axes_rule(identity_n_p))
-identity_n_p.accepts_sparse = True
+accepts(identity_n_p, sparse=True)
 
 # stop_gradient(x) = x, but autodiff treats the result as a constant.
 stop_gradient_p = not_differentiable(primitive("stop_gradient", lambda x: x))

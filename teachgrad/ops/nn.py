@@ -8,6 +8,7 @@ from .grad_util import compatible, require_same_shape
 from .math import exp
 from .reduction import sum
 from .shape import expand_dims, repeat_unbatched, shifted_axes_rule
+from .declare import accepts, defshape
 
 # relu(x) = max(x, 0).  d/dx = 1 where x > 0, else 0, applied by the fused op relu_grad below.
 def _relu_kernel(x):
@@ -118,7 +119,7 @@ def _sparse_xent_kernel(logits, labels):
 # constant, so second derivatives flow through it as through softmax.
 sparse_xent_p = primitive("sparse_softmax_cross_entropy", _sparse_xent_kernel,
                           multiple_results=True)
-sparse_xent_p.accepts_missing = True
+accepts(sparse_xent_p, missing=True)
 
 
 def _sparse_xent_shapes(logits, labels):
@@ -131,7 +132,7 @@ def _sparse_xent_shapes(logits, labels):
             a if a is not None else b for a, b in zip(batch, known))
     return [(batch, logits.dtype), (logits.shape, logits.dtype)]
 
-sparse_xent_p.shape_rule = _sparse_xent_shapes
+defshape(sparse_xent_p, _sparse_xent_shapes)
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits):

@@ -14,6 +14,7 @@ from .. import backend, validate
 from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor, check_entries, known
 from .shape import repeat_unbatched
+from .declare import defshape
 
 #: numpy's modes that only copy entries (or put a constant): the ones with a VJP here.
 MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
@@ -108,7 +109,7 @@ def unpad(g, x, pad_width, mode):
 defvjp(unpad_p, lambda ct, ans, g, x, pad_width, mode: pad(ct, pad_width, mode), None)
 defjvp(unpad_p, lambda g_dot, ans, g, x, pad_width, mode: unpad(g_dot, x, pad_width, mode),
        None)
-unpad_p.shape_rule = lambda g, x, pad_width, mode: [(x.shape, g.dtype)]
+defshape(unpad_p, lambda g, x, pad_width, mode: [(x.shape, g.dtype)])
 defbatch(unpad_p, lambda values, batched, pad_width, mode: (
     bind(unpad_p, *repeat_unbatched(values, batched), pad_width=((0, 0),) + pad_width,
          mode=mode), True))

@@ -18,6 +18,7 @@ from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor
 from .nhwc_batching import merged_images_rule
 from .windows import add_windows, geometry_2d, pad_2d, require_fit, windows
+from .declare import defshape
 
 _ONES = (1, 1)   # pooling windows are not dilated
 
@@ -73,7 +74,7 @@ def _max_pool_kernel(x, ksize, strides, padding):
 max_pool2d_p = primitive("max_pool2d", _max_pool_kernel)
 defeffect(max_pool2d_p, "fresh")
 defbatch(max_pool2d_p, merged_images_rule(max_pool2d_p))
-max_pool2d_p.shape_rule = _pool_shape
+defshape(max_pool2d_p, _pool_shape)
 defvjp(max_pool2d_p, lambda ct, ans, x, **p: max_pool2d_grad(ct, x, **p))
 defjvp(max_pool2d_p, lambda x_dot, ans, x, **p: max_pool2d_pick(x_dot, x, **p))
 
@@ -107,7 +108,7 @@ def _max_pool_grad_kernel(g, x, ksize, strides, padding):
 max_pool2d_grad_p = primitive("max_pool2d_grad", _max_pool_grad_kernel)
 defeffect(max_pool2d_grad_p, "fresh")
 defbatch(max_pool2d_grad_p, merged_images_rule(max_pool2d_grad_p))
-max_pool2d_grad_p.shape_rule = _like_x_shape
+defshape(max_pool2d_grad_p, _like_x_shape)
 
 
 def max_pool2d_grad(g, x, ksize, strides, padding):
@@ -127,7 +128,7 @@ def _max_pool_pick_kernel(h, x, ksize, strides, padding):
 max_pool2d_pick_p = primitive("max_pool2d_pick", _max_pool_pick_kernel)
 defeffect(max_pool2d_pick_p, "fresh")
 defbatch(max_pool2d_pick_p, merged_images_rule(max_pool2d_pick_p))
-max_pool2d_pick_p.shape_rule = lambda h, x, **p: [(_pool_shape(x, **p)[0][0], h.dtype)]
+defshape(max_pool2d_pick_p, lambda h, x, **p: [(_pool_shape(x, **p)[0][0], h.dtype)])
 
 
 def max_pool2d_pick(h, x, ksize, strides, padding):
@@ -161,7 +162,7 @@ def _avg_pool_kernel(x, ksize, strides, padding):
 avg_pool2d_p = primitive("avg_pool2d", _avg_pool_kernel)
 defeffect(avg_pool2d_p, "fresh")
 defbatch(avg_pool2d_p, merged_images_rule(avg_pool2d_p))
-avg_pool2d_p.shape_rule = _pool_shape
+defshape(avg_pool2d_p, _pool_shape)
 defvjp(avg_pool2d_p, lambda ct, ans, x, **p: avg_pool2d_grad(ct, x, **p))
 defjvp(avg_pool2d_p, lambda x_dot, ans, x, **p: bind(avg_pool2d_p, x_dot, **p))
 
@@ -193,7 +194,7 @@ def _avg_pool_grad_kernel(g, x, ksize, strides, padding):
 avg_pool2d_grad_p = primitive("avg_pool2d_grad", _avg_pool_grad_kernel)
 defeffect(avg_pool2d_grad_p, "fresh", shape_only_inputs=(1,))
 defbatch(avg_pool2d_grad_p, merged_images_rule(avg_pool2d_grad_p))
-avg_pool2d_grad_p.shape_rule = _like_x_shape
+defshape(avg_pool2d_grad_p, _like_x_shape)
 
 
 def avg_pool2d_grad(g, x, ksize, strides, padding):

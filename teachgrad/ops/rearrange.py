@@ -17,6 +17,7 @@ from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor, check_entries, known
 from .shape import (_axis, expand_dims, move_to_rank, repeat_like, repeat_unbatched, reshape,
                     shifted_axes_rule, squeeze, transpose)
+from .declare import defshape
 
 
 def ravel(a):
@@ -235,7 +236,7 @@ def _repeat_shape(x, repeats, axis):   # counts need the exact size: no stand-in
     n = x.shape[axis]
     size = (None if n is None else n * repeats) if isinstance(repeats, int) else sum(repeats)
     return [(x.shape[:axis] + (size,) + x.shape[axis + 1:], x.dtype)]
-repeat_p.shape_rule = _repeat_shape
+defshape(repeat_p, _repeat_shape)
 defvjp(repeat_p, lambda ct, ans, x, repeats, axis: unrepeat(ct, x, repeats, axis))
 defjvp(repeat_p, lambda x_dot, ans, x, repeats, axis: repeat(x_dot, repeats, axis))
 defbatch(repeat_p, shifted_axes_rule(repeat_p, "axis"))
@@ -249,7 +250,7 @@ def unrepeat(g, x, repeats, axis):
 defvjp(unrepeat_p, lambda ct, ans, g, x, repeats, axis: repeat(ct, repeats, axis), None)
 defjvp(unrepeat_p, lambda g_dot, ans, g, x, repeats, axis: unrepeat(g_dot, x, repeats, axis),
        None)
-unrepeat_p.shape_rule = lambda g, x, repeats, axis: [(x.shape, g.dtype)]
+defshape(unrepeat_p, lambda g, x, repeats, axis: [(x.shape, g.dtype)])
 defbatch(unrepeat_p, shifted_axes_rule(unrepeat_p, "axis"))
 
 
@@ -303,7 +304,7 @@ def untile(g, x, reps):
     return bind(untile_p, g, x, reps=reps)
 defvjp(untile_p, lambda ct, ans, g, x, reps: tile(ct, reps), None)
 defjvp(untile_p, lambda g_dot, ans, g, x, reps: untile(g_dot, x, reps), None)
-untile_p.shape_rule = lambda g, x, reps: [(x.shape, g.dtype)]
+defshape(untile_p, lambda g, x, reps: [(x.shape, g.dtype)])
 
 
 def _untile_batch(values, batched, reps):

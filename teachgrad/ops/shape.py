@@ -17,6 +17,7 @@ from .batching import batch_axis
 from .core import bind, operand, defbatch, defeffect, defjvp, defvjp, defvjp_all, primitive
 from .grad_util import known
 from .misc import cast
+from .declare import defshape
 
 
 def _axis(axis, ndim, where="tg", name="axis"):
@@ -36,9 +37,9 @@ defeffect(repeat_like_p, "view", shape_only_inputs=(1,))
 def repeat_like(value, like): return bind(repeat_like_p, value, like)
 defvjp(repeat_like_p, lambda ct, ans, value, like: ct.sum(axis=0), None)
 defjvp(repeat_like_p, lambda v_dot, ans, value, like: repeat_like(v_dot, like), None)
-repeat_like_p.shape_rule = lambda value, like: [(
-    None if value.shape is None or like.shape is None else (like.shape[0],) + tuple(value.shape),
-    value.dtype)]
+defshape(repeat_like_p, lambda value, like: [(
+ None if value.shape is None or like.shape is None else (like.shape[0],) + tuple(value.shape),
+ value.dtype)])
 
 
 def _repeat_like_batch(values, batched):
@@ -103,7 +104,7 @@ def _reshape_shape(x, shape):
     elif x.shape is not None and None not in x.shape and int(np.prod(x.shape)) != int(np.prod(shape)):
         raise ValueError(f"cannot reshape a tensor of shape {x.shape} into {shape}")
     return [(shape, x.dtype)]
-reshape_p.shape_rule = _reshape_shape
+defshape(reshape_p, _reshape_shape)
 defjvp(reshape_p, lambda x_dot, ans, x, shape: reshape(x_dot, shape))
 defbatch(reshape_p, lambda values, batched, shape: (
     reshape(values[0], (_batch_size(values[0]),) + tuple(shape)), True))
@@ -190,7 +191,7 @@ reshape_like_p = primitive("reshape_like", lambda g, x: backend.xp.reshape(g, x.
 defeffect(reshape_like_p, "view", shape_only_inputs=(1,))
 def reshape_like(g, x): return bind(reshape_like_p, g, x)
 defvjp(reshape_like_p, lambda ct, ans, g, x: reshape_as(ct, g), None)
-reshape_like_p.shape_rule = lambda g, x: [(x.shape, g.dtype)]
+defshape(reshape_like_p, lambda g, x: [(x.shape, g.dtype)])
 defbatch(reshape_like_p, lambda values, batched, **params: _to_example_shape(
     reshape_like, reshape, values, batched))
 
@@ -198,7 +199,7 @@ broadcast_like_p = primitive("broadcast_like", lambda g, x: backend.xp.broadcast
 defeffect(broadcast_like_p, "view", shape_only_inputs=(1,))
 def broadcast_like(g, x): return bind(broadcast_like_p, g, x)
 defvjp(broadcast_like_p, lambda ct, ans, g, x: unbroadcast(ct, g), None)
-broadcast_like_p.shape_rule = lambda g, x: [(x.shape, g.dtype)]
+defshape(broadcast_like_p, lambda g, x: [(x.shape, g.dtype)])
 defbatch(broadcast_like_p, lambda values, batched, **params: _to_example_shape(
     broadcast_like, broadcast_to, values, batched))
 
@@ -215,7 +216,7 @@ def sum_like(g, x):
     """Sum ``g`` down to the shape ``x`` has when the op runs (unbroadcast)."""
     return bind(sum_like_p, g, x)
 defvjp(sum_like_p, lambda ct, ans, g, x: broadcast_as(ct, g), None)
-sum_like_p.shape_rule = lambda g, x: [(x.shape, g.dtype)]
+defshape(sum_like_p, lambda g, x: [(x.shape, g.dtype)])
 defbatch(sum_like_p, lambda values, batched, **params: _to_example_shape(
     sum_like, unbroadcast, values, batched))
 

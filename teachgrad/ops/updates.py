@@ -27,6 +27,7 @@ from .indexing import gather
 from .misc import zeros_like
 from .rearrange import moveaxis
 from .shape import expand_dims, repeat_like
+from .declare import defshape
 
 UNWRITTEN, WRITTEN, CLEARED = 0, 1, 2
 
@@ -52,7 +53,7 @@ defjvp(scatter_update_p,
        lambda x_dot, ans, x, indices, values: scatter_update(x_dot, indices, zeros_like(values)),
        None,
        lambda v_dot, ans, x, indices, values: scatter_update(zeros_like(ans), indices, v_dot))
-scatter_update_p.shape_rule = lambda x, indices, values: [(x.shape, x.dtype)]
+defshape(scatter_update_p, lambda x, indices, values: [(x.shape, x.dtype)])
 
 
 def _scatter_update_batch(values, batched):
@@ -119,5 +120,5 @@ tensor_array_check_p = not_differentiable(primitive("tensor_array_check", _check
 def tensor_array_check(marks, indices, action, clear=False, dynamic=False, array="TensorArray"):
     return bind(tensor_array_check_p, marks, indices, action=action, clear=clear,
                 dynamic=dynamic, array=array)
-tensor_array_check_p.shape_rule = lambda marks, indices, **params: [
-    (indices.shape, indices.dtype), (marks.shape, marks.dtype)]
+defshape(tensor_array_check_p, lambda marks, indices, **params: [
+ (indices.shape, indices.dtype), (marks.shape, marks.dtype)])

@@ -24,7 +24,6 @@ import numbers
 import numpy as np
 
 from ... import backend
-from ...autodiff.custom import custom_gradient_p
 from ..graph import placeholder_p
 from . import effects
 from .rewrite import Rewriter
@@ -59,9 +58,10 @@ def node_key(node, inputs):
 
 
 def _rule_group(node):
-    """Nodes made by a custom gradient's rule (a recomputation) form a group of their own."""
+    """Nodes made by a rule that recomputes (a custom gradient's: ``recomputes_in_rule``)
+    form a group of their own."""
     forward = node.grad_of
-    if forward is not None and forward.op is custom_gradient_p:
+    if forward is not None and forward.op.rule_recomputes:
         return id(forward)
     return None
 
