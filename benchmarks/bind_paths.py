@@ -45,11 +45,11 @@ def pairs():
     x = tg.constant(0.5) * 1.0            # a numpy-scalar value, as the chain's are
     c = tg.constant(1.0001) * 1.0
     args = (x, c)
-    value = x._value
+    value = x.value
     zero_d = np.asarray(0.5)
 
     def general_values():
-        return multiply_p.forward(*[t._value for t in args])
+        return multiply_p.forward(*[t.value for t in args])
 
     def general_convert(pair=(x, 1.0001)):   # _convert_inputs' loop for any count
         like = None
@@ -59,7 +59,7 @@ def pairs():
                 break
         return tuple([a if type(a) is Tensor else core._as_input(a, like) for a in pair])
     return [
-        ("arity", lambda: multiply_p.forward(args[0]._value, args[1]._value), general_values),
+        ("arity", lambda: multiply_p.forward(args[0].value, args[1].value), general_values),
         ("two inputs", lambda: core._convert_inputs((x, 1.0001)), general_convert),
         ("number", lambda: core._as_input(1.0001, x),
          lambda: convert_to_tensor(1.0001, x)),

@@ -68,7 +68,7 @@ def main(argv=None):
     if len(frames) != len(trace.events):
         raise SystemExit(f"{len(frames)} frames for {len(trace.events)} events")
     last = frames[len(frames) - 1]
-    if last.result[0] is not grad or not np.allclose(last.gradients[x._id].total, grad):
+    if last.result[0] is not grad or not np.allclose(last.gradients[x.id].total, grad):
         raise SystemExit("the last frame's gradient is not the one gradient() returned")
 
     print(f"backward pass: {nodes} nodes, {len(trace.events)} events -> {len(frames)} frames")

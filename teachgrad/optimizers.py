@@ -78,7 +78,7 @@ class Optimizer:
 
     def get_slot(self, variable, slot_name):
         """The slot ``slot_name`` (``"momentum"``; ``"m"``, ``"v"``) kept for ``variable``."""
-        key = (getattr(variable, "_id", None), slot_name)
+        key = (getattr(variable, "id", None), slot_name)
         if not isinstance(slot_name, str) or key not in self._slots:
             validate.fail(ValueError, f"{self.name}.get_slot", "slot_name", "the name of a "
                           "slot made for this variable by apply_gradients", slot_name)
@@ -86,7 +86,7 @@ class Optimizer:
 
     def _slot(self, variable, slot_name):
         """The slot, made (zeros of the Variable's shape and dtype) on first use."""
-        key = (variable._id, slot_name)
+        key = (variable.id, slot_name)
         if key not in self._slots:
             zeros = backend.xp.zeros(variable.shape, variable.dtype)
             label = f"{variable.name or 'variable'}/{slot_name}"
@@ -147,10 +147,10 @@ class Optimizer:
             if w.dtype.kind != "f":
                 validate.fail(TypeError, where, name, "floating-point Variables (an integer "
                               "Variable has no gradient step)", w)
-            if w._id in seen:
+            if w.id in seen:
                 validate.fail(ValueError, where, name, "each Variable once", w,
                               "Add up its gradients first.")
-            seen.add(w._id)
+            seen.add(w.id)
             if g is not None:
                 pairs.append((self._dense(g, w, where, name), w))
         if not pairs:

@@ -27,15 +27,23 @@ def next_tensor_id():
 
 
 class Tensor:
-    """An immutable n-dimensional array that autodiff can follow."""
+    """An immutable n-dimensional array that autodiff can follow.
 
-    __slots__ = ("_value", "_id", "shape", "dtype", "name", "__weakref__")
+    Attributes:
+      value: the backend array it holds (None for a graph's symbolic tensor, which has
+        a value only while a Session runs, and for one example's view of a batch inside
+        ``tg.vectorized_map``). ``numpy()`` gives a host copy.
+      id: a number from a creation counter: how tapes and the engine know a tensor.
+      shape, dtype, name: as numpy's (name: the label drawings and errors use).
+    """
+
+    __slots__ = ("value", "id", "shape", "dtype", "name", "__weakref__")
     # Make numpy defer to our operators in `ndarray + Tensor`.
     __array_priority__ = 100
 
     def __init__(self, value, name=None):
-        self._value = value
-        self._id = _new_id()
+        self.value = value
+        self.id = _new_id()
         self.shape = value.shape   # kept as plain attributes: the engine reads them a lot
         self.dtype = value.dtype
         self.name = name
@@ -57,7 +65,7 @@ class Tensor:
 
     def numpy(self):
         """The value as a numpy array (a host copy when on a GPU)."""
-        return backend.to_numpy(self._value)
+        return backend.to_numpy(self.value)
 
     def __array__(self, dtype=None, copy=None):
         array = self.numpy()
@@ -114,8 +122,8 @@ class SymbolicTensor(Tensor):
     __slots__ = ("graph", "node", "index")
 
     def __init__(self, graph, node, index, shape, dtype, name):
-        self._value = None
-        self._id = _new_id()
+        self.value = None
+        self.id = _new_id()
         self.shape = None if shape is None else tuple(shape)
         self.dtype = dtype
         self.name = name
@@ -154,17 +162,17 @@ class Variable(Tensor):
       dtype: optional dtype to convert the initial value to.
     """
 
-    __slots__ = ("trainable", "_snapshot")
+    __slots__ = ("trainable", "snapshot")
 
     def __init__(self, value, trainable=True, name=None, dtype=None):
         array = _to_array(value, dtype, "value", "tg.Variable")
         super().__init__(array, name=name)
         self.trainable = trainable
-        self._snapshot = Tensor(array, name=name)
+        self.snapshot = Tensor(array, name=name)
 
     def read_value(self):
         """The current value as a plain Tensor (what an op sees)."""
-        return self._snapshot
+        return self.snapshot
 
     def assign(self, value):
         """Replace the value (same shape and dtype); returns the Variable.
@@ -180,8 +188,8 @@ class Variable(Tensor):
                 f"Variable.assign: `value` must have the Variable's shape {self.shape}, but "
                 f"got a value of shape {array.shape}"
                 + (f" (Variable {self.name})." if self.name else "."))
-        self._value = array
-        self._snapshot = Tensor(array, name=self.name)
+        self.value = array
+        self.snapshot = Tensor(array, name=self.name)
         return self
 
     def assign_add(self, delta):
@@ -206,7 +214,7 @@ class Variable(Tensor):
         if not fits:
             validate.fail(ValueError, where, "delta", f"a value that broadcasts to the "
                           f"Variable's shape {self.shape}", delta)
-        return self._value + array if sign > 0 else self._value - array
+        return self.value + array if sign > 0 else self.value - array
 
     def _checked(self, value, name, where):
         """``value`` as an array of this Variable's dtype; a conversion that would lose
@@ -276,11 +284,11 @@ def packed(value, name=None, where=None):
     do. ``tg.mean([x, x + 2])`` is then differentiated through both entries; turning the
     list into a constant array would silently give a gradient of zero.
 
-    ``Tensor._stack`` is ``tg.stack``: the ops give it to Tensor (ops/operators.py),
+    ``Tensor.stack_parts`` is ``tg.stack``: the ops give it to Tensor (ops/operators.py),
     since this module comes before any op exists. Given the argument's ``name`` and the
     function it was given to (``where``), an error stacking it names them."""
     try:
-        return Tensor._stack([packed(v) if type(v) in (list, tuple) and holds_tensor(v)
+        return Tensor.stack_parts([packed(v) if type(v) in (list, tuple) and holds_tensor(v)
                               else v for v in value])
     except (TypeError, ValueError) as error:
         if where is None:

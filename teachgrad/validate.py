@@ -37,7 +37,7 @@ def describe(value):
         text = repr(value)
         return f"the {type(value).__name__} {text[:40] + '...' if len(text) > 40 else text}"
     if hasattr(value, "shape") and hasattr(value, "dtype"):
-        kind = "a tensor" if hasattr(value, "_id") else f"a {type(value).__name__}"
+        kind = "a tensor" if hasattr(value, "id") else f"a {type(value).__name__}"
         return f"{kind} of shape {value.shape} and dtype {value.dtype}"
     if isinstance(value, (list, tuple)):
         text = repr(value)
@@ -79,8 +79,8 @@ def tensor_like(value, name, where, dtype=None):
 
     None anywhere in it is refused: numpy would quietly make it NaN.
     """
-    if hasattr(value, "_id") and hasattr(value, "_value"):   # a Tensor
-        array = value._value
+    if hasattr(value, "id") and hasattr(value, "value"):   # a Tensor
+        array = value.value
         if array is None:
             raise ValueError(f"{where}: `{name}` is the symbolic tensor {value.name} of a graph, "
                              f"which has no value here; evaluate it with tg.Session(graph).run.")
@@ -113,7 +113,7 @@ def tensor_like(value, name, where, dtype=None):
 
 def _from_sequence(value, name, where):
     """A (nested) list or tuple as a numpy array, with a message for each way it goes wrong."""
-    value = [v.numpy() if hasattr(v, "_id") and hasattr(v, "numpy") else v for v in value]
+    value = [v.numpy() if hasattr(v, "id") and hasattr(v, "numpy") else v for v in value]
     try:
         array = np.asarray(value)
     except ValueError:
@@ -194,7 +194,7 @@ def shape(value, name, where, unknown=False, inferred=False):
         if inferred else "")
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         value = (value,)
-    if hasattr(value, "_id") and hasattr(value, "numpy") and value.dtype.kind in "iu":
+    if hasattr(value, "id") and hasattr(value, "numpy") and value.dtype.kind in "iu":
         value = tuple(value.numpy().reshape(-1).tolist())
     if not isinstance(value, (list, tuple)):
         fail(TypeError, where, name, accepted, value)

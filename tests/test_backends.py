@@ -71,7 +71,7 @@ def test_cupy_unavailable_names_what_to_install():
 def test_backend_fixture_enters_its_backend(backend):
     assert tg.get_backend() == backend
     x = tg.constant([1.0, 2.0])
-    assert isinstance(x._value, tg_backend.xp.ndarray)
+    assert isinstance(x.value, tg_backend.xp.ndarray)
     assert isinstance(x.numpy(), np.ndarray)          # .numpy() copies to the host
     np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
 
@@ -82,7 +82,7 @@ def test_tape_on_backend(backend):
     with tg.GradientTape() as tape:
         y = tg.sum(tg.tanh(w * x))
     g = tape.gradient(y, w)
-    assert _on_backend(g._value)
+    assert _on_backend(g.value)
     np.testing.assert_allclose(g.numpy(), (1 - np.tanh([3.0, -1.0]) ** 2) * [3.0, 0.5])
 
 
@@ -124,8 +124,8 @@ def _host(g):
     """A gradient (dense or IndexedSlices) as a numpy array, checking it is on the backend."""
     if isinstance(g, tg.IndexedSlices):
         g = g.to_dense()
-    assert _on_backend(g._value), \
-        f"a gradient is a {type(g._value).__name__}, not an array of the {tg.get_backend()} backend"
+    assert _on_backend(g.value), \
+        f"a gradient is a {type(g.value).__name__}, not an array of the {tg.get_backend()} backend"
     return g.numpy()
 
 
@@ -144,8 +144,8 @@ def test_op_forward_and_gradient_on_backend(backend, spec, data):
     want = list(want) if isinstance(want, (list, tuple)) else [want]
     assert len(outs) == len(want)
     for o, w in zip(outs, want):
-        assert _on_backend(o._value), \
-            f"{spec.name}: output is a {type(o._value).__name__} on the {backend} backend"
+        assert _on_backend(o.value), \
+            f"{spec.name}: output is a {type(o.value).__name__} on the {backend} backend"
         np.testing.assert_allclose(o.numpy(), np.asarray(w), rtol=1e-10, atol=1e-10,
                                    err_msg=f"{spec.name} forward on {backend}")
 

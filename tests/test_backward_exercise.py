@@ -32,21 +32,21 @@ def _engine(counting=_counts, wait=True, pending_dict=True):
     pending count), ``pending_dict=False`` keeps no tg.exercises.Pending at all."""
     def backward(target, sources, producer):
         pending = ex.Pending(counting(target, producer)) if pending_dict else {}
-        cts = {target._id: [tg.ones_like(target)]}
+        cts = {target.id: [tg.ones_like(target)]}
         queue = ex.Queue([producer(target)])
         while queue:
             node = queue.popleft()
-            outs = [sum(cts.pop(t._id)) if t._id in cts else None for t in node.outputs]
+            outs = [sum(cts.pop(t.id)) if t.id in cts else None for t in node.outputs]
             for x, g in zip(node.inputs, ex.call_rule(node, outs)):
                 if g is not None:
-                    cts.setdefault(x._id, []).append(g)
+                    cts.setdefault(x.id, []).append(g)
                 parent = producer(x)
                 if parent is not None:
                     if pending_dict:
                         pending[parent] -= 1
                     if not wait or pending[parent] == 0:
                         queue.append(parent)
-        return [sum(cts[s._id]) if s._id in cts else None for s in sources]
+        return [sum(cts[s.id]) if s.id in cts else None for s in sources]
     return backward
 
 
@@ -97,14 +97,14 @@ def test_a_rule_run_three_times_is_said_to_run_three_times():
 
         def visit(t, ct):
             if any(t is s for s in sources):
-                grads[t._id] = grads.get(t._id, 0.0) + ct
+                grads[t.id] = grads.get(t.id, 0.0) + ct
             node = producer(t)
             if node is not None:
                 for x, g in zip(node.inputs, ex.call_rule(node, [ct])):
                     if g is not None:
                         visit(x, g)
         visit(target, tg.ones_like(target))
-        return [grads.get(s._id) for s in sources]
+        return [grads.get(s.id) for s in sources]
     feedback = ex.check_backward(recursive)
     assert "ran the rule of multiply (n0) three times" in feedback.message
     assert run.label(run.nodes()[0]) == "multiply (n0)"

@@ -1302,7 +1302,7 @@ def test_dead_code_and_integer_work_in_the_body_are_not_saved():
     forward = ops_named(g, "While")[0]
     loop = forward.params["loop"]
     assert all(t.graph is forward.params["body"].graph for t in loop.saved)
-    assert len({t._id for t in loop.saved}) == len(loop.saved)   # none saved twice
+    assert len({t.id for t in loop.saved}) == len(loop.saved)   # none saved twice
     saved = sorted(t.node.op.name for t in loop.saved)
     for name in ("tanh", "sigmoid", "greater", "cast"):
         assert name not in saved, saved
@@ -1340,7 +1340,7 @@ def test_saved_stacks_are_reused_for_a_second_gradient():
         (loop,) = [l for l in loop_states(g) if l.direction == "forward"]
         saved_once = list(loop.saved)
         tg.gradients(h * 2.0, x)
-    assert [t._id for t in loop.saved] == [t._id for t in saved_once]
+    assert [t.id for t in loop.saved] == [t.id for t in saved_once]
 
 
 # -- LoopIteration events -------------------------------------------------------------------

@@ -35,11 +35,11 @@ def test_seed_partial_vs_total_derivative():
 
 def test_pending_counts_count_consumer_edges():
     tape, (x,), y, producer = _record(lambda x: (lambda s: s + tg.sin(s))(x * x), 2.0)
-    square = producer(y._id).inputs[0]          # the x*x node feeds add and sin
+    square = producer(y.id).inputs[0]          # the x*x node feeds add and sin
     between, pending = pending_counts([y], [x], producer)
     assert len(between) == 3                # multiply, sin, add
-    assert pending[producer(square._id)] == 2
-    assert pending[producer(y._id)] == 0
+    assert pending[producer(square.id)] == 2
+    assert pending[producer(y.id)] == 0
 
 
 def test_events_replay_to_the_returned_gradients():
@@ -52,14 +52,14 @@ def test_events_replay_to_the_returned_gradients():
     assert kinds[0] is events.Start and kinds[-1] is events.Finish
     # Fold the events back: every contribution handed to x or w by a VJP call,
     # summed, must equal the gradient that gradient() returned.
-    sums = {x._id: 0.0, w._id: 0.0}
+    sums = {x.id: 0.0, w.id: 0.0}
     for event in trace.events:
         if isinstance(event, events.CallVJP):
             for inp, g in zip(event.node.inputs, event.input_grads):
-                if g is not None and inp._id in sums:
-                    sums[inp._id] = sums[inp._id] + g.numpy()
-    np.testing.assert_allclose(sums[x._id], grads[0].numpy())
-    np.testing.assert_allclose(sums[w._id], grads[1].numpy())
+                if g is not None and inp.id in sums:
+                    sums[inp.id] = sums[inp.id] + g.numpy()
+    np.testing.assert_allclose(sums[x.id], grads[0].numpy())
+    np.testing.assert_allclose(sums[w.id], grads[1].numpy())
     np.testing.assert_allclose(trace.events[-1].gradients[0].numpy(), grads[0].numpy())
     # Every node was popped exactly once, after it was enqueued (or was initially ready).
     popped = [e.node for e in trace.events if isinstance(e, events.Pop)]
@@ -103,7 +103,7 @@ def test_stop_gradient_node_is_reported_as_skipped():
 
 def test_producer_of_a_source_is_skipped_as_source_and_of_a_stop_tensor_as_stop_gradient():
     tape, (x,), y, producer = _record(lambda x: (lambda h: h * h)(tg.exp(x)), 2.0)
-    h = producer(y._id).inputs[0]
+    h = producer(y.id).inputs[0]
     trace = events.Trace()
     (g,) = backward([y], [tg.ones_like(y)], [h], producer, observer=trace)
     assert np.isclose(g.numpy(), 2 * np.exp(2.0))
@@ -142,7 +142,7 @@ def _sources_of(tape, chosen):
     """What the tape hands the engine for ``chosen``: Variables become their snapshots."""
     out = []
     for s in chosen:
-        out.extend(tape._snapshots.get(s._id, ()) if isinstance(s, tg.Variable) else [s])
+        out.extend(tape._snapshots.get(s.id, ()) if isinstance(s, tg.Variable) else [s])
     return out
 
 
@@ -220,8 +220,8 @@ def test_upstream_nodes_walks_back_breadth_first_through_floats_unless_told():
         y = tg.sin(x) * tg.cast(i, tg.float64)
     walk = upstream_nodes([y], g.producer)
     assert [node.label for node in walk] == ["multiply", "sin", "cast", "x"]
-    assert walk[y.node] == [g.producer(y.node.inputs[0]._id), g.producer(y.node.inputs[1]._id)]
-    assert walk[g.producer(y.node.inputs[1]._id)] == [None]    # the cast's integer input
+    assert walk[y.node] == [g.producer(y.node.inputs[0].id), g.producer(y.node.inputs[1].id)]
+    assert walk[g.producer(y.node.inputs[1].id)] == [None]    # the cast's integer input
     every = upstream_nodes([y], g.producer, every_dtype=True)
     assert [node.label for node in every] == ["multiply", "sin", "cast", "x", "i"]
 

@@ -129,19 +129,19 @@ def _right_engine(target, sources, producer):
             parents = [producer(x) for x in node.inputs if producer(x) is not None]
             counts.update(parents)
             todo.extend(parents)
-    grads, ready = {target._id: tg.ones_like(target)}, collections.deque([producer(target)])
+    grads, ready = {target.id: tg.ones_like(target)}, collections.deque([producer(target)])
     while ready:
         node = ready.popleft()
-        ins = ex.call_rule(node, [grads.pop(t._id, None) for t in node.outputs])
+        ins = ex.call_rule(node, [grads.pop(t.id, None) for t in node.outputs])
         for x, g in zip(node.inputs, ins):
             if g is not None:
-                grads[x._id] = grads[x._id] + g if x._id in grads else g
+                grads[x.id] = grads[x.id] + g if x.id in grads else g
             parent = producer(x)
             if parent is not None:
                 counts[parent] -= 1
                 if counts[parent] == 0:
                     ready.append(parent)
-    return [grads.get(s._id) for s in sources]
+    return [grads.get(s.id) for s in sources]
 
 
 def _peeks(target, sources, producer):         # reads queue[0], never pops it
@@ -187,7 +187,7 @@ def test_an_engine_that_never_pops_is_stopped_by_its_steps_not_the_clock():
     start = time.monotonic()
     feedback = ex.check_backward(_peeks)
     assert time.monotonic() - start < 5
-    assert "queue[0]" in feedback.message and "twice" in feedback.message
+    assert "queue[0]" in feedback.message and "131 times" in feedback.message
 
 
 def test_where_there_is_no_clock_the_step_budget_still_stops_an_engine():

@@ -322,19 +322,19 @@ def _queue_backward(target, sources, producer, count=_loop_counts, reporting=Fal
     pending = count(target, producer)
     if reporting:
         pending = ex.Pending(pending)
-    grads = {target._id: [tg.ones_like(target)]}
+    grads = {target.id: [tg.ones_like(target)]}
     queue = (ex.Queue if reporting else collections.deque)([producer(target)])
     while queue:
         node = queue.pop() if lifo else queue.popleft()
-        outs = [sum(grads.pop(t._id)) if t._id in grads else None for t in node.outputs]
+        outs = [sum(grads.pop(t.id)) if t.id in grads else None for t in node.outputs]
         for x, g in zip(node.inputs, ex.call_rule(node, outs)):
             if g is not None:
-                grads.setdefault(x._id, []).append(g)
+                grads.setdefault(x.id, []).append(g)
             if producer(x) is not None:
                 pending[producer(x)] -= 1
                 if pending[producer(x)] == 0:
                     queue.append(producer(x))
-    return [sum(grads[s._id]) if s._id in grads else None for s in sources]
+    return [sum(grads[s.id]) if s.id in grads else None for s in sources]
 
 
 def _recursive_counts(target, producer):
@@ -362,12 +362,12 @@ def test_check_backward_accepts_a_queue_and_says_what_is_wrong_otherwise():
         while queue:
             t, g = queue.pop()
             if any(t is s for s in sources):
-                grads[t._id] = grads.get(t._id, 0) + g
+                grads[t.id] = grads.get(t.id, 0) + g
             if producer(t) is not None:
                 queue += [(x, gx) for x, gx in zip(producer(t).inputs,
                                                    ex.call_rule(producer(t), [g]))
                           if gx is not None]
-        return [grads.get(s._id) for s in sources]
+        return [grads.get(s.id) for s in sources]
     twice = ex.check_backward(eager)
     assert not twice and "ran the rule of multiply (n0) three times" in twice.message
     assert "n0 = multiply(x0, x1)" in twice.message and twice.recorded is not None

@@ -52,7 +52,7 @@ def _grads_on(name, x, params, traced):
             with tg.GradientTape() as tape:
                 loss = _mlp(xt, variables)
             grads = tape.gradient(loss, variables)
-        assert all(isinstance(g._value, backend.xp.ndarray) for g in grads)
+        assert all(isinstance(g.value, backend.xp.ndarray) for g in grads)
         return loss.numpy(), [g.numpy() for g in grads]
 
 
@@ -109,7 +109,7 @@ def test_sparse_gather_gradient_scatters_on_the_gpu(cupy):
     g = tape.gradient(y, params)
     assert isinstance(g, tg.IndexedSlices)
     dense = g.to_dense()
-    assert isinstance(dense._value, cupy.ndarray)
+    assert isinstance(dense.value, cupy.ndarray)
     np.testing.assert_array_equal(dense.numpy(), [[2, 2], [0, 0], [4, 4], [0, 0], [0, 0], [2, 2]])
 
 
@@ -127,7 +127,7 @@ def test_control_flow_and_forward_mode_on_the_gpu(cupy):
     with tg.ForwardAccumulator(x, tg.constant(np.float32(1.0))) as acc:
         y2 = f(x)
     t = acc.jvp(y2)
-    assert isinstance(g._value, cupy.ndarray) and isinstance(t._value, cupy.ndarray)
+    assert isinstance(g.value, cupy.ndarray) and isinstance(t.value, cupy.ndarray)
 
     def numpy_f(v):
         for _ in range(3):
@@ -146,4 +146,4 @@ def test_float32_stays_float32_on_the_gpu(cupy):
         y = tg.sum(tg.exp(x) * 2 + 1.5)        # Python numbers do not promote
     g = tape.gradient(y, x)
     assert y.dtype == tg.float32 and g.dtype == tg.float32
-    assert g._value.dtype == np.float32
+    assert g.value.dtype == np.float32

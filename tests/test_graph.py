@@ -683,7 +683,7 @@ def test_scratch_takes_away_what_the_block_added():
     with g.scratch(), g.as_default():
         z = y * v
         assert g.find_variable_read(v) is not None
-    assert g.get_operations() == before and g.producer(z._id) is None
+    assert g.get_operations() == before and g.producer(z.id) is None
     assert g.find_variable_read(v) is None
     with g.as_default():
         w = y * 3.0

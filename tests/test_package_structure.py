@@ -132,3 +132,60 @@ def test_the_files_a_lesson_points_at_read_in_one_sitting():
     long = {name: n for name in CORE_FILES
             if (n := len((PACKAGE / name).read_text().splitlines())) > 330}
     assert not long, f"split these by job: {long}"
+
+
+def _top(path):
+    rel = path.relative_to(PACKAGE)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def test_no_package_reads_another_packages_private_names():
+    """A ``._name`` defined in one top-level package (ops, autodiff, graph, ...) is read
+    only there: what another package needs has a public name (``Tensor.value``,
+    ``Tensor.id``, ``graph.as_graph_tensor``, ``tape.recorded_nodes()``...)."""
+    trees = {path: ast.parse(path.read_text()) for path in sorted(PACKAGE.rglob("*.py"))}
+    defined = {}
+    for path, tree in trees.items():
+        for node in ast.walk(tree):
+            name = None
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                name = node.name
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                name = node.attr
+            if name and name.startswith("_") and not name.startswith("__"):
+                defined.setdefault(name, set()).add(_top(path))
+    found = [f"{path.relative_to(PACKAGE)}:{node.lineno} .{node.attr}"
+             for path, tree in trees.items() for node in ast.walk(tree)
+             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)
+             and node.attr in defined and _top(path) not in defined[node.attr]]
+    assert not found, "private reads across packages: " + "; ".join(found)
+
+
+#: Functions over 50 lines, each with why it is one function (issue 29: shrink this list).
+LONG_FUNCTIONS = {
+    "autodiff/gradients.py:gradients": "tf.gradients' argument checks, then one engine call",
+    "control_flow/cond.py:_if_vjp": "builds both gradient branches around one closure",
+    "control_flow/while_loop.py:_while_vjp": "builds the backward loop around one closure",
+    "debug/engine_run.py:edge_cause": "one case per reason a gradient stops at an edge",
+    "debug/explain.py:explain_gradient": "the public entry: arguments, then the report",
+    "debug/explain.py:_tape_hints": "one hint per slip, in the order they are checked",
+    "debug/explain.py:_finish": "the report's sections, in reading order",
+    "debug/verify.py:check_op": "one rule check: run, difference, compare, report",
+    "exercises/again.py:differentiable_again": "the second-order check's steps, in order",
+    "ops/naming.py:named": "the name= wrapper's cases (eager, graph, several outputs)",
+    "viz/draw.py:draw": "the drawing's options, checked, then one render",
+    "viz/local_jacobian.py:_build": "the local Jacobian's rows and columns, in one table",
+    "viz/widget.py:stepper_widget": "the ipywidgets controls and their wiring, in one place",
+}
+
+
+def test_functions_read_on_one_screen():
+    """Functions of at most 50 lines, except the few listed with a reason."""
+    long = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                key = f"{path.relative_to(PACKAGE).as_posix()}:{node.name}"
+                if node.end_lineno - node.lineno + 1 > 50 and key not in LONG_FUNCTIONS:
+                    long[key] = node.end_lineno - node.lineno + 1
+    assert not long, f"split these (or say in LONG_FUNCTIONS why not): {long}"

@@ -379,9 +379,9 @@ def test_the_record_reads_through_public_methods():
         z = y * y
     sin, mul, square = tape.recorded_nodes()               # oldest first
     assert [node.op.name for node in (sin, mul, square)] == ["sin", "multiply", "multiply"]
-    assert tape.producer(y._id) is mul and tape.producer(x._id) is None
-    assert tape.producer(n._id) is None                    # an integer: kept aside
-    assert tape.producer(n._id, every_dtype=True) is tape.dropped_nodes()[0]
+    assert tape.producer(y.id) is mul and tape.producer(x.id) is None
+    assert tape.producer(n.id) is None                    # an integer: kept aside
+    assert tape.producer(n.id, every_dtype=True) is tape.dropped_nodes()[0]
     assert tape.is_watched(x) and tape.is_watched(z) and not tape.is_watched(late)
     assert len(tape.snapshots(v)) == 1 and tape.watches_accessed_variables
     assert [tape.when_made(t) for t in (x, y, late)] == ["before", "recording", "stopped"]

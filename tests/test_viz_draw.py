@@ -145,7 +145,7 @@ def test_tape_history_drawn_with_leaves_and_target():
     assert drawing.source == inside.source
     ops = {node.op.name: name for node, name in drawing.node_names.items()}
     assert ops == {"sin": "n0", "multiply": "n1", "add": "n2"}
-    assert drawing.tensor_names[x._id] == "t0"
+    assert drawing.tensor_names[x.id] == "t0"
     assert set(edges(drawing)) == {"t0 -> n0", "n0 -> n1", "t0 -> n1", "n1 -> n2", "t1 -> n2"}
     assert 'peripheries="2"' in node_attrs(drawing, "n2")      # the target
     assert "<b>x</b>" in node_attrs(drawing, "t0") and ">value = 3<" in node_attrs(drawing, "t0")
@@ -328,7 +328,7 @@ def test_trace_drawing_maps_every_pending_node():
     start = trace.events[0]
     drawing = tg.viz.draw(trace)
     assert set(start.pending) <= set(drawing.node_names)
-    assert drawing.tensor_names[x._id] == "t0" and drawing.tensor_names[w._id] == "t1"
+    assert drawing.tensor_names[x.id] == "t0" and drawing.tensor_names[w.id] == "t1"
     assert 'penwidth="2.5"' in node_attrs(drawing, "t0")      # a source
     assert tg.viz.draw(rec).source == drawing.source           # a one-trace recorder
     # Every node the engine reports in its events has a DOT name.

@@ -56,7 +56,7 @@ def test_one_frame_per_event_and_last_frame_is_what_gradient_returned():
     last = frames[len(frames) - 1]
     assert last.kind == "Finish"
     assert last.result[0] is grad                   # the very tensor gradient() returned
-    assert last.gradients[x._id].total is grad
+    assert last.gradients[x.id].total is grad
     expected = 2 * 0.5 * (1 + np.cos(0.25))        # dy/dx = 2x (1 + cos x^2)
     np.testing.assert_allclose(grad.numpy(), expected)
     assert "1.969" in last.sentence
@@ -70,16 +70,16 @@ def test_shared_subexpression_is_aggregated_with_add_n():
     square = aggregates[0].event.node
     assert square.op.name == "multiply"
     # The square's gradient: 1 from the add, cos(x^2) from the sin, summed by add_n.
-    summed = aggregates[0].gradients[square.outputs[0]._id]
+    summed = aggregates[0].gradients[square.outputs[0].id]
     assert summed.method == "add_n" and len(summed.contributions) == 2
     np.testing.assert_allclose([c.numpy() for c in summed.contributions], [1, np.cos(0.25)])
     np.testing.assert_allclose(summed.total.numpy(), 1 + np.cos(0.25))
     assert "add_n" in aggregates[0].sentence and "2 contributions" in aggregates[0].sentence
     # Before the Aggregate frame the contributions are there but not yet summed.
-    before = frames[aggregates[0].index - 1].gradients[square.outputs[0]._id]
+    before = frames[aggregates[0].index - 1].gradients[square.outputs[0].id]
     assert before.total is None and len(before.contributions) == 2
     # x*x hands x two contributions, summed by the second Aggregate (no node: a source).
-    source = aggregates[1].gradients[x._id]
+    source = aggregates[1].gradients[x.id]
     assert aggregates[1].event.node is None
     assert source.method == "add_n" and source.total is grad
 
@@ -135,7 +135,7 @@ def test_node_states_over_the_pass():
     assert [f.node for f in popped] == [add, sine, square]
     assert popped[1].states[add] == DONE         # the node before is done once the next pops
     assert set(frames[len(frames) - 1].states.values()) == {DONE}
-    assert frames[len(frames) - 1].tensor_states[x._id] == DONE
+    assert frames[len(frames) - 1].tensor_states[x.id] == DONE
 
 
 def test_frames_share_unchanged_mappings():
@@ -180,7 +180,7 @@ def test_graph_gradients_show_symbolic_names():
     assert last.result[0] is g                   # a symbolic tensor of the graph
     assert g.name in last.sentence               # shown by name: it has no value yet
     agg = next(f for f in frames.frames if f.kind == "Aggregate")
-    total = agg.gradients[agg.event.node.outputs[0]._id].total
+    total = agg.gradients[agg.event.node.outputs[0].id].total
     assert format_value(total) == total.name == "gradients/multiply_grad/add_n"
     assert frames.labels[agg.event.node] == "multiply"      # a graph node's own name
     assert "= gradients/multiply_grad/add_n." in agg.sentence
@@ -645,7 +645,7 @@ def test_gradient_column_is_filled_for_every_tensor_and_sums_read_well():
 def test_a_node_with_a_contribution_is_reached():
     rec, _, _ = lesson_two()
     frames = backprop_frames(rec.traces[0])
-    producers = {t._id: n for n in frames.nodes for t in n.outputs}
+    producers = {t.id: n for n in frames.nodes for t in n.outputs}
     for frame in frames:
         for key in frame.gradients:
             if key in producers:

@@ -26,7 +26,7 @@ class Contributions:
 
     def __init__(self, sources, method, arrays=False):
         self._by_id = {}      # tensor id -> the contributions received so far
-        self._source_ids = {s._id for s in sources}
+        self._source_ids = {s.id for s in sources}
         self._method = method
         self._arrays = arrays  # the rules run on raw arrays: seeds in, Tensors out
 
@@ -44,7 +44,7 @@ class Contributions:
         """Which of a node's ``inputs`` need a cotangent: those a pending node made
         (``parents``: None for the others), and the sources."""
         source_ids = self._source_ids
-        return [p is not None or (x._id in source_ids and trainable(x))
+        return [p is not None or (x.id in source_ids and trainable(x))
                 for x, p in zip(inputs, parents)]
 
     def add_each(self, tensors, grads):
@@ -52,16 +52,16 @@ class Contributions:
         by_id = self._by_id
         for x, g in zip(tensors, grads):
             if g is not None:
-                if x._id in by_id:
-                    by_id[x._id].append(g)
+                if x.id in by_id:
+                    by_id[x.id].append(g)
                 else:
-                    by_id[x._id] = [g]
+                    by_id[x.id] = [g]
 
     def of_outputs(self, node, report):
         """The summed cotangent of each output of ``node`` (None where none arrived)."""
         outputs = node.outputs
         if len(outputs) == 1:   # most nodes: no list comprehension to set up
-            tensor_id = outputs[0]._id
+            tensor_id = outputs[0].id
             contributions = self._by_id.get(tensor_id)
             if contributions is not None and len(contributions) == 1 \
                     and tensor_id not in self._source_ids:
@@ -74,7 +74,7 @@ class Contributions:
 
     def total(self, tensor, node, index, report):
         """The sum of ``tensor``'s contributions (output ``index`` of ``node``), or None."""
-        contributions = self._by_id.pop(tensor._id, None)
+        contributions = self._by_id.pop(tensor.id, None)
         if contributions is None:
             return None
         if len(contributions) == 1:
@@ -86,6 +86,6 @@ class Contributions:
             else:
                 total, how = aggregate(contributions, self._method)
             if report: report.aggregate(node, index, contributions, how, total, tensor)
-        if tensor._id in self._source_ids:
-            self._by_id[tensor._id] = [total]
+        if tensor.id in self._source_ids:
+            self._by_id[tensor.id] = [total]
         return total

@@ -78,7 +78,7 @@ def checkable(params):
         return None
 
     def forward(*args):
-        return tuple(t._value for t in replay(*[Tensor(a) for a in args]))
+        return tuple(t.value for t in replay(*[Tensor(a) for a in args]))
 
     def rule(cts, ans, *args):
         rule_params = {k: params[k] for k in ("n_results", "n_args", "grad_fn", "variables",

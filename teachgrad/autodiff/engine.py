@@ -78,7 +78,7 @@ def _ready(targets, producer, pending):
     """The producers of the targets that wait for no other node: the first queue."""
     ready = []
     for y in targets:
-        node = producer(y._id)
+        node = producer(y.id)
         if pending.get(node) == 0 and node not in ready:
             ready.append(node)
     return ready
@@ -128,7 +128,7 @@ class Reporter:
     def __init__(self, observer, stop_nodes, stop_tensors):
         self.observer = observer
         self._stop_nodes = stop_nodes
-        self._stop_ids = {t._id for t in stop_tensors}
+        self._stop_ids = {t.id for t in stop_tensors}
         self._context = None   # the eager loop iteration the last popped node ran in
 
     def start(self, targets, sources, pending, queue, target_grads):

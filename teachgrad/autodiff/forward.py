@@ -107,13 +107,13 @@ class ForwardAccumulator:
 
     def _store(self, tensor, tangent):
         tangents = self._tangents
-        key = tensor._id
+        key = tensor.id
         # Forget a tangent as soon as its tensor is gone (as TensorFlow does).
         tangents[key] = (tangent, weakref.ref(tensor, lambda _, k=key: tangents.pop(k, None)))
 
     def _lookup(self, tensor):
         """``tensor``'s tangent as kept: a Tensor, or an array (``jvp_on_arrays``)."""
-        entry = self._tangents.get(tensor._id)
+        entry = self._tangents.get(tensor.id)
         return None if entry is None else entry[0]
 
     def output_added(self, node, tensor):
@@ -136,13 +136,13 @@ class ForwardAccumulator:
     def capture(self, outer, inner):
         """A loop body or branch captured ``outer`` as ``inner``: same tangent."""
         tangent = self._lookup(outer)
-        if tangent is not None and inner._id not in self._tangents:
+        if tangent is not None and inner.id not in self._tangents:
             self._store(inner, tangent)
 
     def read_variable(self, variable, snapshot):
         """An op read a Variable: its snapshot carries the Variable's tangent."""
         tangent = self._lookup(variable)
-        if tangent is not None and snapshot._id not in self._tangents:
+        if tangent is not None and snapshot.id not in self._tangents:
             self._store(snapshot, tangent)
 
     def record(self, node):
@@ -164,7 +164,7 @@ class ForwardAccumulator:
             with override(recorders=state.recorders_below(self)):
                 out_tangents = jvp_of(node, [boxed(t) for t in tangents], self._observer)
         for out, t in zip(outputs, out_tangents):
-            if t is not None and out._id not in self._tangents and trainable(out):
+            if t is not None and out.id not in self._tangents and trainable(out):
                 self._store(out, t.to_dense() if isinstance(t, IndexedSlices) else t)
         if len(node.outputs) > len(outputs):   # transposing a While's VJP saved values
             self._grown.add(node)
@@ -235,7 +235,7 @@ def jvp_on_arrays(node, tangents):
     if op.array_jvp and state.native_jvp:
         # Ops on arrays reach no recorder. Tangents are kept dense: a Tensor's array.
         with override(arrays=True):
-            return op.jvp(node, [t._value if isinstance(t, Tensor) else t
+            return op.jvp(node, [t.value if isinstance(t, Tensor) else t
                                  for t in tangents], True)
     with override(recorders=()):
         out = jvp_of(node, [boxed(t) for t in tangents])

@@ -51,7 +51,7 @@ def _trace_gradient(function):
             graph.bind_variables(variables, inputs[n_args:])
         outputs = [o for o in nest.flatten(function.python_function(*inputs[:n_args]))
                    if o is not None]
-        ys = [graph._as_graph_tensor(outputs[i], None) for i in float_outputs]
+        ys = [graph.as_graph_tensor(outputs[i], None) for i in float_outputs]
         xs = [x for x in inputs if x.dtype.kind == "f"]
         if not ys:
             return [None] * len(xs)

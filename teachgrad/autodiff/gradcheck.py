@@ -65,7 +65,7 @@ def analytic_jacobian(f, inputs):
             seed = np.zeros(leaf.size)
             seed[k] = 1.0
             seed = Tensor(backend.xp.asarray(seed.reshape(leaf.shape), dtype=leaf.dtype))
-            others = [Tensor(backend.xp.zeros_like(o._value)) for o in leaves]
+            others = [Tensor(backend.xp.zeros_like(o.value)) for o in leaves]
             others[[id(o) for o in leaves].index(id(leaf))] = seed
             grads = tape.gradient(leaves, xs, output_gradients=others,
                                   unconnected_gradients="zero")

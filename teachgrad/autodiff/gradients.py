@@ -61,7 +61,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", aggregation_method=None,
             if g is None:
                 seeds.append(ones_like(y))
                 continue
-            g = g if isinstance(g, SymbolicTensor) else graph._as_graph_tensor(g, y)
+            g = g if isinstance(g, SymbolicTensor) else graph.as_graph_tensor(g, y)
             if not compatible(g.shape, y.shape):
                 raise ValueError(
                     f"grad_ys[{i}] has shape {_shape(g)}, but ys[{i}] ('{y.name}') has shape "

@@ -47,16 +47,16 @@ def pending_counts(targets, sources, producer, every_dtype=False, all_reached=Fa
 
     reached, walk = set(), collections.deque()
     for s in sources:
-        walk.extend(consumers.get(s._id, ()))
-        if producer(s._id) is not None:
-            walk.append(producer(s._id))  # a source made by an op: that op counts as reached
+        walk.extend(consumers.get(s.id, ()))
+        if producer(s.id) is not None:
+            walk.append(producer(s.id))  # a source made by an op: that op counts as reached
     while walk:
         node = walk.popleft()
         if node in reached or node not in upstream:
             continue
         reached.add(node)
         for out in node.outputs:
-            walk.extend(consumers.get(out._id, ()))
+            walk.extend(consumers.get(out.id, ()))
     return _counts(upstream, reached)
 
 
@@ -77,7 +77,7 @@ def upstream_nodes(targets, producer, every_dtype=False, consumers=None, edges=N
     upstream = {}                               # node -> producer of each input (or None)
     walk = collections.deque()
     for y in targets:
-        node = producer(y._id)
+        node = producer(y.id)
         if node is not None and node not in upstream:
             upstream[node] = None
             if edges is not None:
@@ -89,7 +89,7 @@ def upstream_nodes(targets, producer, every_dtype=False, consumers=None, edges=N
         for x in node.inputs:
             parent = None
             if every_dtype or x.dtype.kind == "f":   # only floats carry gradients
-                tensor_id = x._id
+                tensor_id = x.id
                 if consumers is not None:
                     consumers[tensor_id].append(node)
                 parent = producer(tensor_id)
@@ -132,22 +132,22 @@ def _stop_nodes(sources, stop_tensors, producer, pending):
     sources that depend on no other source (there the gradient has arrived).
     A source computed from another source passes its gradient on, so
     ``gradient(a + b, [a, b])`` with ``b = 2 a`` gives the total derivative 3 for a."""
-    source_ids = {s._id for s in sources}
+    source_ids = {s.id for s in sources}
     stops = set()
     for s in sources:
-        node = producer(s._id)
+        node = producer(s.id)
         if node is not None and not any(
-                x._id in source_ids or pending.get(producer(x._id), 0) > 0
+                x.id in source_ids or pending.get(producer(x.id), 0) > 0
                 for x in node.inputs if trainable(x)):
             stops.add(node)
-    stops.update(producer(t._id) for t in stop_tensors if producer(t._id) is not None)
+    stops.update(producer(t.id) for t in stop_tensors if producer(t.id) is not None)
     return stops
 
 
 def _skip_reason(node, stop_nodes, stop_ids):
     if node in stop_nodes:
         # A stop node made a tensor of stop_tensors, or else a source (see _stop_nodes).
-        return ("stop gradient" if any(t._id in stop_ids for t in node.outputs)
+        return ("stop gradient" if any(t.id in stop_ids for t in node.outputs)
                 else "source")
     if not node.op.differentiable:
         return "not differentiable"

@@ -24,7 +24,7 @@ def unboxed(g):
     """A cotangent's raw array (an IndexedSlices keeps its form, with raw values)."""
     if type(g) is IndexedSlices:
         return IndexedSlices(unboxed(g.values), g.indices, g.dense_shape)
-    return g._value if isinstance(g, Tensor) else g
+    return g.value if isinstance(g, Tensor) else g
 
 
 def boxed(g):

@@ -35,13 +35,13 @@ def seed_gradients(targets, output_gradients, producer):
 def ones_seed(y):
     """The default cotangent of a target: ones of its shape (an op where ``y`` has no value
     here: a graph node, or one example's view of a batch in tg.vectorized_map)."""
-    if isinstance(y, SymbolicTensor) or y._value is None:
+    if isinstance(y, SymbolicTensor) or y.value is None:
         return ones_like(y)
-    return Tensor(backend.xp.ones_like(y._value))
+    return Tensor(backend.xp.ones_like(y.value))
 
 
 def seed_shape_message(i, count, y, g, producer):
-    node = producer(y._id)
+    node = producer(y.id)
     made = f"the output of {node.op.name}" if node is not None else "made by no recorded op"
     which = f"the target ({made})" if count == 1 else f"target {i} ({made})"
     index = "" if count == 1 else f"[{i}]"

@@ -68,8 +68,8 @@ class GradientTape(TapeRecord):
             grads = self._differentiate(target, sources, output_gradients,
                                         unconnected_gradients, free=not self._persistent)
         if self._persistent:   # for drawings of what it recorded (tg.viz.draw)
-            self._last = {s._id: g for s, g in zip(nest.flatten(sources), nest.flatten(grads))
-                          if g is not None and hasattr(s, "_id")}
+            self._last = {s.id: g for s, g in zip(nest.flatten(sources), nest.flatten(grads))
+                          if g is not None and hasattr(s, "id")}
         self._mark_used()
         return grads
 
@@ -186,17 +186,17 @@ class GradientTape(TapeRecord):
         watched = []
         for s in flat_sources:
             if isinstance(s, Variable):
-                watched.extend(self._snapshots.get(s._id, ()))
-            elif s._id in self._watched:
+                watched.extend(self._snapshots.get(s.id, ()))
+            elif s.id in self._watched:
                 watched.append(s)
         across = self._producer_for(target)
         found = backward(flat_targets, seeds, watched, across or producers.get,
                          observer=events.current_observer(),
                          on_done=_forgetter(producers) if free else None,
                          all_reached=across is None and self._starts_from(watched))
-        by_source = {s._id: g for s, g in zip(watched, found)}
+        by_source = {s.id: g for s, g in zip(watched, found)}
         grads = [self._variable_gradient(s, by_source) if isinstance(s, Variable)
-                 else by_source.get(s._id) for s in flat_sources]
+                 else by_source.get(s.id) for s in flat_sources]
         if unconnected is UnconnectedGradients.ZERO:
             grads = [zeros_like(s) if g is None else g for g, s in zip(grads, flat_sources)]
         elif self.explain_none and any(g is None for g in grads):
@@ -218,12 +218,12 @@ class GradientTape(TapeRecord):
     def _read_target(self, variable):
         """A Variable given as a target: the snapshot of it that this tape watches last
         (watching it now if the tape watches the Variable but no op read it)."""
-        if variable._id not in self._watched:
+        if variable.id not in self._watched:
             return variable.read_value()
-        snapshots = self._snapshots.setdefault(variable._id, [])
+        snapshots = self._snapshots.setdefault(variable.id, [])
         snapshot = variable.read_value()
-        if snapshot._id not in self._watched:
-            self._watched.add(snapshot._id)
+        if snapshot.id not in self._watched:
+            self._watched.add(snapshot.id)
             snapshots.append(snapshot)
         return snapshot
 
@@ -235,16 +235,16 @@ class GradientTape(TapeRecord):
         recorded op. The backward engine can then skip its search for such ops."""
         if not all(dtypes.is_floating(s.dtype) for s in sources):
             return False
-        source_ids = {s._id for s in sources}
+        source_ids = {s.id for s in sources}
         roots = self._watched.difference(self._producers, self._variables)
         return roots <= source_ids
 
     def _variable_gradient(self, variable, by_source):
-        snapshots = self._snapshots.get(variable._id, ())
+        snapshots = self._snapshots.get(variable.id, ())
         if len(snapshots) == 1:   # the usual case: read, never assigned, while recorded
-            return by_source.get(snapshots[0]._id)
-        parts = [by_source[snap._id] for snap in snapshots
-                 if by_source.get(snap._id) is not None]
+            return by_source.get(snapshots[0].id)
+        parts = [by_source[snap.id] for snap in snapshots
+                 if by_source.get(snap.id) is not None]
         if not parts:
             return None
         return aggregate(parts, None)[0]
@@ -259,7 +259,7 @@ def _why_none(tape, source):
         return (f"it has dtype {source.dtype}, and only floating-point tensors get gradients. "
                 f"Make it from a float (3.0, not 3) or tg.cast it to tg.float32/tg.float64.")
     if isinstance(source, Variable):
-        if source._id in tape._watched:
+        if source.id in tape._watched:
             return None
         if not source.trainable:
             return ("it is a Variable made with trainable=False, which tapes do not watch by "
@@ -270,7 +270,7 @@ def _why_none(tape, source):
                     "only what tape.watch was given. Call tape.watch on it inside the "
                     "`with` block.")
         return None   # trainable and never read in the block: the target does not use it
-    if source._id not in tape._watched:
+    if source.id not in tape._watched:
         return ("the tape does not watch it: only Variables are watched by themselves. Call "
                 "tape.watch on it inside the `with` block, before it is used.")
     return None
@@ -288,7 +288,7 @@ def _forgetter(producers):
     """For a one-shot tape: drop each node, and the arrays it saved, once it is used."""
     def forget(node):
         for t in node.outputs:
-            producers.pop(t._id, None)
+            producers.pop(t.id, None)
     return forget
 
 

@@ -108,10 +108,10 @@ class TapeRecord:
                 warnings.warn(f"The dtype of the watched tensor must be floating (e.g. "
                               f"tg.float32), got {t.dtype}: it will get no gradient.",
                               stacklevel=2)
-            self._watched.add(t._id)
-            self._watched.add(self._local(t)._id)
+            self._watched.add(t.id)
+            self._watched.add(self._local(t).id)
             if isinstance(t, Variable):
-                self._variables.setdefault(t._id, t)
+                self._variables.setdefault(t.id, t)
 
     def watched_variables(self):
         """The Variables this tape watches, in the order it started watching them."""
@@ -122,7 +122,7 @@ class TapeRecord:
         then watched too)."""
         watched = self._watched
         for x in node.inputs:
-            if x._id in watched:
+            if x.id in watched:
                 break
         else:
             return
@@ -130,24 +130,24 @@ class TapeRecord:
             node.number = next(self._numbers)
         for out in node.outputs:
             if dtypes.is_floating(out.dtype):
-                watched.add(out._id)
-                self._producers[out._id] = node
+                watched.add(out.id)
+                self._producers[out.id] = node
             else:
-                self._dropped[out._id] = node
+                self._dropped[out.id] = node
 
     def output_added(self, node, tensor):
         """A While or If node this tape recorded gained an output (a value its gradient
         saves): it was made by the node too."""
         if self._producers is not None and any(
-                self._producers.get(t._id) is node for t in node.outputs):
+                self._producers.get(t.id) is node for t in node.outputs):
             if dtypes.is_floating(tensor.dtype):
-                self._watched.add(tensor._id)
-                self._producers[tensor._id] = node
+                self._watched.add(tensor.id)
+                self._producers[tensor.id] = node
 
     def capture(self, outer, inner):
         """The loop body or branch this tape records in captured ``outer`` as ``inner``."""
-        if outer._id in self._watched:
-            self._watched.add(inner._id)
+        if outer.id in self._watched:
+            self._watched.add(inner.id)
 
     def _local(self, tensor):
         """``tensor`` as the graph this tape records in sees it: a tensor of an enclosing
@@ -164,12 +164,12 @@ class TapeRecord:
         # Variable on this tape: the Variable's gradient is the snapshot's (summed
         # over snapshots if it was assigned while the tape recorded).
         if (self._watch_accessed_variables and variable.trainable
-                and variable._id not in self._watched):
-            self._watched.add(variable._id)
-            self._variables.setdefault(variable._id, variable)
-        if variable._id in self._watched and snapshot._id not in self._watched:
-            self._watched.add(snapshot._id)
-            self._snapshots.setdefault(variable._id, []).append(snapshot)
+                and variable.id not in self._watched):
+            self._watched.add(variable.id)
+            self._variables.setdefault(variable.id, variable)
+        if variable.id in self._watched and snapshot.id not in self._watched:
+            self._watched.add(snapshot.id)
+            self._snapshots.setdefault(variable.id, []).append(snapshot)
 
     # -- reading the record (what tg.viz and tg.debug show) ----------------------
     @property
@@ -206,12 +206,12 @@ class TapeRecord:
 
     def is_watched(self, tensor):
         """Does the tape follow ``tensor``: was it watched, or computed by a recorded op?"""
-        return tensor._id in self._watched
+        return tensor.id in self._watched
 
     def snapshots(self, variable):
         """The values of ``variable`` that recorded ops read (one per value it held while
         the tape recorded). The Variable's gradient is the sum of theirs."""
-        return tuple(self._snapshots.get(variable._id, ()))
+        return tuple(self._snapshots.get(variable.id, ()))
 
     @property
     def watches_accessed_variables(self):
@@ -228,7 +228,7 @@ class TapeRecord:
         """Was ``tensor`` made ``"before"`` the tape started, while it was ``"recording"``,
         while it had ``"stopped"`` (``stop_recording``), or ``"after"`` it stopped for good?
         Tensor ids count up as tensors are made, so the spans tell."""
-        tensor_id, spans = tensor._id, self._spans
+        tensor_id, spans = tensor.id, self._spans
         if not spans or tensor_id < spans[0][0]:
             return "before"
         for first, end in spans:

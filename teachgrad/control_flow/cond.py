@@ -99,7 +99,7 @@ def _leaves(result):
 
 def _graph_cond(pred, true_fn, false_fn, name):
     graph = state.graph
-    pred = graph._as_graph_tensor(as_tensor(pred, name="pred", where="tg.cond"), None)
+    pred = graph.as_graph_tensor(as_tensor(pred, name="pred", where="tg.cond"), None)
     if pred.dtype != dtypes.bool_ or pred.shape not in ((), None):
         raise TypeError(f"cond's pred must be a scalar bool, got {pred!r}.")
     true_traced, true_result = trace(lambda: true_fn(), [], f"{name}_true")
@@ -139,15 +139,15 @@ def _if_kernel(pred, *arrays, true_fn, false_fn, branches):
         side, chosen, captures = "true_fn", true_fn, arrays[:n_true]
     else:
         side, chosen, captures = "false_fn", false_fn, arrays[n_true:]
-    out_ids = [t._id for t in chosen.outputs]
-    saved_ids = [t._id for s, t in branches.saved if s == side]
+    out_ids = [t.id for t in chosen.outputs]
+    saved_ids = [t.id for s, t in branches.saved if s == side]
     values = plan_for(chosen.graph, out_ids + saved_ids, set(chosen.feed_ids)).run(
         dict(zip(chosen.feed_ids, captures)))
     # Only the untaken branch's own gradient branch reads its intermediates, and it does
     # not run; they are zeros that take no memory, so that an op of the enclosing graph
     # that reads one (a second derivative's ones_like, say) gets an array of the right
     # dtype (numpy made an object array of None; CuPy refused it).
-    saved = [values[t._id] if s == side else _untaken(t) for s, t in branches.saved]
+    saved = [values[t.id] if s == side else _untaken(t) for s, t in branches.saved]
     return (*[values[i] for i in out_ids], *saved)
 
 
@@ -200,7 +200,7 @@ def _if_vjp(cts, ans, pred, *inputs, true_fn, false_fn, branches):
         reached = differentiable_sources(traced.graph, [traced.outputs[j] for j in float_outputs]
                                          + [t for s, t, _ in saved_seeds if s == side])
         float_inputs += [offset + c for c, t in enumerate(traced.graph.internal)
-                         if t._id in reached]
+                         if t.id in reached]
     if not float_inputs:
         return [None] * (len(inputs) + 1)
     outer = state.graph
@@ -209,16 +209,16 @@ def _if_vjp(cts, ans, pred, *inputs, true_fn, false_fn, branches):
 
     def gradient_branch(side, traced, offset):
         graph = MirrorGraph(f"{branches.name}_{side}_grad", outer, traced.graph,
-                            lambda t: graph._as_graph_tensor(saved_output(branches, side, t),
+                            lambda t: graph.as_graph_tensor(saved_output(branches, side, t),
                                                              None))
 
         def branch():
             ys = [traced.outputs[j] for j in float_outputs]
-            cotangents = [graph._as_graph_tensor(g, None) for g in seeds]
+            cotangents = [graph.as_graph_tensor(g, None) for g in seeds]
             for s, t, g in saved_seeds:   # second order: cotangents of saved values
                 if s == side:
                     ys.append(t)
-                    cotangents.append(graph._as_graph_tensor(g, None))
+                    cotangents.append(graph.as_graph_tensor(g, None))
             mine = [k - offset for k in float_inputs if 0 <= k - offset < len(traced.external)]
             xs = [traced.graph.internal[k] for k in mine]
             found = dict(zip(mine, backward(ys, cotangents, xs, traced.graph.producer))) \
@@ -230,7 +230,7 @@ def _if_vjp(cts, ans, pred, *inputs, true_fn, false_fn, branches):
                     g = _zeros_for(inputs[k])
                 elif isinstance(g, IndexedSlices):
                     g = g.to_dense()
-                grads.append(graph._as_graph_tensor(g, None))
+                grads.append(graph.as_graph_tensor(g, None))
             return grads
 
         traced_grad, _ = trace(branch, [], graph.name, graph=graph)

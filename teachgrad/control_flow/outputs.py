@@ -16,7 +16,6 @@ def add_output(node, shape, dtype):
     index = len(node.outputs)
     tensor = SymbolicTensor(graph, node, index, shape, dtype, f"{node.label}:{index}")
     node.outputs = node.outputs + (tensor,)
-    graph._producers[tensor._id] = node
-    graph._plans.clear()   # cached plans were made for the old outputs
+    graph.output_added(node, tensor)
     note_new_output(node, tensor, graph)
     return tensor

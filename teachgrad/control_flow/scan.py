@@ -45,7 +45,7 @@ def _rows(elems, where):
 
 def _tensor(value, argument, where):
     if state.graph is not None and isinstance(value, Tensor):
-        return state.graph._as_graph_tensor(value, None)
+        return state.graph.as_graph_tensor(value, None)
     return as_tensor(value, name=argument, where=where)
 
 

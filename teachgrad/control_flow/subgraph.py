@@ -34,7 +34,7 @@ class SubGraph(FuncGraph):
         self.internal = []     # the placeholders standing for them here
         self._captured = {}    # outer tensor id -> its placeholder here
 
-    def _as_graph_tensor(self, value, like):
+    def as_graph_tensor(self, value, like):
         if isinstance(value, SymbolicTensor) and value.graph is not self:
             return self.capture(value)
         if isinstance(value, BatchedTensor):
@@ -46,36 +46,36 @@ class SubGraph(FuncGraph):
                 f"or tg.cond does when mapped over its cotangents. Take the gradient inside "
                 f"the mapped function instead (tg.vmap(tg.grad(f))), run eagerly, or loop "
                 f"over the cotangents (tape.jacobian(..., experimental_use_pfor=False)).")
-        return super()._as_graph_tensor(value, like)
+        return super().as_graph_tensor(value, like)
 
     def capture(self, tensor):
         """The tensor of this graph that stands for ``tensor`` of an enclosing graph."""
-        found = self._captured.get(tensor._id)
+        found = self._captured.get(tensor.id)
         if found is None:
             outer_tensor = self._from_outer(tensor)
-            found = self._captured.get(outer_tensor._id)
+            found = self._captured.get(outer_tensor.id)
             if found is None:
                 with self.as_default(), _no_gradient_scope():
                     found = placeholder(outer_tensor.dtype, outer_tensor.shape,
                                         name=f"capture_{len(self.external)}")
                 self.external.append(outer_tensor)
                 self.internal.append(found)
-                self._captured[outer_tensor._id] = found
-            self._captured[tensor._id] = found
+                self._captured[outer_tensor.id] = found
+            self._captured[tensor.id] = found
             note_capture(tensor, found, self)
         return found
 
     def captured(self, tensor):
         """The placeholder standing for ``tensor`` of an enclosing graph, if this graph
         has captured it (else None)."""
-        return self._captured.get(tensor._id)
+        return self._captured.get(tensor.id)
 
     def _from_outer(self, tensor):
         """``tensor`` as a tensor of the outer graph (captured there first if need be)."""
         if tensor.graph is self.outer:
             return tensor
         if isinstance(self.outer, SubGraph):
-            return self.outer._as_graph_tensor(tensor, None)
+            return self.outer.as_graph_tensor(tensor, None)
         raise ValueError(
             f"{tensor.name} belongs to a graph that this loop or cond cannot reach. Use "
             f"tensors of the graph the while_loop/cond is built in, or pass them in.")
@@ -106,7 +106,7 @@ class SubGraph(FuncGraph):
             for k, (outer, inner) in enumerate(zip(graph.external, graph.internal)):
                 node = Node(identity_p, (outer,), (inner,), {})
                 node.label = f"{graph.name}/capture_{k}"
-                captures[inner._id] = node
+                captures[inner.id] = node
             graph = graph.outer
         producers.append(graph.producer if beyond is None else beyond)
 
@@ -148,13 +148,13 @@ class MirrorGraph(SubGraph):
         self._resolve = resolve
         self._mirrored = {}    # forward tensor id -> its value here
 
-    def _as_graph_tensor(self, value, like):
+    def as_graph_tensor(self, value, like):
         if isinstance(value, SymbolicTensor) and value.graph is self.forward:
-            found = self._mirrored.get(value._id)
+            found = self._mirrored.get(value.id)
             if found is None:
-                found = self._mirrored[value._id] = self._mirror(value)
+                found = self._mirrored[value.id] = self._mirror(value)
             return found
-        return super()._as_graph_tensor(value, like)
+        return super().as_graph_tensor(value, like)
 
     def _mirror(self, tensor):
         node = tensor.node
@@ -162,7 +162,7 @@ class MirrorGraph(SubGraph):
             return self.add_constant(node.params["value"])
         for external, internal in zip(self.forward.external, self.forward.internal):
             if internal is tensor:      # a captured outer tensor: the same one, captured here
-                return self._as_graph_tensor(external, None)
+                return self.as_graph_tensor(external, None)
         with self.as_default():
             return self._resolve(tensor)
 
@@ -186,7 +186,7 @@ class Traced:
 
     @property
     def feed_ids(self):
-        return [t._id for t in self.inputs + self.graph.internal]
+        return [t.id for t in self.inputs + self.graph.internal]
 
     def __repr__(self):
         return f"<traced {self.graph.name}: {len(self.inputs)} inputs, " \
@@ -204,7 +204,7 @@ def trace(fn, specs, name, outer=None, graph=None):
         inputs = [placeholder(dtype, shape, name=arg) for shape, dtype, arg in specs]
         result = fn(*inputs)
         flat = [] if result is None else [
-            graph._as_graph_tensor(_checked_leaf(leaf, name), None)
+            graph.as_graph_tensor(_checked_leaf(leaf, name), None)
             for leaf in nest.flatten(result)]
     return Traced(graph, inputs, flat, result), result
 
@@ -252,10 +252,10 @@ def differentiable_sources(graph, tensors):
     reached, stack = set(), [t for t in tensors if trainable(t)]
     while stack:
         t = stack.pop()
-        if t._id in reached:
+        if t.id in reached:
             continue
-        reached.add(t._id)
-        node = graph.producer(t._id)
+        reached.add(t.id)
+        node = graph.producer(t.id)
         if node is not None and node.op.differentiable:
             stack.extend(x for x in node.inputs if trainable(x))
     return reached

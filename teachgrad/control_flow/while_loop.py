@@ -136,7 +136,7 @@ def _numbers_like(result, placeholders):
         return result   # the structure check reports it
     graph = state.graph
     return nest.pack_sequence_as(result, [
-        leaf if isinstance(leaf, Tensor) else graph._as_graph_tensor(
+        leaf if isinstance(leaf, Tensor) else graph.as_graph_tensor(
             leaf if isinstance(leaf, (bool, int, float)) else
             validate.tensor_like(leaf, "the body's result", "tg.while_loop"), like)
         for leaf, like in zip(leaves, placeholders)])
@@ -221,7 +221,7 @@ class LoopState:
 
 def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, name):
     graph = state.graph
-    flat = [graph._as_graph_tensor(v, None) for v in nest.flatten(loop_vars)]
+    flat = [graph.as_graph_tensor(v, None) for v in nest.flatten(loop_vars)]
     invariants = _invariants(loop_vars, flat, shape_invariants)
     specs = [(inv, t.dtype, f"loop_var_{k}") for k, (t, inv) in enumerate(zip(flat, invariants))]
 
@@ -243,7 +243,7 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, shape_invariants, na
     if maximum_iterations is not None:
         if not isinstance(maximum_iterations, SymbolicTensor):   # known now: checked now
             maximum_iterations = _iteration_limit(maximum_iterations)
-        limit = graph._as_graph_tensor(maximum_iterations, None)
+        limit = graph.as_graph_tensor(maximum_iterations, None)
         if limit.dtype.kind not in "iu" or limit.shape not in ((), None):
             raise TypeError(f"maximum_iterations must be an integer scalar, got {limit!r}.")
     outputs = build_while(cond_traced, body_traced, flat, limit, name, "forward")
@@ -303,11 +303,11 @@ def _while_kernel(*arrays, cond, body, loop):
         limit, k = int(arrays[n]), n + 1
     cond_captures = list(arrays[k:k + len(cond.external)])
     body_captures = list(arrays[k + len(cond.external):])
-    pred_id = cond.outputs[0]._id
+    pred_id = cond.outputs[0].id
     cond_ids = cond.feed_ids
     cond_plan = plan_for(cond.graph, [pred_id], set(cond_ids))
-    out_ids = [t._id for t in body.outputs]
-    saved_ids = [t._id for t in loop.saved]
+    out_ids = [t.id for t in body.outputs]
+    saved_ids = [t.id for t in loop.saved]
     body_ids = body.feed_ids
     body_plan = plan_for(body.graph, out_ids + saved_ids, set(body_ids))
     stacks = [[] for _ in saved_ids]
@@ -370,12 +370,12 @@ def _carriers(body, gs, stack_grads):
     seeded = [t for t, _ in stack_grads]
     while True:
         reached = differentiable_sources(body.graph, [body.outputs[j] for j in carrying] + seeded)
-        grown = carrying | {j for j in range(n) if body.inputs[j]._id in reached
+        grown = carrying | {j for j in range(n) if body.inputs[j].id in reached
                             and trainable(body.inputs[j])}
         if grown == carrying:
             break
         carrying = grown
-    captures = [c for c, t in enumerate(body.graph.internal) if t._id in reached]
+    captures = [c for c, t in enumerate(body.graph.internal) if t.id in reached]
     return sorted(carrying), captures
 
 
@@ -397,7 +397,7 @@ def _while_vjp(cts, ans, *inputs, cond, body, loop):
                 f"GradientTape, which records each iteration as it runs.")
     outer = state.graph
     grad_graph = MirrorGraph(f"{loop.name}_body_grad", outer, body.graph,
-                             lambda t: gather(grad_graph._as_graph_tensor(saved_stack(loop, t),
+                             lambda t: gather(grad_graph.as_graph_tensor(saved_stack(loop, t),
                                                                           None),
                                               grad_graph.index))
 
@@ -408,12 +408,12 @@ def _while_vjp(cts, ans, *inputs, cond, body, loop):
         ys = [body.outputs[j] for j in float_vars]
         for saved, g in stack_grads:   # second order: cotangents of the saved values
             ys.append(saved)
-            cotangents.append(gather(grad_graph._as_graph_tensor(g, None), grad_graph.index))
+            cotangents.append(gather(grad_graph.as_graph_tensor(g, None), grad_graph.index))
         xs = [body.inputs[j] for j in float_vars] + \
             [body.graph.internal[c] for c in float_captures]
         grads = backward(ys, cotangents, xs, body.graph.producer)
-        grads = [grad_graph._as_graph_tensor(_dense(g), None) if g is not None else
-                 grad_graph._as_graph_tensor(_zeros_for(x), None) for g, x in zip(grads, xs)]
+        grads = [grad_graph.as_graph_tensor(_dense(g), None) if g is not None else
+                 grad_graph.as_graph_tensor(_zeros_for(x), None) for g, x in zip(grads, xs)]
         var_grads, capture_grads = grads[:len(float_vars)], grads[len(float_vars):]
         return [counter + 1, limit, total_iters, *var_grads,
                 *[s + g for s, g in zip(sums, capture_grads)]]
@@ -428,7 +428,7 @@ def _while_vjp(cts, ans, *inputs, cond, body, loop):
                          specs, f"{loop.name}_grad_cond", outer=outer)
     grad_body, _ = trace(gradient_body, specs, grad_graph.name, graph=grad_graph)
 
-    start = [outer._as_graph_tensor(np.asarray(0, dtype=np.int64), None), total, total]
+    start = [outer.as_graph_tensor(np.asarray(0, dtype=np.int64), None), total, total]
     start += [_dense(cts[j]) if cts[j] is not None else zeros_like(ans[j]) for j in float_vars]
     start += [_zeros_for(body.external[c]) for c in float_captures]
     outputs = build_while(grad_cond, grad_body, start, None, f"{loop.name}_grad", "backward")

@@ -40,12 +40,12 @@ class EngineRun:
     def __init__(self, view, target, engine_parents, feed_dict):
         self.view, self.target = view, target
         self.feed_dict = feed_dict
-        self.calls, self.received, self.branch = {}, {target._id}, {}
+        self.calls, self.received, self.branch = {}, {target.id}, {}
         self.gradient, self.error, self.ran, self.raises = None, None, False, None
         self.no_rule = [n for n in engine_parents
                         if n.op.differentiable and n.op.vjp_rules is None
                         and n.op.vjp_all is None]
-        self.stop_nodes = {view.producer(t._id) for t in view.stop_tensors}
+        self.stop_nodes = {view.producer(t.id) for t in view.stop_tensors}
         if view.mode == "tape":
             self._run_on_tape()
         else:
@@ -53,7 +53,7 @@ class EngineRun:
             if not any(n.op.name in _GROWING_OPS for n in engine_parents):
                 self._run_in_graph()
         for node in self.no_rule:
-            if any(t._id in self.received for t in node.outputs):
+            if any(t.id in self.received for t in node.outputs):
                 self.raises = node
                 break
 
@@ -63,7 +63,7 @@ class EngineRun:
                 self.calls[event.node] = event
                 for x, g in zip(event.node.inputs, event.input_grads):
                     if g is not None:
-                        self.received.add(x._id)
+                        self.received.add(x.id)
 
     def _run_engine(self, seeds, sources, stops):
         trace = events.Trace()
@@ -80,7 +80,7 @@ class EngineRun:
     def _run_on_tape(self):
         stops = [t for n in self.no_rule for t in n.outputs]
         with unobserved():
-            seeds = [Tensor(backend.xp.ones_like(self.target._value))]
+            seeds = [Tensor(backend.xp.ones_like(self.target.value))]
             sources = self.view.walk_sources
             grads = [g for g in self._run_engine(seeds, sources, stops) if g is not None]
             if self.view.sources and grads:
@@ -116,7 +116,7 @@ class EngineRun:
         x = node.inputs[i]
         op = node.op
         if x.dtype.kind != "f":
-            maker = self.view.producer_all(x._id)
+            maker = self.view.producer_all(x.id)
             tensor = f"{a_or_an(x.dtype)} tensor"
             what = (f"{maker.name} ({maker.op.name}) makes {tensor} that {node.name} reads"
                     if maker is not None else f"{node.name} reads {tensor}")
@@ -207,7 +207,7 @@ class EngineRun:
 def _all_zero(g):
     if isinstance(g, IndexedSlices):
         g = g.to_dense()
-    return not bool(backend.xp.any(g._value != 0))
+    return not bool(backend.xp.any(g.value != 0))
 
 
 _ZEROED = {

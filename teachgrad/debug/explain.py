@@ -52,8 +52,8 @@ def explain_gradient(target, source, tape_or_graph=None, *, stop_gradients=None,
     view = views.resolve(target, source, tape_or_graph, stop_gradients)
     names = (source.name or "source", target.name or "target")
     problems = [Cause(kind, message, fix) for kind, message, fix in view.problems]
-    walk_ids = {s._id for s in view.walk_sources}
-    if target._id in walk_ids or target is source:
+    walk_ids = {s.id for s in view.walk_sources}
+    if target.id in walk_ids or target is source:
         return GradientExplanation(
             view.mode, *names, "nonzero", None,
             "the target is the source itself: its gradient is ones (the identity).")
@@ -104,18 +104,18 @@ def _paths(between, target, walk_ids, producer):
     starts = []
     for node in between:
         for i, x in enumerate(node.inputs):
-            if x._id in walk_ids:
+            if x.id in walk_ids:
                 starts.append((node, i))
-            elif producer(x._id) in inside:
-                consumers[x._id].append((node, i))
-    end = producer(target._id)
+            elif producer(x.id) in inside:
+                consumers[x.id].append((node, i))
+    end = producer(target.id)
     # How many chains lead from each node to the target, consumers before producers
     # (a node is always made after the nodes it reads, so by decreasing id). No
     # recursion: a loop unrolled on a tape can make chains thousands of ops long.
     counts = {}
     for node in sorted(between, key=lambda n: n.id, reverse=True):
         counts[node] = (node is end) + sum(counts.get(c, 0) for out in node.outputs
-                                           for c, _ in consumers.get(out._id, ()))
+                                           for c, _ in consumers.get(out.id, ()))
     total = sum(counts[node] for node, _ in starts)
 
     found, stack = [], [[step] for step in reversed(starts)]
@@ -124,7 +124,7 @@ def _paths(between, target, walk_ids, producer):
         node = chain[-1][0]
         if node is end:
             found.append(tuple(chain))
-        nexts = [step for out in node.outputs for step in consumers.get(out._id, ())]
+        nexts = [step for out in node.outputs for step in consumers.get(out.id, ())]
         stack.extend(chain + [step] for step in reversed(nexts))
     return found, total
 
@@ -147,7 +147,7 @@ def _judge_path(steps, run):
 def _no_path_causes(view, target, source, names):
     source_name, target_name = names
     causes, integers = [], []
-    if view.mode == "tape" and view.producer(target._id) is None:
+    if view.mode == "tape" and view.producer(target.id) is None:
         moment = view.tape.when_made(target)
         if moment != "recording":
             text, fix = views.WHEN_MADE[moment]
@@ -201,17 +201,17 @@ def _tape_hints(view, target, source_name):
     tape = view.tape
     # The tensors the record shows to depend on the source (a node is always made
     # after the nodes it reads, so one pass in the order they were made will do).
-    walk_ids = {s._id for s in view.walk_sources}
+    walk_ids = {s.id for s in view.walk_sources}
     reached = set(walk_ids)
     for node in tape.recorded_nodes():
-        if any(x._id in reached for x in node.inputs):
-            reached.update(out._id for out in node.outputs)
+        if any(x.id in reached for x in node.inputs):
+            reached.update(out.id for out in node.outputs)
     integers = []
     for node in reversed(tape.dropped_nodes()):
-        if (any(x._id in reached for x in node.inputs)
-                and min(out._id for out in node.outputs) < target._id):
+        if (any(x.id in reached for x in node.inputs)
+                and min(out.id for out in node.outputs) < target.id):
             dtype = next(out.dtype for out in node.outputs if out.dtype.kind != "f")
-            read = (source_name if any(x._id in walk_ids for x in node.inputs)
+            read = (source_name if any(x.id in walk_ids for x in node.inputs)
                     else f"a value computed from {source_name}")
             integers.append(Cause("integer", f"{node.name} ({node.op.name}) made "
                                   f"{a_or_an(dtype)} tensor from {read}: integers and bools "
@@ -224,11 +224,11 @@ def _tape_hints(view, target, source_name):
     # A float result computed from the source that no recorded op read, made before the
     # target: the usual trace of a value taken out of the tape (h.numpy(), float(h),
     # tg.constant(h.numpy())), whose copy is a constant to the tape.
-    read = {x._id for node in tape.recorded_nodes() for x in node.inputs}
+    read = {x.id for node in tape.recorded_nodes() for x in node.inputs}
     for node in reversed(tape.recorded_nodes()):
-        left = [out for out in node.outputs if out._id in reached and out._id not in read
-                and out.dtype.kind == "f" and out._id < target._id]
-        if left and any(x._id in reached for x in node.inputs):
+        left = [out for out in node.outputs if out.id in reached and out.id not in read
+                and out.dtype.kind == "f" and out.id < target.id]
+        if left and any(x.id in reached for x in node.inputs):
             out = left[0]
             name = f"{out.name} ({node.name})" if out.name else f"the output of {node.name}"
             others.append(Cause("left_the_tape", f"{name}, a {node.op.name}, was "

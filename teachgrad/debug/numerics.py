@@ -87,9 +87,9 @@ class NumericsCheck(hooks.Check):
 
     def check_eager(self, node):
         for out in node.outputs:
-            if out.dtype.kind == "f" and not _all_finite(out._value):
-                raise _error(node, [x._value for x in node.inputs],
-                             [y._value for y in node.outputs])
+            if out.dtype.kind == "f" and not _all_finite(out.value):
+                raise _error(node, [x.value for x in node.inputs],
+                             [y.value for y in node.outputs])
 
     def check_graph_run(self, node, inputs, outputs):
         for out in outputs:

@@ -35,7 +35,7 @@ class ArraySummary:
 
 def summarize(value):
     """An ``ArraySummary`` of a Tensor or an array."""
-    array = np.asarray(backend.to_numpy(getattr(value, "_value", value)))
+    array = np.asarray(backend.to_numpy(getattr(value, "value", value)))
     kind = array.dtype.kind
     if kind in "fc":
         nan, inf = np.isnan(array), np.isinf(array)

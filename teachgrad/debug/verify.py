@@ -138,7 +138,7 @@ class VerifyCheck(hooks.Check):
         self.custom_gradients = custom_gradients
 
     def check_eager(self, node):
-        self._check(node, [x._value for x in node.inputs])
+        self._check(node, [x.value for x in node.inputs])
 
     def check_graph_run(self, node, inputs, outputs):
         self._check(node, list(inputs))
@@ -239,13 +239,13 @@ def check_op(op, arrays, params, rng, named, custom_gradients=True):
             continue
         scale = rulecheck.scale_of(a)
         t = rulecheck.random_like(a, rng) * scale
-        g = rulecheck.xp().zeros_like(a) if grads[i] is None else grads[i]._value
+        g = rulecheck.xp().zeros_like(a) if grads[i] is None else grads[i].value
         claims = {"VJP": (rulecheck.inner(t, g), rulecheck.abs_inner(t, g))}
         jt_rule = None
         if native:
             tangents = [None] * len(arrays)
             tangents[i] = Tensor(t)
-            jt_rule = [None if y is None else y._value for y in jvp_of(node, tangents)]
+            jt_rule = [None if y is None else y.value for y in jvp_of(node, tangents)]
             pairs = [(c, y) for c, y in zip(u, jt_rule) if c is not None and y is not None]
             claims["JVP"] = (sum(rulecheck.inner(c, y) for c, y in pairs),
                              sum(rulecheck.abs_inner(c, y) for c, y in pairs))

@@ -131,7 +131,7 @@ def _watch_problem(tape, source):
                 "Use the Variable inside the tape's `with` block.")
     if tape.is_watched(source):
         return None
-    if tape.producer(source._id, every_dtype=True) is not None:   # an integer or bool tensor
+    if tape.producer(source.id, every_dtype=True) is not None:   # an integer or bool tensor
         return (f"{name} is {a_or_an(source.dtype)} tensor: integers and bools are constants, "
                 f"the tape does not watch them", "Differentiate with respect to a float tensor.")
     moment = tape.when_made(source)

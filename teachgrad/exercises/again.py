@@ -42,13 +42,13 @@ def differentiable_again(check, i, rule):
     with GradientTape() as tape:
         tape.watch(xs + [g_tensor])
         ans = check.f(*xs)
-        f_ops = {node.op for node in tape._producers.values()}
+        f_ops = {node.op for node in tape.recorded_nodes()}
         r = dense(rule(g_tensor, ans, *xs))
         phi_by_tape = tg_sum(r * constant(v)) if isinstance(r, Tensor) else None
     if phi_by_tape is None:
         return _not_again(i, "it returned a numpy array, not a teachgrad tensor")
     without_rule = list(dict.fromkeys(
-        node.op for node in tape._producers.values()
+        node.op for node in tape.recorded_nodes()
         if node.op.differentiable and node.op.vjp_rules is None and node.op.vjp_all is None))
     try:
         tape_grads = tape.gradient(phi_by_tape, xs + [g_tensor],
@@ -61,7 +61,7 @@ def differentiable_again(check, i, rule):
         numeric = np.array(rulecheck.numeric_vjp_entries(
             phi, arrays, k, [backend.xp.ones(())], rulecheck.scale_of(a), check.h,
             a.size)).reshape(a.shape)
-        by_tape = np.asarray(backend.to_numpy(dense(tape_grads[k])._value),
+        by_tape = np.asarray(backend.to_numpy(dense(tape_grads[k]).value),
                              dtype=np.float64)
         off = ~np.isclose(by_tape, numeric, atol=ATOL2 * (1 + np.abs(numeric).max(
             initial=0)), rtol=RTOL2)

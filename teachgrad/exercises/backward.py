@@ -235,7 +235,7 @@ def _listing(run):
     names = run.names()
 
     def name(t):
-        return names.get(t._id, "const")
+        return names.get(t.id, "const")
     lines = [f"{', '.join(name(o) for o in node.outputs)} = {node.op.name}"
              f"({', '.join(name(x) for x in node.inputs)})" for node in nodes]
     return " The graph: " + "; ".join(lines) + f"; the target is {name(run.target)}."

@@ -103,7 +103,7 @@ class _Check:
         if len(leaves) != 1 or not isinstance(leaves[0], Tensor):
             raise TypeError(f"`f` must return one tensor, but returned "
                             f"{type(out).__name__}.")
-        return [backend.xp.asarray(leaves[0]._value, dtype=np.float64)]
+        return [backend.xp.asarray(leaves[0].value, dtype=np.float64)]
 
     def run(self):
         n = len(self.arrays)
@@ -213,7 +213,7 @@ class _Check:
                 continue
             xs = [constant(read_only(a)) for a in self.arrays]
             made = slip(constant(read_only(self.g)), constant(read_only(self.ans)), *xs)
-            made = np.asarray(backend.to_numpy(made._value if isinstance(made, Tensor)
+            made = np.asarray(backend.to_numpy(made.value if isinstance(made, Tensor)
                                                else made), dtype=np.float64)
             if made.shape == got_array.shape and np.allclose(made, got_array, rtol=1e-6,
                                                              atol=1e-9):

@@ -68,7 +68,7 @@ def _times(count):
 
 
 def _reaches_source(run, node):
-    ids = {s._id for s in run.sources}
+    ids = {s.id for s in run.sources}
     stack, seen = [node], set()
     while stack:
         n = stack.pop()
@@ -76,7 +76,7 @@ def _reaches_source(run, node):
             continue
         seen.add(n)
         for x in n.inputs:
-            if x._id in ids:
+            if x.id in ids:
                 return True
             parent = run.producer(x)
             if parent is not None:

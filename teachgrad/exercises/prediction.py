@@ -49,7 +49,7 @@ def _plain(value):
     """``value`` with tensors and numpy values made Python's own (a 0-d array a number,
     others nested lists), inside lists, tuples, dicts and sets too: what a prediction
     is compared as."""
-    if hasattr(value, "_id") and hasattr(value, "numpy"):
+    if hasattr(value, "id") and hasattr(value, "numpy"):
         value = value.numpy()
     if isinstance(value, (np.ndarray, np.generic)):
         return value.tolist()

@@ -61,7 +61,7 @@ class Recorded:
         if not isinstance(tensor, Tensor):
             validate.fail(TypeError, "producer", "tensor", "a tensor (the target, or one of "
                           "a node's inputs)", tensor)
-        return self.tape.producer(tensor._id)
+        return self.tape.producer(tensor.id)
 
     def nodes(self):
         """The recorded nodes the target depends on, each after the nodes it reads from."""
@@ -83,16 +83,16 @@ class Recorded:
     def names(self):
         """A short name for each tensor id: the sources' names, n0, n1, ... for the nodes'
         outputs in the order they were computed."""
-        names = {s._id: s.name for s in self.sources}
+        names = {s.id: s.name for s in self.sources}
         for k, node in enumerate(self.nodes()):
             for j, out in enumerate(node.outputs):
-                names[out._id] = f"n{k}" if len(node.outputs) == 1 else f"n{k}:{j}"
+                names[out.id] = f"n{k}" if len(node.outputs) == 1 else f"n{k}:{j}"
         return names
 
     def label(self, node):
         """``multiply (n3)``: a node by its operation and the short name of its output (the
         way the BackpropStepper names nodes)."""
-        return f"{node.op.name} ({self.names().get(node.outputs[0]._id, '?')})"
+        return f"{node.op.name} ({self.names().get(node.outputs[0].id, '?')})"
 
     def __repr__(self):
         return f"<recorded {self.name or 'computation'}: {len(self.nodes())} nodes>"

@@ -79,7 +79,7 @@ def result_array(got, i, what):
         return None, Feedback("wrong_type", f"the rule for input {i} returned {len(got)} "
                               f"values (a {type(got).__name__}), but a rule returns one "
                               f"tensor: {what}. Each input has a rule of its own.", i)
-    value = getattr(got, "_value", got)
+    value = getattr(got, "value", got)
     numbers = not isinstance(got, (str, bytes, bool, dict, set)) and value is not None
     if numbers:
         try:

@@ -44,12 +44,12 @@ class FuncGraph(Graph):
         self.assignments = {}          # Variable id -> (Variable, its new value), in order
 
     def read_variable(self, variable):
-        read = self._variable_reads.get(variable._id)
+        read = self._variable_reads.get(variable.id)
         if read is None:
             with self.as_default():
                 read = placeholder(variable.dtype, variable.shape,
                                    name=variable.name or "variable")
-            self._variable_reads[variable._id] = read
+            self._variable_reads[variable.id] = read
             self.captured_variables.append(variable)
             self.captures.append(read)
         note_variable_read(variable, read, self)
@@ -65,7 +65,7 @@ class FuncGraph(Graph):
             if isinstance(value, Tensor) and not isinstance(value, SymbolicTensor) \
                     and value.dtype != variable.dtype:
                 value = Tensor(_to_array(value, variable.dtype, argument, where))
-            new = self._as_graph_tensor(value, variable)
+            new = self.as_graph_tensor(value, variable)
             if new.dtype != variable.dtype:
                 validate.fail(TypeError, where, argument, f"a tensor of the Variable's dtype "
                               f"{variable.dtype}", new)
@@ -75,14 +75,14 @@ class FuncGraph(Graph):
             if not compatible(new.shape, variable.shape):
                 validate.fail(ValueError, where, argument, f"a value of the Variable's shape "
                               f"{variable.shape}", new)
-        self.assignments[variable._id] = (variable, new)
-        self._variable_reads[variable._id] = new
+        self.assignments[variable.id] = (variable, new)
+        self._variable_reads[variable.id] = new
         return variable
 
     def bind_variables(self, variables, tensors):
         """Let reads of ``variables`` in this graph give ``tensors`` (already inputs)."""
         for v, t in zip(variables, tensors):
-            self._variable_reads[v._id] = t
+            self._variable_reads[v.id] = t
 
 
 class ConcreteFunction:
@@ -126,8 +126,8 @@ class ConcreteFunction:
         """Run the graph on ``arrays`` (explicit inputs, then captured variables' values)."""
         if self.optimize is not False and not state.checks():
             return self.optimized.run(arrays)
-        feeds = dict(zip([t._id for t in self.inputs + self.graph.captures], arrays))
-        fetch_ids = [t._id for t in self.outputs + self.assigned_values]
+        feeds = dict(zip([t.id for t in self.inputs + self.graph.captures], arrays))
+        fetch_ids = [t.id for t in self.outputs + self.assigned_values]
         values = plan_for(self.graph, fetch_ids, set(feeds)).run(feeds)
         results = [values[i] for i in fetch_ids]
         n = len(self.outputs)
@@ -294,7 +294,7 @@ class Function:
             traced_kwargs = dict(zip(sorted(kwargs), traced[len(args):]))
             result = self.python_function(*traced[:len(args)], **traced_kwargs)
             # Tensors (and numbers) in the result become outputs; a None stays None.
-            outputs = [graph._as_graph_tensor(o, None) for o in nest.flatten(result)
+            outputs = [graph.as_graph_tensor(o, None) for o in nest.flatten(result)
                        if o is not None]
         body = _of_tensors(self.python_function, traced, len(args), sorted(kwargs),
                            placeholders)
@@ -376,9 +376,9 @@ def _variables_key(a):
     each call), and can assign it (``opt.apply_gradients`` in a train step). A
     placeholder would stand for its value only, and could not be assigned."""
     if isinstance(a, Variable):
-        return a._id
+        return a.id
     if isinstance(a, (list, tuple)) and a and all(isinstance(v, Variable) for v in a):
-        return (type(a), tuple(v._id for v in a))
+        return (type(a), tuple(v.id for v in a))
     return None
 
 

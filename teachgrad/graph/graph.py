@@ -36,7 +36,7 @@ const_p = not_differentiable(primitive("const", lambda value: value))
 defeffect(const_p, "view")
 defshape(const_p, lambda value: [(tuple(value.shape), value.dtype)])
 
-read_variable_p = not_differentiable(primitive("read_variable", lambda variable: variable._value))
+read_variable_p = not_differentiable(primitive("read_variable", lambda variable: variable.value))
 defshape(read_variable_p, lambda variable: [(tuple(variable.shape), variable.dtype)])
 
 
@@ -112,10 +112,17 @@ class Graph:
         """The node that made a tensor of this graph (the engine's protocol)."""
         return self._producers.get(tensor_id)
 
+    def output_added(self, node, tensor):
+        """``node`` (a While or If, while its gradient is built) gained the output
+        ``tensor``: this graph now knows who made it, and forgets the run plans it made
+        for the old outputs."""
+        self._producers[tensor.id] = node
+        self._plans.clear()
+
     def find_variable_read(self, variable):
         """The tensor that reads ``variable`` in this graph, or None if the graph never
         reads it. Unlike ``read_variable``, it adds nothing."""
-        return self._variable_reads.get(variable._id)
+        return self._variable_reads.get(variable.id)
 
     @contextlib.contextmanager
     def scratch(self):
@@ -139,7 +146,7 @@ class Graph:
     def add_node(self, op, args, params, name=None):
         """Add a node applying ``op`` to ``args``; return its symbolic output(s)."""
         like = next((a for a in args if isinstance(a, Tensor)), None)
-        inputs = tuple(self._as_graph_tensor(a, like) for a in args)
+        inputs = tuple(self.as_graph_tensor(a, like) for a in args)
         if any(isinstance(t, BatchedTensor) for t in inputs):
             # bind batches a map's ops first; only a node built directly (a gradient's
             # While or If over a map's cotangents) can get here
@@ -163,18 +170,18 @@ class Graph:
             for i, (shape, dtype) in enumerate(specs))
         node.outputs = outputs
         for t in outputs:
-            self._producers[t._id] = node
+            self._producers[t.id] = node
         self._nodes.append(node)
         return outputs if op.multiple_results else outputs[0]
 
     def read_variable(self, variable):
         """The tensor that reads ``variable`` when the graph runs (one per Variable)."""
-        read = self._variable_reads.get(variable._id)
+        read = self._variable_reads.get(variable.id)
         if read is None:
             with _no_gradient_scope():
                 read = self.add_node(read_variable_p, (), {"variable": variable},
                                      name=variable.name or "read_variable")
-            self._variable_reads[variable._id] = read
+            self._variable_reads[variable.id] = read
         note_variable_read(variable, read, self)
         return read
 
@@ -188,7 +195,7 @@ class Graph:
             f"eagerly with the value Session.run returns, or trace the step with tg.function, "
             f"where assignments are part of the graph.")
 
-    def _as_graph_tensor(self, value, like):
+    def as_graph_tensor(self, value, like):
         if isinstance(value, SymbolicTensor):
             if value.graph is not self:
                 raise ValueError(
@@ -201,7 +208,7 @@ class Graph:
             innermost_frame((value,))           # (refused once its map has returned)
             return value
         if isinstance(value, Tensor):
-            array = value._value
+            array = value.value
         elif like is not None and isinstance(value, (int, float, bool)):
             array = backend.xp.asarray(value, dtype=_scalar_dtype(like.dtype, value))
         elif type(value) in (list, tuple) and holds_tensor(value):

@@ -28,8 +28,8 @@ class Plan:
                 continue
             needed.add(node)
             for x in node.inputs:
-                if x._id not in feed_ids:
-                    stack.append(graph.producer(x._id))
+                if x.id not in feed_ids:
+                    stack.append(graph.producer(x.id))
         self.steps = []
         self.fetch_ids = set(fetch_ids)
         for node in graph._nodes:
@@ -40,9 +40,9 @@ class Plan:
                 raise ValueError(
                     f"You must feed a value for placeholder tensor '{node.name}' with dtype "
                     f"{node.params['dtype']} and shape {shape}.")
-            in_ids = tuple(x._id for x in node.inputs)
+            in_ids = tuple(x.id for x in node.inputs)
             self.steps.append([node.op.forward, node.params, in_ids,
-                               tuple(t._id for t in node.outputs),
+                               tuple(t.id for t in node.outputs),
                                node.op.multiple_results, node, (), _reader(in_ids)])
         # Free each array after its last use, so memory peaks like a hand-written step.
         last_use = {}
@@ -166,8 +166,8 @@ class Session:
             if not isinstance(tensor, SymbolicTensor) or tensor.graph is not graph:
                 raise TypeError(f"feed_dict keys must be tensors of the session's graph, "
                                 f"got {tensor!r}.")
-            values[tensor._id] = check_feed(tensor, value)
-        fetch_ids = [t._id for t in flat]
+            values[tensor.id] = check_feed(tensor, value)
+        fetch_ids = [t.id for t in flat]
         plan_for(graph, fetch_ids, set(values)).run(values)
         results = [backend.to_numpy(values[i]) for i in fetch_ids]
         return nest.pack_sequence_as(fetches, results)

@@ -42,8 +42,8 @@ class BatchedTensor(Tensor):
     __slots__ = ("batched", "frame")
 
     def __init__(self, batched, frame):
-        self._value = None
-        self._id = next_tensor_id()
+        self.value = None
+        self.id = next_tensor_id()
         shape = batched.shape
         self.shape = None if shape is None else tuple(shape[1:])
         self.dtype = batched.dtype

@@ -52,11 +52,11 @@ def bind(op, *args, **params):
         # The one- and two-input cases are spelled out: this line runs for every op,
         # and building a list of values costs more than the numpy call on a scalar.
         if len(args) == 2:
-            out = op.forward(args[0]._value, args[1]._value, **params)
+            out = op.forward(args[0].value, args[1].value, **params)
         elif len(args) == 1:
-            out = op.forward(args[0]._value, **params)
+            out = op.forward(args[0].value, **params)
         else:
-            out = op.forward(*[t._value for t in args], **params)
+            out = op.forward(*[t.value for t in args], **params)
     except (ValueError, TypeError) as error:
         shapes = ", ".join(str(t.shape) for t in args)
         raise with_context(error, op.name, shapes) from None
@@ -129,11 +129,11 @@ def _as_arrays(op, args):
     for a in args:
         if isinstance(a, Tensor):
             if isinstance(a, Variable):
-                a = a._snapshot
+                a = a.snapshot
             elif isinstance(a, SymbolicTensor):
                 raise RuntimeError(f"{op.name}: a gradient rule run on arrays was given "
                                    f"the graph tensor {a.name}.")
-            a = a._value
+            a = a.value
         elif not hasattr(a, "dtype"):   # a Python number or list: converted below
             numbers = True
         values.append(a)
@@ -227,7 +227,7 @@ def _as_input(value, like):
         # convert_to_tensor makes of a number next to a float tensor.
         return Tensor(backend.scalar(value, like.dtype))
     if isinstance(value, Variable):
-        snapshot = value._snapshot
+        snapshot = value.snapshot
         if state.recorders:
             note_variable_read(value, snapshot)
         return snapshot

@@ -49,7 +49,7 @@ def defjvp(op, *rules):
     def jvp(node, tangents, arrays=False):
         ans, inputs = node.outputs[0], node.inputs
         if arrays:
-            ans, inputs = ans._value, arrays_of(inputs)
+            ans, inputs = ans.value, arrays_of(inputs)
         parts = [rule(t, ans, *inputs, **node.params)
                  for rule, t in zip(rules, tangents) if t is not None and rule is not None]
         if not parts:

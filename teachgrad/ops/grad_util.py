@@ -44,7 +44,7 @@ def value_of(t):
     """The array a rule's argument holds: a Tensor's value (None for a graph tensor), or
     the argument itself when the rule runs on raw arrays (``core.on_arrays``). For a
     rule that must look at a value (is the exponent 0? are the indices known?)."""
-    return t._value if isinstance(t, Tensor) else t
+    return t.value if isinstance(t, Tensor) else t
 
 
 def as_tensor(x, name, where):

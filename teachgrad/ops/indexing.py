@@ -60,13 +60,13 @@ def _index_array(key):
     if isinstance(key, tuple):
         return tuple(_index_array(k) for k in key)
     if isinstance(key, Tensor):
-        if key._value is None:   # a graph's tensor, or one that differs by example
+        if key.value is None:   # a graph's tensor, or one that differs by example
             raise TypeError(
                 "An index whose value is not known here (a graph tensor, or one that "
                 "differs from example to example in tg.vectorized_map) can only be a lone "
                 "integer tensor, x[i]. Inside a tuple or as a mask, pick with tg.gather "
                 "or tg.take_along_axis instead.")
-        return key._value
+        return key.value
     if isinstance(key, list):
         array = backend.xp.asarray(key)
         return array.astype(np.intp) if array.size == 0 else array  # x[[]] picks nothing
@@ -128,9 +128,9 @@ def _is_row_index(key):
 getitem_p = primitive("getitem", lambda x, key: x[key])
 defeffect(getitem_p, "view")
 def getitem(x, key):
-    if isinstance(key, Tensor) and key._value is None and key.dtype.kind in "iu":
+    if isinstance(key, Tensor) and key.value is None and key.dtype.kind in "iu":
         return gather(x, key, axis=0)   # x[i], i known only when a graph runs or per example
-    if isinstance(key, tuple) and any(isinstance(k, Tensor) and k._value is None for k in key):
+    if isinstance(key, tuple) and any(isinstance(k, Tensor) and k.value is None for k in key):
         return _pick_by_indices(x, key)
     return bind(getitem_p, x, key=_index_array(key))
 
@@ -216,7 +216,7 @@ def gather(params, indices, axis=0):
     if indices.dtype.kind not in "iu":
         raise TypeError(f"gather: indices must be integers, got {indices.dtype}.")
     n = params.shape[axis]
-    idx = indices._value
+    idx = indices.value
     if idx is not None and n is not None and idx.size and (idx.min() < -n or idx.max() >= n):
         raise IndexError(f"gather: indices must lie in [-{n}, {n}) for axis {axis} of "
                          f"size {n}, got values from {idx.min()} to {idx.max()}.")

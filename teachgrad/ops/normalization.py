@@ -71,7 +71,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon):
     offset = None if offset is None else _like(offset, "offset", x, where)
     scale = None if scale is None else _like(scale, "scale", x, where)
     eps = validate.number(variance_epsilon, "variance_epsilon", where, minimum=0.0)
-    known_variance = variance._value   # None for a graph tensor: checked when it has one
+    known_variance = variance.value   # None for a graph tensor: checked when it has one
     if known_variance is not None and known_variance.size and known_variance.min() + eps <= 0:
         validate.fail(ValueError, where, "variance", "a variance >= 0, and > 0 where "
                       "variance_epsilon is 0 (it divides)", variance)

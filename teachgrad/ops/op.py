@@ -73,11 +73,11 @@ class Op:
         if self.multiple_results:
             ct, ans = tuple(output_grads), node.outputs
             if arrays:
-                ans = tuple([t._value for t in ans])
+                ans = tuple([t.value for t in ans])
         else:
             ct, ans = output_grads[0], node.outputs[0]
             if arrays:
-                ans = ans._value
+                ans = ans.value
         if arrays:
             inputs = arrays_of(inputs)
         rules = self.vjp_rules
@@ -105,10 +105,10 @@ def arrays_of(tensors):
     """The raw arrays of ``tensors`` (the one- and two-input cases spelled out: this
     runs for each node of a backward pass on arrays)."""
     if len(tensors) == 2:
-        return (tensors[0]._value, tensors[1]._value)
+        return (tensors[0].value, tensors[1].value)
     if len(tensors) == 1:
-        return (tensors[0]._value,)
-    return tuple([t._value for t in tensors])
+        return (tensors[0].value,)
+    return tuple([t.value for t in tensors])
 
 
 class Node:

@@ -53,4 +53,4 @@ for _name, _op in {**_OPERATORS, **_METHODS}.items():
 Tensor.__pos__ = lambda self: self
 Tensor.T = property(transpose, doc="The tensor with its axes reversed.")
 # How a list of tensors given where one tensor is expected becomes one (tensor.packed).
-Tensor._stack = staticmethod(stack)
+Tensor.stack_parts = staticmethod(stack)

@@ -129,9 +129,9 @@ class BackpropStepper(Stepper):
     # -- running sums and travelling contributions -----------------------------------
     def _tensors(self):
         """{tensor id: tensor} for every tensor of the pass."""
-        found = {t._id: t for t in self.frames.targets + self.frames.sources}
+        found = {t.id: t for t in self.frames.targets + self.frames.sources}
         for node in self.frames.nodes:
-            found.update((t._id, t) for t in node.inputs + node.outputs)
+            found.update((t.id, t) for t in node.inputs + node.outputs)
         return found
 
     def _versions(self):
@@ -147,7 +147,7 @@ class BackpropStepper(Stepper):
 
     def _dot_name(self, tensor):
         drawing = self.drawing()
-        name = drawing.tensor_names.get(tensor._id)
+        name = drawing.tensor_names.get(tensor.id)
         if name is None:
             producer = next((n for n in self.frames.nodes
                              if any(t is tensor for t in n.outputs)), None)
@@ -267,11 +267,11 @@ def gradient_table(frames, frame):
     """Each tensor's contributions so far, and their sum once aggregated."""
     items = list(frame.gradients.items())
     if len(items) > MAX_ROWS:   # a big pass: the gradients still being gathered or used
-        sources = {s._id for s in frames.sources}
-        done = {t._id for n in frames.nodes if frame.states[n] in (DONE, SKIPPED)
+        sources = {s.id for s in frames.sources}
+        done = {t.id for n in frames.nodes if frame.states[n] in (DONE, SKIPPED)
                 for t in n.outputs}
         items = [(k, g) for k, g in items if k in sources or k not in done]
-    popped = {t._id for n in frames.nodes if frame.states[n] in (PROCESSING, DONE, SKIPPED)
+    popped = {t.id for n in frames.nodes if frame.states[n] in (PROCESSING, DONE, SKIPPED)
               for t in n.outputs}
     rows = []
     for key, grad in items[:MAX_ROWS]:
@@ -318,7 +318,7 @@ def _backward_trace(trace):
 
 
 def _words(tensors, frames):
-    return join_words([frames.labels.get(t._id, t.name or "a tensor") for t in tensors]) \
+    return join_words([frames.labels.get(t.id, t.name or "a tensor") for t in tensors]) \
         or "nothing"
 
 

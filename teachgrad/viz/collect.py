@@ -115,7 +115,7 @@ def _tape_for(tensors, tape):
                 "This GradientTape has already been used by gradient() and, not being "
                 "persistent, has let go of what it recorded. Draw before calling gradient(), "
                 "or record with tg.GradientTape(persistent=True).")
-        missing = [t for t in tensors if candidate.producer(t._id) is None]
+        missing = [t for t in tensors if candidate.producer(t.id) is None]
         if not missing:
             return candidate
         if tape is not None:
@@ -179,9 +179,9 @@ def from_trace(trace):
 def from_start(start):
     """The Scene of a backward pass's ``Start`` event (what its stepper draws and names)."""
     nodes = {id(node): node for node in start.pending}
-    made_by = {t._id: node for node in start.pending for t in node.outputs}
+    made_by = {t.id: node for node in start.pending for t in node.outputs}
     for t in start.targets + start.sources:
-        node = t.node if isinstance(t, SymbolicTensor) else made_by.get(t._id)
+        node = t.node if isinstance(t, SymbolicTensor) else made_by.get(t.id)
         if node is not None:
             nodes.setdefault(id(node), node)
     return Scene(sorted(nodes.values(), key=lambda node: node.id),

@@ -85,18 +85,18 @@ class Writer:
 
         ``names`` (a ``names.Names``) says what each node and tensor is called."""
         self.names = names
-        made_by = {t._id: node for node in scene.nodes for t in node.outputs}
+        made_by = {t.id: node for node in scene.nodes for t in node.outputs}
         for tensors, mark in ((scene.targets, {"peripheries": "2"}),
                               (scene.sources, {"penwidth": "2.5"})):
             for t in tensors:   # the op that made the tensor, or the tensor drawn alone
-                target = made_by.get(t._id, t)
+                target = made_by.get(t.id, t)
                 self._marks.setdefault(id(target), {}).update(mark)
         self._lines = list(HEADER) + [f"rankdir={quoted(self.options.rankdir)}"]
         if self.options.fit:   # inches: a notebook column's ~848 px is 636 pt; only shrinks
             self._lines.append(f"size={quoted(FIT_SIZE)}")
         self._block(scene.nodes, expanding=())
         for t in scene.targets + scene.sources:
-            if t._id not in made_by:
+            if t.id not in made_by:
                 self._leaf(t)
         lines = self._lines + self._leaves + self._edges
         if self.options.title:
@@ -175,13 +175,13 @@ class Writer:
 
     # -- edges and tensors drawn on their own -----------------------------------
     def _block_edges(self, nodes, names, colours):
-        made_by = {t._id: node for node in nodes for t in node.outputs}
+        made_by = {t.id: node for node in nodes for t in node.outputs}
         gradient_side = self._layout.gradient_side
         seen = set()
         for node in nodes:
             head = names[id(node)]
             for x in node.inputs:
-                producer = made_by.get(x._id)
+                producer = made_by.get(x.id)
                 label, attrs = None, {}
                 if producer is None:
                     tail = self._leaf(x)
@@ -212,9 +212,9 @@ class Writer:
         gradient side, as a small dashed ellipse ``r0, r1, ...`` named after
         (and coloured like) the forward node that made it.
         """
-        name = self._reads.get(tensor._id)
+        name = self._reads.get(tensor.id)
         if name is None:
-            name = self._reads[tensor._id] = self._new("r")
+            name = self._reads[tensor.id] = self._new("r")
             title = (self.names.tensor(tensor) if len(producer.outputs) > 1
                      else labels.node_title(producer, False, self.names))
             attrs = {"label": labels.compose(title, []), "shape": "ellipse",
@@ -226,9 +226,9 @@ class Writer:
 
     def _leaf(self, tensor):
         """The DOT name of ``tensor`` drawn on its own (an ellipse), drawing it once."""
-        name = self.tensor_names.get(tensor._id)
+        name = self.tensor_names.get(tensor.id)
         if name is None:
-            name = self.tensor_names[tensor._id] = self._new("t")
+            name = self.tensor_names[tensor.id] = self._new("t")
             attrs = {"label": labels.tensor_label(tensor, self.options.label_options, self.names,
                                                   self.options.gradients),
                      "shape": "ellipse", "style": "filled", "fillcolor": "#f2f2f2"}

@@ -43,7 +43,7 @@ class Drawing(graphviz.Digraph):
         to the scope's node ``s0, s1, ...``; a function body drawn twice maps to
         its first drawing. In the SVG from ``dot``, each node is a
         ``<g class="node">`` whose ``<title>`` is this name.
-      tensor_names: ``{tensor._id: DOT name}`` for tensors drawn on their own
+      tensor_names: ``{tensor.id: DOT name}`` for tensors drawn on their own
         (``t0, t1, ...``): inputs that no drawn op made (a watched x, a
         constant), and targets or sources without a producer.
 
@@ -81,7 +81,7 @@ class Drawing(graphviz.Digraph):
         for node, name in self.node_names.items():
             if name.startswith("n"):
                 for i, t in enumerate(node.outputs):
-                    lines.setdefault(t._id, (name, f"{i}: " if len(node.outputs) > 1 else ""))
+                    lines.setdefault(t.id, (name, f"{i}: " if len(node.outputs) > 1 else ""))
         return lines
 
     def html(self):
@@ -192,10 +192,10 @@ def _gradients(gradients, obj, scene):
                       "True or False", gradients)
     shown = {}
     for tensor, g in gradients.items():
-        if not hasattr(tensor, "_id"):
+        if not hasattr(tensor, "id"):
             raise TypeError(f"gradients' keys are the tensors drawn, got "
                             f"{type(tensor).__name__}.")
-        shown[tensor._id] = g if isinstance(g, str) else format_value(g)
+        shown[tensor.id] = g if isinstance(g, str) else format_value(g)
     return shown
 
 

@@ -145,7 +145,7 @@ def backprop_frames(trace, labels=None, prefix="t"):
 
     Nodes and tensors are called as ``names.Names`` calls them (``a`` for an op
     given ``name="a"``, unnamed ones ``t1, t2, ...``; ``prefix`` replaces the
-    ``t``); ``labels`` may name some tensors (``{tensor._id: "u"}``) in their place."""
+    ``t``); ``labels`` may name some tensors (``{tensor.id: "u"}``) in their place."""
     event_list = _events_of(trace)
     folder = _Folder(labels or {}, prefix)
     frames = tuple(folder.fold(i, event) for i, event in enumerate(event_list))
@@ -240,10 +240,10 @@ class _Folder:
             self.names[node] = f"n{k}"
             self.labels[node] = self.namer.node(node)
             for i, out in enumerate(node.outputs):
-                self._outputs[out._id] = (node, i)
+                self._outputs[out.id] = (node, i)
         self._states = {node: NOT_REACHED for node in self.nodes}
         self._states.update((node, QUEUED) for node in event.queue)
-        self._tensor_states = {t._id: NOT_REACHED for t in self.sources + self.targets}
+        self._tensor_states = {t.id: NOT_REACHED for t in self.sources + self.targets}
         for t in self.sources + self.targets:
             self._label(t)
         self._pending = dict(event.pending)
@@ -294,7 +294,7 @@ class _Folder:
         else:
             tensor = self._source_summed(event.contributions)
         label = self._label(tensor)
-        self._grads[tensor._id] = TensorGradient(label, tuple(event.contributions),
+        self._grads[tensor.id] = TensorGradient(label, tuple(event.contributions),
                                                  event.result, event.method)
         self._changed("grads")
         k = len(event.contributions)
@@ -305,10 +305,10 @@ class _Folder:
 
     def call_vjp(self, event):
         node = event.node
-        target_ids = {t._id for t in self.targets}
+        target_ids = {t.id for t in self.targets}
         for out, g in zip(node.outputs, event.output_grads):
             # Without a recorded seed, a target's cotangent is first seen here.
-            if g is not None and out._id in target_ids and out._id not in self._grads:
+            if g is not None and out.id in target_ids and out.id not in self._grads:
                 self._receive(out, g)
         handed = []
         for x, g in zip(node.inputs, event.input_grads):
@@ -356,11 +356,11 @@ class _Folder:
             if g is None:
                 parts.append(f"{label} gets None (no path connects it to the targets)")
                 continue
-            known = self._grads.get(s._id)
+            known = self._grads.get(s.id)
             if known is None or known.total is None:
                 contributions = known.contributions if known is not None else (g,)
-                self._grads[s._id] = TensorGradient(label, contributions, g, "nop")
-            self._tensor_states[s._id] = DONE
+                self._grads[s.id] = TensorGradient(label, contributions, g, "nop")
+            self._tensor_states[s.id] = DONE
             parts.append(f"the gradient with respect to {label} is {format_value(g)}")
         self._changed("grads", "tensor_states", "states")
         if not parts:
@@ -390,13 +390,13 @@ class _Folder:
             self._changed("states")
 
     def _receive(self, tensor, g):
-        known = self._grads.get(tensor._id)
+        known = self._grads.get(tensor.id)
         contributions = (known.contributions if known is not None else ()) + (g,)
-        self._grads[tensor._id] = TensorGradient(self._label(tensor), contributions)
-        if tensor._id in self._tensor_states and self._tensor_states[tensor._id] == NOT_REACHED:
-            self._tensor_states[tensor._id] = WAITING
+        self._grads[tensor.id] = TensorGradient(self._label(tensor), contributions)
+        if tensor.id in self._tensor_states and self._tensor_states[tensor.id] == NOT_REACHED:
+            self._tensor_states[tensor.id] = WAITING
         # A node whose output has a contribution is reached: it waits for the rest.
-        producer = self._outputs.get(tensor._id)
+        producer = self._outputs.get(tensor.id)
         if producer is not None and self._states.get(producer[0]) == NOT_REACHED:
             self._states[producer[0]] = WAITING
             self._changed("states")
@@ -410,7 +410,7 @@ class _Folder:
         best, best_count = None, 0
         summed = {id(c) for c in contributions}
         for s in self.sources:
-            known = self._grads.get(s._id)
+            known = self._grads.get(s.id)
             if known is None or known.total is not None:
                 continue
             count = sum(id(c) in summed for c in known.contributions)
@@ -422,14 +422,14 @@ class _Folder:
         return best
 
     def _label(self, tensor):
-        label = self.labels.get(tensor._id)
+        label = self.labels.get(tensor.id)
         if label is None:
-            producer = self._outputs.get(tensor._id)
+            producer = self._outputs.get(tensor.id)
             if producer is not None and len(producer[0].outputs) == 1:
                 label = self.labels[producer[0]]
             else:
                 label = self.namer.tensor(tensor)
-            self.labels[tensor._id] = label
+            self.labels[tensor.id] = label
         return label
 
     def _with_op(self, node):

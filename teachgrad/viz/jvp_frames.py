@@ -165,10 +165,10 @@ def _steps(event, label, transpose):
 def _transpose_labels(event):
     """In the transpose tape, the sources are the aids u and the targets g(u)."""
     one = len(event.aids) == 1
-    labels = {u._id: "u" if one else f"u{i}" for i, u in enumerate(event.aids)}
+    labels = {u.id: "u" if one else f"u{i}" for i, u in enumerate(event.aids)}
     for i, g in enumerate(event.backward or ()):
         if g is not None:
-            labels[g._id] = "g(u)" if len(event.backward) == 1 else f"g(u)[{i}]"
+            labels[g.id] = "g(u)" if len(event.backward) == 1 else f"g(u)[{i}]"
     return labels
 
 

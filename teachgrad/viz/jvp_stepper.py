@@ -127,16 +127,16 @@ class JVPStepper(Stepper):
             self._forward = ()
             frames = self.frames
             tangents, sources = {}, []
-            made = {t._id for e in frames.events for t in e.node.outputs}
+            made = {t.id for e in frames.events for t in e.node.outputs}
             for e in frames.events:
                 for t, d in zip(e.node.inputs, e.input_tangents):
-                    if d is not None and t._id not in tangents:
-                        tangents[t._id] = format_value(d)
-                        if t._id not in made:
+                    if d is not None and t.id not in tangents:
+                        tangents[t.id] = format_value(d)
+                        if t.id not in made:
                             sources.append(t)
                 for t, d in zip(e.node.outputs, e.output_tangents):
                     if d is not None:
-                        tangents[t._id] = format_value(d)
+                        tangents[t.id] = format_value(d)
             scene = collect.Scene(list(frames.nodes), sources=tuple(sources),
                                   targets=tuple(frames.events[-1].node.outputs))
             options = Options(label_options=LabelOptions(gradient_word="tangent"),
@@ -153,7 +153,7 @@ class JVPStepper(Stepper):
             lines = drawing.tensor_lines()
             svg = render.with_versions(svg, {lines[k]: [text] for k, text in tangents.items()
                                              if k in lines}, "tangent")
-            self._forward = (drawing, svg, lines, {s._id for s in sources})
+            self._forward = (drawing, svg, lines, {s.id for s in sources})
         return self._forward
 
     def frame_style(self, index, root):
@@ -170,7 +170,7 @@ class JVPStepper(Stepper):
             node = event.node
             if i < k or (i == k and frame.phase in ("native", "tangent")):
                 states[node] = DONE
-                known.update(t._id for t in node.outputs)
+                known.update(t.id for t in node.outputs)
             elif i == k and frame.op_index >= 0:
                 states[node] = PROCESSING
             else:

@@ -103,7 +103,7 @@ def _as_value(text):
 
 
 def _gradient(tensor, gradients, options):
-    text = gradients.get(tensor._id) if gradients else None
+    text = gradients.get(tensor.id) if gradients else None
     return None if text is None else f"{options.gradient_word} = {text}"
 
 

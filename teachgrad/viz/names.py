@@ -33,12 +33,12 @@ class Names:
         every = {}
         for node in nodes:
             for t in node.inputs:
-                every.setdefault(t._id, t)
+                every.setdefault(t.id, t)
             for t in node.outputs:
-                every.setdefault(t._id, t)
-                made_by[t._id] = node
+                every.setdefault(t.id, t)
+                made_by[t.id] = node
         for t in tensors:
-            every.setdefault(t._id, t)
+            every.setdefault(t.id, t)
         self._count = 0
         self._used = set(self._tensors.values())
         for key in sorted(every):   # creation order
@@ -50,7 +50,7 @@ class Names:
                 self._tensors[key] = self._unique(name) if name else self._new()
         for node in nodes:
             if id(node) not in self._nodes:
-                self._nodes[id(node)] = self._tensors[node.outputs[0]._id] \
+                self._nodes[id(node)] = self._tensors[node.outputs[0].id] \
                     if node.outputs else (node.label or node.op.name)
 
     def _new(self):
@@ -76,11 +76,11 @@ class Names:
         base = self._unique(base) if base else self._new()
         self._nodes[id(node)] = base
         for i, t in enumerate(node.outputs):
-            self._tensors.setdefault(t._id, t.name or f"{base}:{i}")
+            self._tensors.setdefault(t.id, t.name or f"{base}:{i}")
 
     def tensor(self, tensor):
         """The label of ``tensor`` (its name when it is not in the picture)."""
-        label = self._tensors.get(tensor._id)
+        label = self._tensors.get(tensor.id)
         return label if label is not None else (tensor.name or "a tensor")
 
     def node(self, node):

@@ -54,7 +54,7 @@ def node_key(node, inputs):
     None for a node that must never be merged."""
     if node.op is placeholder_p or not effects.is_pure(node.op):
         return None
-    return (node.op, tuple(x._id for x in inputs), freeze(node.params), _rule_group(node))
+    return (node.op, tuple(x.id for x in inputs), freeze(node.params), _rule_group(node))
 
 
 def _rule_group(node):

@@ -59,9 +59,9 @@ def build_program(nodes):
     inputs, refs, steps = [], {}, []
 
     def ref(tensor):
-        found = refs.get(tensor._id)
+        found = refs.get(tensor.id)
         if found is None:
-            found = refs[tensor._id] = ("in", len(inputs))
+            found = refs[tensor.id] = ("in", len(inputs))
             inputs.append(tensor)
         return found
 
@@ -69,10 +69,10 @@ def build_program(nodes):
         out = node.outputs[0]
         args = [ref(x) for x in node.inputs]
         if node.op.forward is run_program:   # an earlier program: inline its steps
-            refs[out._id] = _inline(node.params["program"], args, steps)
+            refs[out.id] = _inline(node.params["program"], args, steps)
             continue
         emit = functools.partial(_emit, steps, out.shape, out.dtype)
-        refs[out._id] = recipe(node.op)(emit, *args)
+        refs[out.id] = recipe(node.op)(emit, *args)
     specs = [(x.shape, x.dtype) for x in inputs]
     return ElementwiseProgram(steps, specs), inputs
 

@@ -39,7 +39,7 @@ def fold_constants(fn, max_bytes=None):
     values = {}          # tensor id (old graph) -> its constant value
     for node in fn.nodes:
         if node.op is const_p:
-            values[node.outputs[0]._id] = node.params["value"]
+            values[node.outputs[0].id] = node.params["value"]
             rw.copy(node)
             continue
         results = _try_fold(node, values, limit)
@@ -47,7 +47,7 @@ def fold_constants(fn, max_bytes=None):
             rw.copy(node)
             continue
         for t, value in zip(node.outputs, results):
-            values[t._id] = value
+            values[t.id] = value
             rw.constant(t, value)
     return rw.finish()
 
@@ -59,8 +59,8 @@ def _try_fold(node, values, limit):
     shape_only = node.op.shape_only_inputs
     args = []
     for k, x in enumerate(node.inputs):
-        if x._id in values:
-            args.append(values[x._id])
+        if x.id in values:
+            args.append(values[x.id])
         elif k in shape_only and x.shape is not None and None not in x.shape:
             args.append(np.broadcast_to(np.zeros((), x.dtype), x.shape))
         else:

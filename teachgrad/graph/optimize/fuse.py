@@ -27,7 +27,7 @@ def elementwise_groups(fn):
     """``{id(root): [the group's nodes in creation order]}`` for groups of two or more,
     and ``{id(member): root}`` for every node of those groups."""
     readers = fn.consumers()
-    returned = {t._id for t in fn.outputs}
+    returned = {t.id for t in fn.outputs}
     position = {id(node): i for i, node in enumerate(fn.nodes)}
     grouped, groups = {}, {}
     for root in reversed(fn.nodes):
@@ -38,8 +38,8 @@ def elementwise_groups(fn):
             for x in frontier.pop().inputs:
                 producer = x.node
                 if (id(producer) in members or id(producer) in grouped
-                        or x._id in returned or not is_elementwise(producer)
-                        or any(id(r) not in members for r in readers[x._id])):
+                        or x.id in returned or not is_elementwise(producer)
+                        or any(id(r) not in members for r in readers[x.id])):
                     continue
                 members[id(producer)] = producer
                 frontier.append(producer)

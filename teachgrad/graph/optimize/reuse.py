@@ -35,10 +35,10 @@ def donatable_input(node, readers, returned):
     if out.shape is None or not out.shape or None in out.shape:
         return None
     for k, x in enumerate(node.inputs):
-        if (x._id not in returned and x.shape == out.shape and x.dtype == out.dtype
+        if (x.id not in returned and x.shape == out.shape and x.dtype == out.dtype
                 and effects.is_fresh(x.node.op)
-                and readers[x._id][-1] is node
-                and all(effects.keeps_no_alias(r.op) for r in readers[x._id])):
+                and readers[x.id][-1] is node
+                and all(effects.keeps_no_alias(r.op) for r in readers[x.id])):
             return k
     return None
 
@@ -46,7 +46,7 @@ def donatable_input(node, readers, returned):
 def reuse_buffers(fn):
     """``fn`` with each elementwise node that can write over an input made to do so."""
     readers = fn.consumers()
-    returned = {t._id for t in fn.outputs}
+    returned = {t.id for t in fn.outputs}
     rw = Rewriter(fn)
     for node in fn.nodes:
         k = donatable_input(node, readers, returned) if is_elementwise(node) else None

@@ -33,7 +33,7 @@ class GraphFunction:
         readers = {}
         for node in self.graph._nodes:
             for x in node.inputs:
-                readers.setdefault(x._id, []).append(node)
+                readers.setdefault(x.id, []).append(node)
         return readers
 
 
@@ -68,10 +68,10 @@ class Rewriter:
 
     def __getitem__(self, tensor):
         """The new graph's tensor standing for ``tensor`` of the old one."""
-        return self._map[tensor._id]
+        return self._map[tensor.id]
 
     def inputs_of(self, node):
-        return tuple(self._map[x._id] for x in node.inputs)
+        return tuple(self._map[x.id] for x in node.inputs)
 
     def copy(self, node, inputs=None):
         """``node`` again in the new graph (on ``inputs``, by default its own, mapped)."""
@@ -97,7 +97,7 @@ class Rewriter:
                            node.label if len(specs) == 1 else f"{node.label}:{i}")
             for i, (shape, dtype) in enumerate(specs))
         for t in node.outputs:
-            self.graph._producers[t._id] = node
+            self.graph._producers[t.id] = node
         self.graph._nodes.append(node)
         return node
 
@@ -107,13 +107,13 @@ class Rewriter:
         label = node.label if len(node.outputs) == 1 else f"{node.label}_{tensor.index}"
         new = self.emit(const_p, (), {"value": value}, [(tuple(value.shape), value.dtype)],
                         like=node, label=label)
-        self._map[tensor._id] = new.outputs[0]
+        self._map[tensor.id] = new.outputs[0]
         return new.outputs[0]
 
     def alias_outputs(self, node, new_node):
         """Let ``node``'s outputs be ``new_node``'s, and ``new_node`` take its place."""
         for old, new in zip(node.outputs, new_node.outputs):
-            self._map[old._id] = new
+            self._map[old.id] = new
         self.took_place(node, new_node)
 
     def node_for(self, node):
@@ -127,7 +127,7 @@ class Rewriter:
     def finish(self):
         """The new GraphFunction: the inputs and outputs of the old one, mapped."""
         for p in self.fn.inputs:   # an input no output needs is still fed: keep its placeholder
-            if p._id not in self._map:
+            if p.id not in self._map:
                 self.copy(p.node)
         return GraphFunction(self.graph, [self[p] for p in self.fn.inputs],
                              [self[t] for t in self.fn.outputs])
