@@ -19,7 +19,7 @@ from .ops.conv import checked_conv as _checked_conv, check_fits as _check_fits, 
     conv2d_p as _conv2d_p, padding_mode as _padding_mode
 from .ops.core import bind as _bind
 from .ops.dropout import dropout
-from .ops.naming import take_names as _take_names
+from .ops.naming import takes_name as _takes_name, unnamed_ops as _unnamed_ops
 from .ops.normalization import batch_normalization, moments
 from .ops.pooling import avg_pool2d, max_pool2d
 from .ops.grad_util import as_tensor as _as_tensor
@@ -101,5 +101,8 @@ def _pool1d(pool2d, input, ksize, strides, padding, where):
     return _squeeze(pool2d(_expand_dims(x, 1), (1, k), (1, s), padding), 1)
 
 
-# Every public function above takes name= too (the activations already do).
-_take_names(globals(), prefix="tg.nn.")
+# Every public function above takes name= too (the activations already do): each is
+# replaced here by itself wrapped with takes_name.
+for _key in _unnamed_ops(globals()):
+    globals()[_key] = _takes_name(globals()[_key], prefix="tg.nn.")
+del _key
