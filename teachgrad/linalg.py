@@ -13,9 +13,12 @@ names. Every one takes ``name=`` and works on batches of matrices (leading axes)
 """
 from .ops.factorizations import cholesky, eigh, pinv, qr, svd
 from .ops.matrix import det, inv, slogdet, solve
-from .ops.naming import take_names as _take_names
+from .ops.naming import takes_name as _takes_name, unnamed_ops as _unnamed_ops
 from .ops.norms import norm
 
 __all__ = ["inv", "solve", "det", "slogdet", "cholesky", "eigh", "svd", "qr", "pinv", "norm"]
 
-_take_names(globals(), prefix="tg.linalg.")
+# Every function above takes name= too: each is replaced by itself wrapped with takes_name.
+for _key in _unnamed_ops(globals()):
+    globals()[_key] = _takes_name(globals()[_key], prefix="tg.linalg.")
+del _key

@@ -19,8 +19,10 @@ from .ops.conv import checked_conv as _checked_conv, check_fits as _check_fits, 
     conv2d_p as _conv2d_p, padding_mode as _padding_mode
 from .ops.core import bind as _bind
 from .ops.dropout import dropout
-from .ops.naming import take_names as _take_names
+from .ops.naming import takes_name as _takes_name, unnamed_ops as _unnamed_ops
 from .ops.normalization import batch_normalization, moments
+from .ops.channel_pooling import (check_depth as _check_depth,
+                                  window_words as _window_words)
 from .ops.pooling import avg_pool2d, max_pool2d
 from .ops.grad_util import as_tensor as _as_tensor
 from .ops.shape import expand_dims as _expand_dims, squeeze as _squeeze
@@ -64,42 +66,63 @@ def _one(value, name, where):
     return _validate.integer(items[0], name, where, minimum=1, maximum=2 ** 31)
 
 
-def max_pool1d(input, ksize, strides, padding):
+def max_pool1d(input, ksize, strides, padding, dilations=1):
     r"""The largest entry of each ``ksize`` window of ``input`` (NWC: batch, width,
-    channels), as ``tf.nn.max_pool1d``: $y_{b,i,c} = \max_q x_{b,\, i s + q,\, c}$, a
+    channels), as ``tf.nn.max_pool1d``: $y_{b,i,c} = \max_q x_{b,\, i s + q d,\, c}$, a
     ``max_pool2d`` of height 1.
 
     Args:
       input: float tensor of shape ``(batch, width, channels)``.
-      ksize, strides: an int (or a list of 1 or 3 ints, 3: ``[1, k, 1]``).
+      ksize, strides: an int (or a list of 1 or 3 ints, 3: ``[1, k, c]``; a channel
+        entry ``c`` above 1 pools each ``c`` neighbouring channels too, the same ``c``
+        in both).
       padding: ``"VALID"`` or ``"SAME"``.
+      dilations: an int (or ``[1, d, 1]``): the spacing of a window's taps.
     """
-    return _pool1d(max_pool2d, input, ksize, strides, padding, "tg.nn.max_pool1d")
+    return _pool1d(max_pool2d, input, ksize, strides, padding, dilations, "tg.nn.max_pool1d")
 
 
-def avg_pool1d(input, ksize, strides, padding):
+def avg_pool1d(input, ksize, strides, padding, dilations=1):
     r"""The mean of each ``ksize`` window of ``input`` (NWC), as ``tf.nn.avg_pool1d``:
     an ``avg_pool2d`` of height 1 (with ``"SAME"``, the mean of the entries inside).
 
     Args:
       input: float tensor of shape ``(batch, width, channels)``.
-      ksize, strides: an int (or a list of 1 or 3 ints, 3: ``[1, k, 1]``).
+      ksize, strides: an int (or a list of 1 or 3 ints, 3: ``[1, k, c]``, ``c`` as
+        in ``max_pool1d``).
       padding: ``"VALID"`` or ``"SAME"``.
+      dilations: an int (or ``[1, d, 1]``): the spacing of a window's taps.
     """
-    return _pool1d(avg_pool2d, input, ksize, strides, padding, "tg.nn.avg_pool1d")
+    return _pool1d(avg_pool2d, input, ksize, strides, padding, dilations, "tg.nn.avg_pool1d")
 
 
-def _pool1d(pool2d, input, ksize, strides, padding, where):
+def _pool1d(pool2d, input, ksize, strides, padding, dilations, where):
     """A 2-D pool of height 1: NWC gets a height axis of size 1, and loses it again."""
     x = _as_tensor(input, "input", where)
     if x.shape is not None and len(x.shape) != 3:
         _validate.fail(ValueError, where, "input", "a tensor of shape (batch, width, "
                        "channels)", input)
-    k, s = _one(ksize, "ksize", where), _one(strides, "strides", where)
-    padding = _padding_mode(padding, where)
-    _check_fits(x, (k,), (1,), padding, where, window="ksize")
-    return _squeeze(pool2d(_expand_dims(x, 1), (1, k), (1, s), padding), 1)
+    (k, depth), (s, depth_stride) = (_one_and_depth(ksize, "ksize", where),
+                                     _one_and_depth(strides, "strides", where))
+    d, padding = _one(dilations, "dilations", where), _padding_mode(padding, where)
+    _check_fits(x, (k,), (d,), padding, where, window=_window_words((d,)))
+    images = _expand_dims(x, 1)
+    _check_depth(images, depth, depth_stride, where)
+    return _squeeze(pool2d(images, (1, 1, k, depth), (1, 1, s, depth_stride), padding,
+                           (1, d)), 1)
 
 
-# Every public function above takes name= too (the activations already do).
-_take_names(globals(), prefix="tg.nn.")
+def _one_and_depth(value, name, where):
+    """A 1-D ``ksize`` or ``strides`` as ``(width, channels)``: an int, or 1 or 3 ints
+    (3: ``[1, n, channels]``)."""
+    if isinstance(value, (list, tuple)) and len(value) == 3:
+        depth = _validate.integer(value[2], name, where, minimum=1, maximum=2 ** 31)
+        return _one(list(value[:2]) + [1], name, where), depth
+    return _one(value, name, where), 1
+
+
+# Every public function above takes name= too (the activations already do): each is
+# replaced here by itself wrapped with takes_name.
+for _key in _unnamed_ops(globals()):
+    globals()[_key] = _takes_name(globals()[_key], prefix="tg.nn.")
+del _key

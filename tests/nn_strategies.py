@@ -7,7 +7,7 @@ slip in the strided views or the matmul shows up. Shapes are tiny (finite differ
 evaluate the op once per input entry, twice).
 """
 import numpy as np
-from hypothesis import strategies as st
+from hypothesis import assume, strategies as st
 
 from strategies import Case, Domain, arrays, distinct_arrays
 
@@ -103,40 +103,49 @@ def window_unpad(h, x, w, strides, padding, dilations):
 
 
 # -- pooling -------------------------------------------------------------------------
-def _pool_windows(x, ksize, strides, padding):
-    """For each output pixel (i, j): the list of x's (row, column) in its window."""
-    top, oh = geometry(x.shape[1], ksize[0], strides[0], 1, padding)
-    left, ow = geometry(x.shape[2], ksize[1], strides[1], 1, padding)
+def _pool_windows(x, ksize, strides, padding, dilations=(1, 1)):
+    """For each output pixel (i, j): the list of x's (row, column) in its window
+    (tf.nn.pool's formula: taps ``dilations`` apart; out-of-bounds ones left out)."""
+    (dh, dw), (sh, sw) = dilations, strides
+    top, oh = geometry(x.shape[1], ksize[0], sh, dh, padding)
+    left, ow = geometry(x.shape[2], ksize[1], sw, dw, padding)
     places = {}
     for i in range(oh):
         for j in range(ow):
-            places[i, j] = [(r, c)
-                            for r in range(i * strides[0] - top, i * strides[0] - top + ksize[0])
-                            for c in range(j * strides[1] - left,
-                                           j * strides[1] - left + ksize[1])
-                            if 0 <= r < x.shape[1] and 0 <= c < x.shape[2]]
+            places[i, j] = [(i * sh - top + p * dh, j * sw - left + q * dw)
+                            for p in range(ksize[0]) for q in range(ksize[1])
+                            if 0 <= i * sh - top + p * dh < x.shape[1]
+                            and 0 <= j * sw - left + q * dw < x.shape[2]]
     return places, (oh, ow)
 
 
-def _pooled(x, ksize, strides, padding, reduce):
-    places, (oh, ow) = _pool_windows(x, ksize, strides, padding)
+def _pooled(x, ksize, strides, padding, dilations, reduce):
+    places, (oh, ow) = _pool_windows(x, ksize, strides, padding, dilations)
     y = np.zeros((x.shape[0], oh, ow, x.shape[3]), x.dtype)
     for (i, j), where in places.items():
         y[:, i, j, :] = reduce(np.stack([x[:, r, c, :] for r, c in where]))
     return y
 
 
-def max_pool2d(x, ksize, strides, padding):
-    return _pooled(x, ksize, strides, padding, lambda v: v.max(axis=0))
+def max_pool2d(x, ksize, strides, padding, dilations=(1, 1)):
+    """The largest entry of each window; 4-entry ksize and strides ([1, kh, kw, kc]):
+    of each box of kh x kw pixels and kc channels (the channel groups do not overlap)."""
+    if len(ksize) == 4:
+        y = max_pool2d(x, ksize[1:3], strides[1:3], padding, dilations)
+        return y.reshape(y.shape[:3] + (y.shape[3] // ksize[3], ksize[3])).max(axis=-1)
+    return _pooled(x, ksize, strides, padding, dilations, lambda v: v.max(axis=0))
 
 
-def avg_pool2d(x, ksize, strides, padding):
+def avg_pool2d(x, ksize, strides, padding, dilations=(1, 1)):
     """The mean over the real entries of each window (SAME: fewer at the border)."""
-    return _pooled(x, ksize, strides, padding, lambda v: v.mean(axis=0))
+    if len(ksize) == 4:   # the mean of each box (equal channel groups: mean of means)
+        y = avg_pool2d(x, ksize[1:3], strides[1:3], padding, dilations)
+        return y.reshape(y.shape[:3] + (y.shape[3] // ksize[3], ksize[3])).mean(axis=-1)
+    return _pooled(x, ksize, strides, padding, dilations, lambda v: v.mean(axis=0))
 
 
-def max_pool2d_grad(g, x, ksize, strides, padding):
-    places, _ = _pool_windows(x, ksize, strides, padding)
+def max_pool2d_grad(g, x, ksize, strides, padding, dilations=(1, 1)):
+    places, _ = _pool_windows(x, ksize, strides, padding, dilations)
     out = np.zeros(x.shape, g.dtype)
     for (i, j), where in places.items():
         for b in range(x.shape[0]):
@@ -146,8 +155,8 @@ def max_pool2d_grad(g, x, ksize, strides, padding):
     return out
 
 
-def max_pool2d_pick(h, x, ksize, strides, padding):
-    places, (oh, ow) = _pool_windows(x, ksize, strides, padding)
+def max_pool2d_pick(h, x, ksize, strides, padding, dilations=(1, 1)):
+    places, (oh, ow) = _pool_windows(x, ksize, strides, padding, dilations)
     out = np.zeros((x.shape[0], oh, ow, x.shape[3]), h.dtype)
     for (i, j), where in places.items():
         for b in range(x.shape[0]):
@@ -157,8 +166,8 @@ def max_pool2d_pick(h, x, ksize, strides, padding):
     return out
 
 
-def avg_pool2d_grad(g, x, ksize, strides, padding):
-    places, _ = _pool_windows(x, ksize, strides, padding)
+def avg_pool2d_grad(g, x, ksize, strides, padding, dilations=(1, 1)):
+    places, _ = _pool_windows(x, ksize, strides, padding, dilations)
     out = np.zeros(x.shape, g.dtype)
     for (i, j), where in places.items():
         for r, c in where:
@@ -224,15 +233,35 @@ def window_unpad_case(draw):
 
 @st.composite
 def pool_params(draw):
-    """(x's shape, params) for a pooling that fits."""
+    """(x's shape, params) for a pooling that fits (dilated windows too)."""
     padding = draw(st.sampled_from(["VALID", "SAME"]))
     ksize = (draw(st.integers(1, 3)), draw(st.integers(1, 2)))
     strides = (draw(st.integers(1, 3)), draw(st.integers(1, 2)))
-    low = ksize if padding == "VALID" else (1, 1)
+    dilations = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    spans = ((ksize[0] - 1) * dilations[0] + 1, (ksize[1] - 1) * dilations[1] + 1)
+    low = spans if padding == "VALID" else (1, 1)
     height = draw(st.integers(low[0], max(low[0], 4)))
     width = draw(st.integers(low[1], max(low[1], 4)))
     shape = (draw(st.sampled_from([1, 2, 0])), height, width, draw(st.integers(1, 2)))
-    return shape, {"ksize": ksize, "strides": strides, "padding": padding}
+    places, _ = _pool_windows(np.zeros(shape), ksize, strides, padding, dilations)
+    assume(all(places.values()))   # a dilated SAME window wholly in the padding is refused
+    return shape, {"ksize": ksize, "strides": strides, "padding": padding,
+                   "dilations": dilations}
+
+
+@st.composite
+def channel_pool_case(draw, distinct=False):
+    """pool(x) with ksize [1, kh, kw, kc] and strides [1, sh, sw, kc]: windows over
+    channels too (kh = kw = 1 often: channels only)."""
+    padding = draw(st.sampled_from(["VALID", "SAME"]))
+    kh, kw = draw(st.sampled_from([(1, 1), (1, 1), (2, 1), (1, 2), (2, 2)]))
+    depth, groups = draw(st.integers(2, 3)), draw(st.integers(1, 2))
+    height, width = draw(st.integers(kh, 3)), draw(st.integers(kw, 3))
+    shape = (draw(st.sampled_from([1, 2])), height, width, depth * groups)
+    x = draw(distinct_arrays(shape)) if distinct else draw(arrays(shape))
+    sh, sw = (1, 1) if (kh, kw) == (1, 1) else (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    return Case((x,), {"ksize": [1, kh, kw, depth], "strides": [1, sh, sw, depth],
+                       "padding": padding})
 
 
 @st.composite

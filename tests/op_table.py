@@ -481,6 +481,10 @@ OPS = [
            SF.pool1d_case(distinct=True), primitive="max_pool2d"),
     OpSpec("avg_pool1d", tg.nn.avg_pool1d, SF.pool1d(NN.avg_pool2d), SF.pool1d_case(),
            primitive="avg_pool2d"),
+    OpSpec("max_pool2d_channels", tg.nn.max_pool2d, NN.max_pool2d,
+           NN.channel_pool_case(distinct=True), primitive="max_pool2d"),
+    OpSpec("avg_pool2d_channels", tg.nn.avg_pool2d, NN.avg_pool2d, NN.channel_pool_case(),
+           second_order=True, primitive="avg_pool2d"),
     OpSpec("avg_pool2d_grad", pooling.avg_pool2d_grad, NN.avg_pool2d_grad, NN.pool_grad_case(),
            second_order=True),
 ]

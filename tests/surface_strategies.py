@@ -91,17 +91,19 @@ def convolve_case(draw):
 @st.composite
 def pool1d_case(draw, distinct=False):
     """NWC input and a window that fits it (``distinct``: no ties for max)."""
-    k, s = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    k, s, d = draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 2))
     padding = draw(st.sampled_from(["VALID", "SAME"]))
-    shape = (draw(st.integers(1, 2)), draw(st.integers(k, 5)), draw(st.integers(1, 2)))
+    shape = (draw(st.integers(1, 2)), draw(st.integers((k - 1) * d + 1, 5)),
+             draw(st.integers(1, 2)))
     x = draw(S.distinct_arrays(shape)) if distinct else draw(arrays(shape))
-    return Case((x,), {"ksize": k, "strides": s, "padding": padding})
+    return Case((x,), {"ksize": k, "strides": s, "padding": padding, "dilations": d})
 
 
 def pool1d(pool2d_reference):
     """A 1-D pool's numpy reference: the 2-D one on a height of 1."""
-    def reference(x, ksize, strides, padding):
-        return pool2d_reference(x[:, None], (1, ksize), (1, strides), padding)[:, 0]
+    def reference(x, ksize, strides, padding, dilations=1):
+        return pool2d_reference(x[:, None], (1, ksize), (1, strides), padding,
+                                (1, dilations))[:, 0]
     return reference
 
 

@@ -94,6 +94,13 @@ STACKS_EXCLUDED = {
 }
 
 
+#: Pooling over channels reshapes them into groups, which needs the height, width and
+#: channels known (tests/test_nn.py checks that it says so).
+POOLS_EXCLUDED = dict.fromkeys(
+    ("max_pool2d_channels", "avg_pool2d_channels"),
+    (lambda case, unknown: unknown == "all", "channel pooling reshapes to groups of channels"))
+
+
 #: Products that need sizes (tests/test_linalg.py checks that they say so).
 PRODUCTS_EXCLUDED = {
     "einsum": (lambda case, unknown: any(len(set(term)) < len(term) for term in
@@ -126,7 +133,8 @@ SURFACE_EXCLUDED = {
 
 def unknown_dims_excluded(spec, case, unknown):
     rule = (UNKNOWN_DIMS_EXCLUDED.get(spec.name) or STACKS_EXCLUDED.get(spec.name)
-            or PRODUCTS_EXCLUDED.get(spec.name) or SURFACE_EXCLUDED.get(spec.name))
+            or PRODUCTS_EXCLUDED.get(spec.name) or SURFACE_EXCLUDED.get(spec.name)
+            or POOLS_EXCLUDED.get(spec.name))
     return rule is not None and rule[0](case, unknown)
 
 

@@ -46,6 +46,9 @@ from .nn import (log_softmax, relu, relu_grad, softmax,
                  sparse_softmax_cross_entropy_with_logits)
 from . import operators  # noqa: F401  (gives Tensor its operators and methods)
 
-# Every public op above takes name= too (the label drawings, steppers and errors use).
-from .naming import take_names as _take_names
-_take_names(globals())
+# Every public op above takes name= too (the label drawings, steppers and errors use):
+# each is replaced here by itself wrapped with takes_name.
+from .naming import takes_name as _takes_name, unnamed_ops as _unnamed_ops
+for _key in _unnamed_ops(globals()):
+    globals()[_key] = _takes_name(globals()[_key])
+del _key

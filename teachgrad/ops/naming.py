@@ -6,10 +6,11 @@
 
 The name is what drawings, steppers, events and error messages call the
 tensor. The op functions themselves (``def sin(x): return bind(sin_p, x)``)
-know nothing of names: ``take_names`` gives each public one a twin that takes
-``name=`` as well, with the op's own parameters, so a call without a name costs
-one plain Python call more and nothing else. Operators (``a * b``) and the ops
-that gradient rules call use the op functions directly and pay nothing.
+know nothing of names: where they are made public (``teachgrad/ops/__init__.py``,
+``tg.nn``, ``tg.linalg``) a visible loop wraps each one with ``takes_name``,
+which adds a keyword-only ``name=None``. A call without a name costs one plain
+Python call more and nothing else. Operators (``a * b``) and the ops that
+gradient rules call use the op functions directly and pay nothing.
 
 With a name, the op runs as usual and its result is labelled afterwards:
 
@@ -22,6 +23,7 @@ With a name, the op runs as usual and its result is labelled afterwards:
   its own name;
 * a TypeError or ValueError raised by the op says which named op failed.
 """
+import functools
 import inspect
 import types
 
@@ -32,75 +34,45 @@ from ..tensor import SymbolicTensor, Tensor, next_tensor_id as new_tensor_id
 NOT_OPS = frozenset({"bind", "primitive", "defvjp", "defjvp", "defvjp_all", "not_differentiable"})
 
 
-def take_names(namespace, package="teachgrad.", prefix="tg."):
-    """Replace each public op function in ``namespace`` (a module's ``globals()``)
-    by a twin that also takes ``name=``. Functions defined outside ``package``,
-    private ones, and those that take a ``name`` already are left alone. ``prefix``
-    is how the namespace is reached (``"tg.nn."``), for the twin's error messages."""
-    for key, fn in list(namespace.items()):
+def unnamed_ops(namespace, package="teachgrad."):
+    """The keys of ``namespace`` (a module's ``globals()``) that hold public op
+    functions without a ``name`` parameter yet: functions defined in ``package``,
+    not private, not in ``NOT_OPS``."""
+    keys = []
+    for key, fn in namespace.items():
         if (key.startswith("_") or key in NOT_OPS or not isinstance(fn, types.FunctionType)
-                or not fn.__module__.startswith(package) or hasattr(fn, "__named__")):
+                or not fn.__module__.startswith(package)):
             continue
         try:
-            signature = inspect.signature(fn)
+            parameters = inspect.signature(fn).parameters
         except (TypeError, ValueError):
             continue
-        if "name" in signature.parameters:
-            continue
-        namespace[key] = named(fn, signature, prefix)
+        if "name" not in parameters:
+            keys.append(key)
+    return keys
 
 
-def named(fn, signature=None, prefix="tg."):
-    """``fn`` with a ``name=None`` keyword parameter added (see the module docstring).
+def takes_name(fn, prefix="tg."):
+    """``fn`` with a keyword-only ``name=None`` parameter added (see the module
+    docstring). ``prefix`` is how the function is reached (``"tg.nn."``), for the
+    error messages about ``name``.
 
-    The twin is compiled with ``fn``'s own parameter list, so that a call without
-    a name passes its arguments straight on (no ``*args`` packing)."""
-    signature = signature or inspect.signature(fn)
-    defaults, params, call = {}, [], []
-    keyword_only = False
-    for p in signature.parameters.values():
-        if p.kind is p.VAR_POSITIONAL:
-            params.append(f"*{p.name}")
-            call.append(f"*{p.name}")
-            keyword_only = True
-            continue
-        if p.kind is p.VAR_KEYWORD:
-            continue
-        if p.kind is p.KEYWORD_ONLY and not keyword_only:
-            params.append("*")
-            keyword_only = True
-        spelled = p.name
-        if p.default is not p.empty:
-            defaults[f"_default_{p.name}"] = p.default
-            spelled += f"=_default_{p.name}"
-        params.append(spelled)
-        call.append(f"{p.name}={p.name}" if p.kind is p.KEYWORD_ONLY else p.name)
-    if not keyword_only:
-        params.append("*")
-    params.append("name=None")
-    var_keyword = next((p.name for p in signature.parameters.values()
-                        if p.kind is p.VAR_KEYWORD), None)
-    if var_keyword:
-        params.append(f"**{var_keyword}")
-        call.append(f"**{var_keyword}")
-    arguments, passed = ", ".join(params), ", ".join(call)
-    source = (f"def {fn.__name__}({arguments}):\n"
-              f"    if name is None:\n"
-              f"        return _fn({passed})\n"
-              f"    return _labelled(_where, name, lambda: _fn({passed}))\n")
-    scope = dict(defaults, _fn=fn, _labelled=_labelled, _where=prefix + fn.__name__)
-    # Compiled as if written in this file, so that the frames that look for the user's
-    # line (tg.debug's source lines, check_numerics) skip the twin as teachgrad's own.
-    exec(compile(source, __file__, "exec"), scope)   # noqa: S102 (no user text in it)
-    twin = scope[fn.__name__]
-    twin.__doc__, twin.__module__, twin.__qualname__ = fn.__doc__, fn.__module__, fn.__qualname__
-    twin.__wrapped__ = fn
-    twin.__named__ = True
+    The wrapper's ``__signature__`` is ``fn``'s with ``name`` added, so
+    ``help(tg.sin)`` and ``inspect.signature`` show ``sin(x, *, name=None)``."""
+    where = prefix + fn.__name__
+
+    @functools.wraps(fn)
+    def op(*args, name=None, **kwargs):
+        if name is None:
+            return fn(*args, **kwargs)
+        return _labelled(where, name, lambda: fn(*args, **kwargs))
+
+    signature = inspect.signature(fn)
     name_parameter = inspect.Parameter("name", inspect.Parameter.KEYWORD_ONLY, default=None)
     kept = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
     extra = [p for p in signature.parameters.values() if p.kind is p.VAR_KEYWORD]
-    twin.__signature__ = signature.replace(parameters=kept + [name_parameter] + extra)
-    return twin
+    op.__signature__ = signature.replace(parameters=kept + [name_parameter] + extra)
+    return op
 
 
 def _labelled(where, name, run):

@@ -11,62 +11,74 @@ each with its backward pass as an op of its own.
   in it (with ``"SAME"`` padding a window at the border has fewer, as in
   TensorFlow). Its VJP, ``avg_pool2d_grad``, shares each cotangent out evenly over its
   window again; its transpose is ``avg_pool2d`` itself.
+
+Windows may be dilated, as ``tf.nn.pool``'s: with ``dilations`` ``d`` a window's taps
+are ``d`` entries apart, $y_{b,i,j,c} = \max_{p,q} x_{b,\, i s_h + p d_h,\, j s_w + q d_w,\, c}$
+(``ops/windows.py`` has the geometry). Pooling over the channel axis as well
+(``ksize=[1, kh, kw, kc]``) is in ``ops/channel_pooling.py``.
 """
 from .. import backend
-from .conv import check_fits, check_images, pair, padding_mode
 from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
-from .grad_util import as_tensor
 from .nhwc_batching import merged_images_rule
 from .windows import add_windows, geometry_2d, pad_2d, require_fit, windows
 from .declare import defshape
-
-_ONES = (1, 1)   # pooling windows are not dilated
-
-
-def _geometry(shape, ksize, strides, padding):
-    return geometry_2d(shape, ksize, strides, _ONES, padding)
+from .channel_pooling import checked_pool, pool_channels
 
 
-def _pool_shape(x, ksize, strides, padding):
+def _pool_shape(x, ksize, strides, padding, dilations):
     xs = x.shape if x.shape is not None else (None,) * 4
-    (_, _, oh), (_, _, ow) = _geometry(xs, ksize, strides, padding)
+    (_, _, oh), (_, _, ow) = geometry_2d(xs, ksize, strides, dilations, padding)
     return [((xs[0], oh, ow, xs[3]), x.dtype)]
 
 
-def _like_x_shape(g, x, ksize, strides, padding):
+def _like_x_shape(g, x, ksize, strides, padding, dilations):
     return [(x.shape, g.dtype)]
 
 
-def _padded_windows(x, ksize, strides, padding, value):
-    """(windows of x padded with ``value``, flattened to (n, oh, ow, c, taps); geometry)."""
-    rows, cols = _geometry(x.shape, ksize, strides, padding)
-    view = windows(pad_2d(x, rows[:2], cols[:2], value), ksize, strides, _ONES,
+def _padded_windows(x, ksize, strides, padding, dilations, value):
+    """Windows of x padded with ``value``, flattened to (n, oh, ow, c, taps)."""
+    rows, cols = geometry_2d(x.shape, ksize, strides, dilations, padding)
+    view = windows(pad_2d(x, rows[:2], cols[:2], value), ksize, strides, dilations,
                    (rows[2], cols[2]))
-    return view.reshape(view.shape[:4] + (ksize[0] * ksize[1],)), rows, cols
+    return view.reshape(view.shape[:4] + (ksize[0] * ksize[1],))
 
 
-def _winners(x, ksize, strides, padding):
+def _winners(x, ksize, strides, padding, dilations):
     """Which tap of each window holds its maximum (padding never wins)."""
-    flat, _, _ = _padded_windows(x, ksize, strides, padding, -backend.xp.inf)
+    flat = _padded_windows(x, ksize, strides, padding, dilations, -backend.xp.inf)
     if flat.size == 0:
         return backend.xp.zeros(flat.shape[:4], backend.xp.int64)
     return flat.argmax(axis=-1)
 
 
-def _scatter_to_windows(per_tap, x, ksize, strides, padding):
+def _scatter_to_windows(per_tap, x, ksize, strides, padding, dilations):
     """Add window values ``per_tap`` (n, oh, ow, c, kh, kw) back at their places in
     x (padding dropped)."""
-    rows, cols = _geometry(x.shape, ksize, strides, padding)
+    rows, cols = geometry_2d(x.shape, ksize, strides, dilations, padding)
     n, height, width, c = x.shape
     shape = (n, height + rows[0] + rows[1], width + cols[0] + cols[1], c)
-    total = add_windows(per_tap, shape, strides, (rows[2], cols[2]))
+    total = add_windows(per_tap, shape, strides, (rows[2], cols[2]), dilations)
     return total[:, rows[0]:rows[0] + height, cols[0]:cols[0] + width, :]
 
 
+def _require_real_taps(x, ksize, strides, padding, dilations, op):
+    """Refuse a window that holds no entry of x, only padding (a dilated window with
+    ``"SAME"`` padding can skip over a small input): it has no maximum and no mean."""
+    if padding != "SAME" or dilations == (1, 1) or 0 in x.shape[1:3]:
+        return
+    if (_counts(x, ksize, strides, padding, dilations) == 0).any():
+        raise ValueError(
+            f"tg.nn.{op}: every window must hold at least one entry of `input`, but with "
+            f"ksize={tuple(ksize)}, dilations={tuple(dilations)} and padding 'SAME' some "
+            f"window of an input of shape {tuple(x.shape)} lies wholly in the padding. Use "
+            f"smaller dilations, a larger input, or padding='VALID'.")
+
+
 # -- max pooling -----------------------------------------------------------------------
-def _max_pool_kernel(x, ksize, strides, padding):
-    require_fit(x.shape, ksize, _ONES, padding, "max_pool2d", "ksize")
-    flat, _, _ = _padded_windows(x, ksize, strides, padding, -backend.xp.inf)
+def _max_pool_kernel(x, ksize, strides, padding, dilations):
+    require_fit(x.shape, ksize, dilations, padding, "max_pool2d", "ksize")
+    _require_real_taps(x, ksize, strides, padding, dilations, "max_pool2d")
+    flat = _padded_windows(x, ksize, strides, padding, dilations, -backend.xp.inf)
     if flat.size == 0:   # numpy refuses the max of nothing
         return backend.xp.zeros(flat.shape[:4], x.dtype)
     return flat.max(axis=-1)
@@ -79,29 +91,32 @@ defvjp(max_pool2d_p, lambda ct, ans, x, **p: max_pool2d_grad(ct, x, **p))
 defjvp(max_pool2d_p, lambda x_dot, ans, x, **p: max_pool2d_pick(x_dot, x, **p))
 
 
-def max_pool2d(input, ksize, strides, padding):
+def max_pool2d(input, ksize, strides, padding, dilations=1):
     r"""The largest entry of each ``ksize`` window of ``input`` (NHWC), as
-    ``tf.nn.max_pool2d``: $y_{b,i,j,c} = \max_{p,q} x_{b, i s_h + p, j s_w + q, c}$.
+    ``tf.nn.max_pool2d`` (``dilations`` as ``tf.nn.pool``'s):
+    $y_{b,i,j,c} = \max_{p,q} x_{b,\, i s_h + p d_h,\, j s_w + q d_w,\, c}$.
 
     Args:
       input: float tensor of shape ``(batch, height, width, channels)``.
-      ksize, strides: an int, or 1, 2 or 4 ints (4: ``[1, h, w, 1]``): the window's
-        size and how far apart windows start.
+      ksize, strides: an int, or 1, 2 or 4 ints (4: ``[1, h, w, c]``): the window's
+        size and how far apart windows start. A channel entry ``c`` above 1 pools
+        each ``c`` neighbouring channels too (TensorFlow's depthwise pooling: the
+        same ``c`` in both, dividing the number of channels).
       padding: ``"VALID"`` or ``"SAME"`` (padded entries never win a window).
+      dilations: an int, or 1, 2 or 4 ints (4: ``[1, h, w, 1]``): the spacing of a
+        window's taps (1: adjacent).
 
     VJP: each cotangent goes to the entry that won its window (``max_pool2d_grad``).
     """
-    where = "tg.nn.max_pool2d"
-    x, params = _checked(input, ksize, strides, padding, where)
-    return bind(max_pool2d_p, x, **params)
+    return _pool(max_pool2d_p, "max", input, ksize, strides, padding, dilations)
 
 
-def _max_pool_grad_kernel(g, x, ksize, strides, padding):
-    winners = _winners(x, ksize, strides, padding)
+def _max_pool_grad_kernel(g, x, ksize, strides, padding, dilations):
+    winners = _winners(x, ksize, strides, padding, dilations)
     taps = backend.xp.arange(ksize[0] * ksize[1]).reshape(ksize)
     per_tap = backend.xp.where(winners[..., None, None] == taps, g[..., None, None],
                                g.dtype.type(0))
-    return _scatter_to_windows(per_tap, x, ksize, strides, padding)
+    return _scatter_to_windows(per_tap, x, ksize, strides, padding, dilations)
 
 # max_pool2d_grad(g, x): g routed to the maximum of each window of x (TensorFlow's
 # MaxPoolGrad). Linear in g; max_pool2d_pick is its transpose.
@@ -111,14 +126,15 @@ defbatch(max_pool2d_grad_p, merged_images_rule(max_pool2d_grad_p))
 defshape(max_pool2d_grad_p, _like_x_shape)
 
 
-def max_pool2d_grad(g, x, ksize, strides, padding):
+def max_pool2d_grad(g, x, ksize, strides, padding, dilations=(1, 1)):
     """The VJP of ``max_pool2d(x)``: each entry of ``g`` added at its window's maximum."""
-    return bind(max_pool2d_grad_p, g, x, ksize=ksize, strides=strides, padding=padding)
+    return bind(max_pool2d_grad_p, g, x, ksize=ksize, strides=strides, padding=padding,
+                dilations=dilations)
 
 
-def _max_pool_pick_kernel(h, x, ksize, strides, padding):
-    winners = _winners(x, ksize, strides, padding)
-    flat, _, _ = _padded_windows(h, ksize, strides, padding, 0)
+def _max_pool_pick_kernel(h, x, ksize, strides, padding, dilations):
+    winners = _winners(x, ksize, strides, padding, dilations)
+    flat = _padded_windows(h, ksize, strides, padding, dilations, 0)
     if flat.size == 0:
         return backend.xp.zeros(winners.shape, h.dtype)
     return backend.xp.take_along_axis(flat, winners[..., None], axis=-1)[..., 0]
@@ -131,9 +147,10 @@ defbatch(max_pool2d_pick_p, merged_images_rule(max_pool2d_pick_p))
 defshape(max_pool2d_pick_p, lambda h, x, **p: [(_pool_shape(x, **p)[0][0], h.dtype)])
 
 
-def max_pool2d_pick(h, x, ksize, strides, padding):
+def max_pool2d_pick(h, x, ksize, strides, padding, dilations=(1, 1)):
     """``h`` read where ``max_pool2d(x)`` found each window's maximum."""
-    return bind(max_pool2d_pick_p, h, x, ksize=ksize, strides=strides, padding=padding)
+    return bind(max_pool2d_pick_p, h, x, ksize=ksize, strides=strides, padding=padding,
+                dilations=dilations)
 
 defvjp(max_pool2d_grad_p, lambda ct, ans, g, x, **p: max_pool2d_pick(ct, x, **p), None)
 defjvp(max_pool2d_grad_p, lambda g_dot, ans, g, x, **p: max_pool2d_grad(g_dot, x, **p), None)
@@ -142,22 +159,24 @@ defjvp(max_pool2d_pick_p, lambda h_dot, ans, h, x, **p: max_pool2d_pick(h_dot, x
 
 
 # -- average pooling -------------------------------------------------------------------
-def _counts(x, ksize, strides, padding):
+def _counts(x, ksize, strides, padding, dilations):
     """How many real (not padding) entries each window holds, shaped (1, oh, ow, 1)."""
     xp = backend.xp
     per_axis = []
-    for (before, _, out), size, k, s in zip(_geometry(x.shape, ksize, strides, padding),
-                                            x.shape[1:3], ksize, strides):
-        start = xp.arange(out) * s - before         # window starts in x's coordinates
-        per_axis.append(xp.minimum(start + k, size) - xp.maximum(start, 0))
+    for (before, _, out), size, k, s, d in zip(
+            geometry_2d(x.shape, ksize, strides, dilations, padding), x.shape[1:3], ksize,
+            strides, dilations):
+        taps = (xp.arange(out) * s - before)[:, None] + xp.arange(k)[None, :] * d
+        per_axis.append(((taps >= 0) & (taps < size)).sum(axis=1))   # taps inside x
     counts = per_axis[0][:, None] * per_axis[1][None, :]
     return counts[None, :, :, None].astype(x.dtype)
 
 
-def _avg_pool_kernel(x, ksize, strides, padding):
-    require_fit(x.shape, ksize, _ONES, padding, "avg_pool2d", "ksize")
-    flat, _, _ = _padded_windows(x, ksize, strides, padding, 0)
-    return flat.sum(axis=-1) / _counts(x, ksize, strides, padding)
+def _avg_pool_kernel(x, ksize, strides, padding, dilations):
+    require_fit(x.shape, ksize, dilations, padding, "avg_pool2d", "ksize")
+    _require_real_taps(x, ksize, strides, padding, dilations, "avg_pool2d")
+    flat = _padded_windows(x, ksize, strides, padding, dilations, 0)
+    return flat.sum(axis=-1) / _counts(x, ksize, strides, padding, dilations)
 
 avg_pool2d_p = primitive("avg_pool2d", _avg_pool_kernel)
 defeffect(avg_pool2d_p, "fresh")
@@ -167,27 +186,29 @@ defvjp(avg_pool2d_p, lambda ct, ans, x, **p: avg_pool2d_grad(ct, x, **p))
 defjvp(avg_pool2d_p, lambda x_dot, ans, x, **p: bind(avg_pool2d_p, x_dot, **p))
 
 
-def avg_pool2d(input, ksize, strides, padding):
-    r"""The mean of each ``ksize`` window of ``input`` (NHWC), as ``tf.nn.avg_pool2d``:
-    with ``"SAME"`` padding a border window is divided by the number of real entries
-    in it, not by its size.
+def avg_pool2d(input, ksize, strides, padding, dilations=1):
+    r"""The mean of each ``ksize`` window of ``input`` (NHWC), as ``tf.nn.avg_pool2d``
+    (``dilations`` as ``tf.nn.pool``'s): with ``"SAME"`` padding a border window is
+    divided by the number of real entries in it, not by its size.
 
     Args:
       input: float tensor of shape ``(batch, height, width, channels)``.
-      ksize, strides: an int, or 1, 2 or 4 ints (4: ``[1, h, w, 1]``).
+      ksize, strides: an int, or 1, 2 or 4 ints (4: ``[1, h, w, c]``; a channel
+        entry ``c`` above 1 averages each ``c`` neighbouring channels too, the same
+        ``c`` in both, dividing the number of channels).
       padding: ``"VALID"`` or ``"SAME"``.
+      dilations: an int, or 1, 2 or 4 ints (4: ``[1, h, w, 1]``): the spacing of a
+        window's taps.
 
     VJP: each cotangent shared out evenly over its window (``avg_pool2d_grad``).
     """
-    where = "tg.nn.avg_pool2d"
-    x, params = _checked(input, ksize, strides, padding, where)
-    return bind(avg_pool2d_p, x, **params)
+    return _pool(avg_pool2d_p, "mean", input, ksize, strides, padding, dilations)
 
 
-def _avg_pool_grad_kernel(g, x, ksize, strides, padding):
-    shared = g / _counts(x, ksize, strides, padding)
+def _avg_pool_grad_kernel(g, x, ksize, strides, padding, dilations):
+    shared = g / _counts(x, ksize, strides, padding, dilations)
     per_tap = backend.xp.broadcast_to(shared[..., None, None], shared.shape + tuple(ksize))
-    return _scatter_to_windows(per_tap, x, ksize, strides, padding)
+    return _scatter_to_windows(per_tap, x, ksize, strides, padding, dilations)
 
 # avg_pool2d_grad(g, x): each g over its window's count, added over the window (the VJP
 # of avg_pool2d; only x's shape is read). Linear in g; its transpose is avg_pool2d.
@@ -197,18 +218,21 @@ defbatch(avg_pool2d_grad_p, merged_images_rule(avg_pool2d_grad_p))
 defshape(avg_pool2d_grad_p, _like_x_shape)
 
 
-def avg_pool2d_grad(g, x, ksize, strides, padding):
+def avg_pool2d_grad(g, x, ksize, strides, padding, dilations=(1, 1)):
     """The VJP of ``avg_pool2d(x)``: ``g`` shared out over the windows."""
-    return bind(avg_pool2d_grad_p, g, x, ksize=ksize, strides=strides, padding=padding)
+    return bind(avg_pool2d_grad_p, g, x, ksize=ksize, strides=strides, padding=padding,
+                dilations=dilations)
 
 defvjp(avg_pool2d_grad_p, lambda ct, ans, g, x, **p: bind(avg_pool2d_p, ct, **p), None)
 defjvp(avg_pool2d_grad_p, lambda g_dot, ans, g, x, **p: avg_pool2d_grad(g_dot, x, **p), None)
 
 
-def _checked(input, ksize, strides, padding, where):
-    x = as_tensor(input, "input", where)
-    params = {"ksize": pair(ksize, "ksize", where), "strides": pair(strides, "strides", where),
-              "padding": padding_mode(padding, where)}
-    check_images(x, "input", where)
-    check_fits(x, params["ksize"], _ONES, params["padding"], where, window="ksize")
-    return x, params
+
+def _pool(pool_p, how, input, ksize, strides, padding, dilations):
+    """``tg.nn.max_pool2d`` or ``avg_pool2d``: the spatial pool ``pool_p`` (skipped for
+    windows of one pixel one pixel apart), then the channel one, reducing by ``how``."""
+    x, params, depth = checked_pool(input, ksize, strides, padding, dilations,
+                                    f"tg.nn.{pool_p.name}")
+    if params["ksize"] != (1, 1) or params["strides"] != (1, 1):
+        x = bind(pool_p, x, **params)
+    return pool_channels(x, depth, how)

@@ -76,17 +76,19 @@ def windows(x, kernel, strides, dilations, out):
     return view[:, :(oh - 1) * sh + 1:sh, :(ow - 1) * sw + 1:sw, :, ::dh, ::dw]
 
 
-def add_windows(values, shape, strides, out):
-    """The transpose of reading windows (without dilation): an array of ``shape``
-    (padded NHWC) where each window's ``values[b, i, j, c, p, q]`` is added at its
-    place. A loop over the few taps ``(p, q)`` of a window, each one strided slice."""
+def add_windows(values, shape, strides, out, dilations=(1, 1)):
+    """The transpose of reading windows: an array of ``shape`` (padded NHWC) where
+    each window's ``values[b, i, j, c, p, q]`` is added at its place,
+    ``[b, i * stride_h + p * dilation_h, j * stride_w + q * dilation_w, c]``. A loop
+    over the few taps ``(p, q)`` of a window, each one strided slice."""
     kh, kw = values.shape[-2:]
-    (sh, sw), (oh, ow) = strides, out
+    (sh, sw), (oh, ow), (dh, dw) = strides, out, dilations
     total = backend.xp.zeros(shape, values.dtype)
     if values.size == 0:
         return total
     for p in range(kh):
         for q in range(kw):
-            total[:, p:p + (oh - 1) * sh + 1:sh, q:q + (ow - 1) * sw + 1:sw, :] += \
+            top, left = p * dh, q * dw
+            total[:, top:top + (oh - 1) * sh + 1:sh, left:left + (ow - 1) * sw + 1:sw, :] += \
                 values[..., p, q]
     return total
