@@ -538,7 +538,7 @@ def test_jvp_widget_builds():
     if shutil.which("dot"):
         graph = parts_of(stepper)["graph"].value
         assert graph.count("<svg") == 4          # the forward ops, one transpose tape per op
-        assert f"#{stepper._scope} .tg-op-0{{display:block}}" in \
+        assert f"#{stepper._scope} .tg-op-0{{display:block;order:-1}}" in \
             frames.children[inner.index].value
 
 
