@@ -48,7 +48,7 @@ FORWARD_LEGEND = (
     "along the direction given to the accumulator. Each op maps its input tangents to its "
     "output tangent y_dot = J x_dot, with its <i>native JVP rule</i>, or, where it has none, "
     "by <i>transposing its VJP rule</i> (a small backward pass of its own, on the "
-    "<i>transpose tape</i>, whose tensors are called T1, T2, ...). Rows marked "
+    "<i>transpose tape</i>, whose unnamed tensors are numbered on from the forward ones: t4, t5, ...). Rows marked "
     "<i>recorded</i> are what the accumulator did; <i>computed</i> ones are worked out "
     "again only to compare.</div>")
 
@@ -224,7 +224,11 @@ class JVPStepper(Stepper):
         inner = frame.inner if frame.phase == "transpose" else None
         if frame.phase == "tangent":
             inner = transpose.frames[-1]
-        # The tape on show goes first in the box, and its node being processed in view.
+        if inner is None:      # the tape is made: it shows under the forward ops
+            return (forward + f"<style>#{scope} .tg-op-{k}{{display:block}}</style>"
+                    + self._follow(self._forward_drawn(), frame.node,
+                                   f"#{scope} .tg-forward-graph"))
+        # The tape being walked goes first in the box, its node being processed in view.
         style = forward + f"<style>#{scope} .tg-op-{k}{{display:block;order:-1}}</style>"
         if inner is not None:
             drawing = drawn[0]
@@ -243,7 +247,9 @@ class JVPStepper(Stepper):
         centres = self._centres.get(id(drawn[1]))
         if centres is None:
             centres = self._centres[id(drawn[1])] = follow.centres(drawn[1])
-        return follow.follow_style(root, centres.get(drawn[0].node_names.get(node)), VIEW)
+        # the box's height less the lines above the drawing (the zoom link, its title)
+        return follow.follow_style(root, centres.get(drawn[0].node_names.get(node)),
+                                   f"calc({VIEW} - 4em)")
 
     # -- HTML -------------------------------------------------------------------------
     def frame_html(self, index, scope):
