@@ -541,8 +541,10 @@ def test_jvp_widget_builds():
     if shutil.which("dot"):
         graph = parts_of(stepper)["graph"].value
         assert graph.count("<svg") == 4          # the forward ops, one transpose tape per op
+        walked = next(f for f in stepper.frames.frames
+                      if f.phase == "transpose" and f.inner.processing is not None)
         assert f"#{stepper._scope} .tg-op-0{{display:block;order:-1}}" in \
-            frames.children[inner.index].value
+            frames.children[walked.index].value
 
 
 # -- what shows without widgets -------------------------------------------------------

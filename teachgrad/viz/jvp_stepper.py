@@ -224,20 +224,20 @@ class JVPStepper(Stepper):
         inner = frame.inner if frame.phase == "transpose" else None
         if frame.phase == "tangent":
             inner = transpose.frames[-1]
-        if inner is None:      # the tape is made: it shows under the forward ops
+        node = None if inner is None else inner.processing or next(
+            (f.processing for f in reversed(transpose.frames[:inner.index + 1])
+             if f.processing is not None), None)
+        if inner is not None:
+            drawing = drawn[0]
+            forward += render.state_style(f"#{scope} .tg-op-{k}", render.drawn_states(
+                inner.states, inner.tensor_states, drawing.node_names, drawing.tensor_names))
+        if node is None:      # no tape node processed yet: the tape shows under the ops
             return (forward + f"<style>#{scope} .tg-op-{k}{{display:block}}</style>"
                     + self._follow(self._forward_drawn(), frame.node,
                                    f"#{scope} .tg-forward-graph"))
         # The tape being walked goes first in the box, its node being processed in view.
-        style = forward + f"<style>#{scope} .tg-op-{k}{{display:block;order:-1}}</style>"
-        if inner is not None:
-            drawing = drawn[0]
-            style += render.state_style(f"#{scope} .tg-op-{k}", render.drawn_states(
-                inner.states, inner.tensor_states, drawing.node_names, drawing.tensor_names))
-            node = inner.processing or next((f.processing for f in reversed(
-                transpose.frames[:inner.index + 1]) if f.processing is not None), None)
-            style += self._follow(drawn, node, f"#{scope} .tg-op-{k}")
-        return style
+        return (forward + f"<style>#{scope} .tg-op-{k}{{display:block;order:-1}}</style>"
+                + self._follow(drawn, node, f"#{scope} .tg-op-{k}"))
 
     def _follow(self, drawn, node, root):
         """The style keeping ``node`` of a drawing (``(drawing, svg, ...)``) in the box's
