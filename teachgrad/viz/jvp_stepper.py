@@ -224,14 +224,12 @@ class JVPStepper(Stepper):
         inner = frame.inner if frame.phase == "transpose" else None
         if frame.phase == "tangent":
             inner = transpose.frames[-1]
-        node = None if inner is None else inner.processing or next(
-            (f.processing for f in reversed(transpose.frames[:inner.index + 1])
-             if f.processing is not None), None)
+        node = None if inner is None else inner.processing
         if inner is not None:
             drawing = drawn[0]
             forward += render.state_style(f"#{scope} .tg-op-{k}", render.drawn_states(
                 inner.states, inner.tensor_states, drawing.node_names, drawing.tensor_names))
-        if node is None:      # no tape node processed yet: the tape shows under the ops
+        if node is None:      # no tape node being processed: the tape shows under the ops
             return (forward + f"<style>#{scope} .tg-op-{k}{{display:block}}</style>"
                     + self._follow(self._forward_drawn(), frame.node,
                                    f"#{scope} .tg-forward-graph"))
