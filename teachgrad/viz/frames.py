@@ -140,14 +140,14 @@ class BackpropFrames:
         return any(f.kind == "Start" for f in self.frames)
 
 
-def backprop_frames(trace, labels=None, prefix="t"):
+def backprop_frames(trace, labels=None, prefix="t", start=0):
     """One ``Frame`` per event of a backward pass's ``Trace``, in order.
 
     Nodes and tensors are called as ``names.Names`` calls them (``a`` for an op
     given ``name="a"``, unnamed ones ``t1, t2, ...``; ``prefix`` replaces the
     ``t``); ``labels`` may name some tensors (``{tensor.id: "u"}``) in their place."""
     event_list = _events_of(trace)
-    folder = _Folder(labels or {}, prefix)
+    folder = _Folder(labels or {}, prefix, start)
     frames = tuple(folder.fold(i, event) for i, event in enumerate(event_list))
     return BackpropFrames(trace, frames, tuple(folder.nodes), MappingProxyType(folder.names),
                           MappingProxyType(folder.labels), folder.targets, folder.sources,
@@ -178,10 +178,10 @@ def _events_of(trace):
 class _Folder:
     """Folds events into frames; holds the state the events have built so far."""
 
-    def __init__(self, given, prefix):
-        self.given, self.prefix = dict(given), prefix
+    def __init__(self, given, prefix, start=0):
+        self.given, self.prefix, self.start = dict(given), prefix, start
         self.nodes, self.names, self.labels = [], {}, dict(given)
-        self.namer = Names((), prefix=prefix, given=given)
+        self.namer = Names((), prefix=prefix, given=given, start=start)
         self.targets = self.sources = ()
         self.started = False
         self._states, self._tensor_states, self._pending = {}, {}, {}
@@ -235,7 +235,7 @@ class _Folder:
         self.targets, self.sources = tuple(event.targets), tuple(event.sources)
         self.nodes = sorted(event.pending, key=lambda n: n.id)   # creation order
         # The names the drawing of the pass uses too (collect.from_start is its scene).
-        self.namer = of_scene(collect.from_start(event), self.prefix, self.given)
+        self.namer = of_scene(collect.from_start(event), self.prefix, self.given, self.start)
         for k, node in enumerate(self.nodes):
             self.names[node] = f"n{k}"
             self.labels[node] = self.namer.node(node)

@@ -35,10 +35,6 @@ from .names import Names
 from .values import format_value, loop_label
 
 
-#: The letter before the numbers of the transpose tapes' unnamed tensors (``T1, T2``).
-TRANSPOSE_PREFIX = "T"
-
-
 @dataclass(frozen=True)
 class JVPFrame:
     """One step of forward mode.
@@ -107,7 +103,7 @@ def jvp_frames(trace, transpose_traces=()):
         if start is not None and start.sources:
             by_aid[id(start.sources[0])] = other
 
-    frames, transposes, op_index = [], {}, 0
+    frames, transposes, op_index, number = [], {}, 0, namer.count
     for event in event_list:
         if isinstance(event, events.LoopIteration):
             said = f"The {event.direction} loop of {loop_label(event.node)} starts iteration " \
@@ -120,9 +116,10 @@ def jvp_frames(trace, transpose_traces=()):
                              f"tg.viz.BackpropStepper.")
         inner = by_aid.get(id(event.aids[0])) if event.aids else None
         if inner is not None:
-            # The transpose tape's own names (T1, T2, ...) never clash with the ops'.
+            # One scheme: the tape's unnamed tensors go on from the last number used.
             transposes[op_index] = backprop_frames(inner, _transpose_labels(event),
-                                                   prefix=TRANSPOSE_PREFIX)
+                                                   start=number)
+            number = transposes[op_index].namer.count
         node = event.node
         said = labels[node] if namer.says_op(node) else f"{labels[node]} ({op_text(node.op)})"
         for phase, sentence, extra in _steps(event, said, transposes.get(op_index)):

@@ -23,7 +23,7 @@ backward pass's ``.tg-queue``.
 """
 from ..autodiff import events
 from ..debug.report import escape
-from . import collect, render
+from . import collect, follow, render
 from .dot import Options
 from .draw import draw_scene
 from .labels import LabelOptions
@@ -31,7 +31,7 @@ from .backprop_stepper import gradient_table
 from .frames import DONE, NOT_REACHED, PROCESSING, QUEUED
 from .jvp_frames import jvp_frames
 from .values import format_value
-from .widget import INTERVAL, MAX_FRAMES, Stepper, steps_words, text_table
+from .widget import INTERVAL, MAX_FRAMES, VIEW, Stepper, steps_words, text_table
 
 #: Transposed ops whose transpose tape is drawn, at most (each is one run of dot).
 MAX_DRAWINGS = 40
@@ -48,7 +48,7 @@ FORWARD_LEGEND = (
     "along the direction given to the accumulator. Each op maps its input tangents to its "
     "output tangent y_dot = J x_dot, with its <i>native JVP rule</i>, or, where it has none, "
     "by <i>transposing its VJP rule</i> (a small backward pass of its own, on the "
-    "<i>transpose tape</i>, whose tensors are called T1, T2, ...). Rows marked "
+    "<i>transpose tape</i>, whose unnamed tensors are numbered on from the forward ones: t4, t5, ...). Rows marked "
     "<i>recorded</i> are what the accumulator did; <i>computed</i> ones are worked out "
     "again only to compare.</div>")
 
@@ -93,6 +93,7 @@ class JVPStepper(Stepper):
         self._drawings = None
         self._forward = None      # (drawing, svg with "@SCOPE@", tangent lines), or ()
         self._notes = []
+        self._centres = {}        # id(svg) -> follow.centres(svg)
 
     # -- drawings -------------------------------------------------------------------
     def _drawn_ops(self):
@@ -115,11 +116,15 @@ class JVPStepper(Stepper):
                     self._notes.append(f"The transpose tape of op {k} is not drawn: {error}")
                     continue
                 svg, note = render.drawing_svg(drawing, "@SCOPE@")
+                self._note(note)
                 if svg is None:
-                    self._notes.append(note)
                     break
                 self._drawings[k] = (drawing, svg)
         return self._drawings
+
+    def _note(self, note):
+        if note and note not in self._notes:
+            self._notes.append(note)
 
     def _forward_drawn(self):
         """The forward ops drawn once, each tensor with its value and tangent; () if not."""
@@ -147,8 +152,8 @@ class JVPStepper(Stepper):
                 self._notes.append(f"The forward computation is not drawn: {error}")
                 return self._forward
             svg, note = render.drawing_svg(drawing, "@SCOPE@")
+            self._note(note)
             if svg is None:
-                self._notes.append(note)
                 return self._forward
             lines = drawing.tensor_lines()
             svg = render.with_versions(svg, {lines[k]: [text] for k, text in tangents.items()
@@ -201,7 +206,8 @@ class JVPStepper(Stepper):
         if not parts:
             return ""
         return "".join(parts[:1] if forward else []) + (
-            f"<style>#{scope} .tg-op-graph{{display:none}}</style>"
+            f"<style>#{scope} .tg-op-graph{{display:none}}"
+            f"#{scope}{{display:flex;flex-direction:column}}</style>"
             + "".join(parts[1:] if forward else parts))
 
     def final_style(self, scope):
@@ -212,17 +218,36 @@ class JVPStepper(Stepper):
         k = frame.op_index
         drawn = self._drawn_ops().get(k)
         if drawn is None or frame.phase not in ("backward", "transpose", "tangent"):
-            return forward
+            return forward + self._follow(self._forward_drawn(), frame.node,
+                                          f"#{scope} .tg-forward-graph")
         transpose = self.frames.transposes[k]
         inner = frame.inner if frame.phase == "transpose" else None
         if frame.phase == "tangent":
             inner = transpose.frames[-1]
-        style = forward + f"<style>#{scope} .tg-op-{k}{{display:block}}</style>"
+        node = None if inner is None else inner.processing
         if inner is not None:
             drawing = drawn[0]
-            style += render.state_style(f"#{scope} .tg-op-{k}", render.drawn_states(
+            forward += render.state_style(f"#{scope} .tg-op-{k}", render.drawn_states(
                 inner.states, inner.tensor_states, drawing.node_names, drawing.tensor_names))
-        return style
+        if node is None:      # no tape node being processed: the tape shows under the ops
+            return (forward + f"<style>#{scope} .tg-op-{k}{{display:block}}</style>"
+                    + self._follow(self._forward_drawn(), frame.node,
+                                   f"#{scope} .tg-forward-graph"))
+        # The tape being walked goes first in the box, its node being processed in view.
+        return (forward + f"<style>#{scope} .tg-op-{k}{{display:block;order:-1}}</style>"
+                + self._follow(drawn, node, f"#{scope} .tg-op-{k}"))
+
+    def _follow(self, drawn, node, root):
+        """The style keeping ``node`` of a drawing (``(drawing, svg, ...)``) in the box's
+        view, as the BackpropStepper does (``follow.follow_style``)."""
+        if not drawn or node is None:
+            return ""
+        centres = self._centres.get(id(drawn[1]))
+        if centres is None:
+            centres = self._centres[id(drawn[1])] = follow.centres(drawn[1])
+        # the box's height less the lines above the drawing (the zoom link, its title)
+        return follow.follow_style(root, centres.get(drawn[0].node_names.get(node)),
+                                   f"calc({VIEW} - 4em)")
 
     # -- HTML -------------------------------------------------------------------------
     def frame_html(self, index, scope):

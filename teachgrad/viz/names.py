@@ -10,8 +10,9 @@ picture has is told apart: ``y``, ``y_1``, ``y_2`` (a loop body's ``name="y"``).
 A node is called what its output is called (a node with several outputs ``t3``,
 its outputs ``t3:0``, ``t3:1``).
 
-Two namers can share a picture: a ``prefix`` (the JVPStepper's transpose tape
-uses ``T``: ``T1, T2``) keeps their labels apart.
+Two namers can share a picture: the second starts numbering after the first
+(``start``; the JVPStepper's transpose tapes go on from the forward ops' ``t3``
+with ``t4, t5``), so one scheme names them all and no label means two tensors.
 """
 
 
@@ -23,9 +24,10 @@ class Names:
       tensors: more tensors to label (targets, sources with no producer).
       prefix: the letter before the numbers of unnamed tensors (``t``).
       given: ``{tensor id: label}`` that win over names and numbers (``u``, ``g(u)``).
+      start: the number after which unnamed tensors are numbered (``start=3``: t4, t5).
     """
 
-    def __init__(self, nodes, tensors=(), prefix="t", given=None):
+    def __init__(self, nodes, tensors=(), prefix="t", given=None, start=0):
         self.prefix = prefix
         self._tensors = dict(given or {})
         self._nodes = {}
@@ -39,7 +41,7 @@ class Names:
                 made_by[t.id] = node
         for t in tensors:
             every.setdefault(t.id, t)
-        self._count = 0
+        self._count = start
         self._used = set(self._tensors.values())
         for key in sorted(every):   # creation order
             node = made_by.get(key)
@@ -52,6 +54,11 @@ class Names:
             if id(node) not in self._nodes:
                 self._nodes[id(node)] = self._tensors[node.outputs[0].id] \
                     if node.outputs else (node.label or node.op.name)
+
+    @property
+    def count(self):
+        """The last number given to an unnamed tensor (a next namer may start after it)."""
+        return self._count
 
     def _new(self):
         self._count += 1
@@ -106,6 +113,7 @@ def _common_name(outputs):
     return bases.pop() if len(bases) == 1 and all(":" in n for n in names) else None
 
 
-def of_scene(scene, prefix="t", given=None):
+def of_scene(scene, prefix="t", given=None, start=0):
     """The Names of a ``collect.Scene``: its nodes, targets and sources."""
-    return Names(scene.nodes, tuple(scene.targets) + tuple(scene.sources), prefix, given)
+    return Names(scene.nodes, tuple(scene.targets) + tuple(scene.sources), prefix, given,
+                 start)

@@ -16,7 +16,7 @@ import re
 import graphviz
 
 from ..debug.report import escape
-from . import follow, wasm
+from . import follow, plain_layout, wasm
 from .frames import DONE, NOT_REACHED, PROCESSING, QUEUED, SKIPPED, STATES, WAITING
 
 #: Each state's colours (fill, outline), then extra CSS for the node's outline and group.
@@ -28,6 +28,9 @@ COLOURS = {
     DONE: ("#d4f0d2", "#2e7d32", "stroke-width:1.5", "opacity:1"),
     SKIPPED: ("#eeeeee", "#757575", "stroke-width:1;stroke-dasharray:4 2", "opacity:0.8"),
 }
+#: Said under a stepper's drawing laid out without ``dot``.
+NO_DOT = ("Graphviz's dot program is not installed, so teachgrad laid this graph out itself "
+          "(more simply). " + wasm.INSTALL_GRAPHVIZ)
 #: The fill of the node being processed (what a browser test can look for).
 PROCESSING_FILL = COLOURS[PROCESSING][0]
 
@@ -119,16 +122,17 @@ def value(text):
 def drawing_svg(drawing, scope):
     """The drawing as inline SVG, its nodes classed ``tg-node tg-node-<name>``.
 
-    Returns ``(svg, note)``: ``svg`` is None, and ``note`` says why, when the
-    drawing cannot be rendered here (no ``dot`` program: the steppers cannot
-    run the browser build of Graphviz, since widgets do not run scripts).
+    Returns ``(svg, note)``. Without Graphviz's ``dot`` program the drawing is
+    laid out in Python (``plain_layout.py``: widgets run no scripts, so the
+    browser's Graphviz cannot draw a stepper's graph), and ``note`` says so.
     """
+    note = None
     try:
         svg = drawing.pipe(format="svg").decode("utf-8")
     except graphviz.ExecutableNotFound:
-        return None, ("The graph is not drawn: the stepper needs Graphviz's dot program. "
-                      + wasm.INSTALL_GRAPHVIZ)
-    return _classed(svg, scope), None
+        svg = plain_layout.svg(drawing.source)
+        note = NO_DOT
+    return _classed(svg, scope), note
 
 
 def _classed(svg, scope):

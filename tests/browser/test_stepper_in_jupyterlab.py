@@ -28,7 +28,7 @@
    SVG; run, lesson 2's stepper names its nodes a, b, c, d, z, x, y, shows
    the running sums and gradients, and keeps its controls and frame in the
    window at every step; lesson 4's drawings and lesson 5's JVPStepper (its
-   legend, the names s, p, y, the transpose tape's u and T1, T2, ...) fit the
+   legend, the names s, p, y, the transpose tape's u and t4, t5, ...) fit the
    notebook column with no sideways scroll. Screenshots go to test-output/browser/.
 """
 import json
@@ -338,7 +338,7 @@ def test_lesson5_jvp_stepper_fits_with_names_and_legend(page, lab, output_dir):
     for step in range(1, 8):
         _step_in_view(page, step)
     texts = set(page.evaluate(SHOWN_TEXTS, SHOWN_WIDGET))
-    assert "u" in texts and any(re.fullmatch(r"T\d+", t) for t in texts), texts
+    assert "u" in texts and any(re.fullmatch(r"t\d+", t) for t in texts), texts
     _column_fits(page)
     page.locator(SHOWN_WIDGET).screenshot(path=str(output_dir / "lesson5_jvp_stepper.png"))
 
