@@ -165,3 +165,23 @@ def test_every_op_of_teachgrad_with_rules_runs_them_on_arrays_but_those_that_nee
     for op in ops:
         if op.vjp_rules or op.vjp_all:
             assert op.array_rules == (op.name not in TENSOR_RULES), op.name
+
+
+def test_teachgrad_ops_declare_their_rules_run_on_arrays():
+    """Whether a rule may run on arrays is declared (``defvjp(..., arrays=True)``), not
+    guessed: every op of teachgrad/ops with rules declares it, for its VJP and its native
+    JVP; a rule of anyone else's gets Tensors unless it says otherwise."""
+    import importlib
+    import pkgutil
+    from teachgrad.ops.op import Op
+    undeclared = set()
+    for info in pkgutil.iter_modules(tg.ops.__path__):
+        module = importlib.import_module(f"teachgrad.ops.{info.name}")
+        for op in vars(module).values():
+            if not isinstance(op, Op):
+                continue
+            if (op.vjp_rules is not None or op.vjp_all is not None) and not op.array_rules:
+                undeclared.add(f"{op.name} (VJP)")
+    assert not undeclared, f"declare arrays=True with these rules: {sorted(undeclared)}"
+    mine = tg.ops.defvjp(tg.ops.primitive("mine", lambda x: x), lambda ct, ans, x: ct)
+    assert not mine.array_rules

@@ -37,9 +37,9 @@ def prod(a, axis=None, keepdims=False):
     keepdims = validate.boolean(keepdims, "keepdims", "tg.prod")
     return bind(prod_p, x, axes=_axes(axis, x.ndim, "tg.prod"), keepdims=keepdims)
 defvjp(prod_p, lambda ct, ans, x, axes, keepdims:
-       _keep(ct, x, axes, keepdims) * _others(x, ans, axes, keepdims))
+       _keep(ct, x, axes, keepdims) * _others(x, ans, axes, keepdims), arrays=True)
 defjvp(prod_p, lambda x_dot, ans, x, axes, keepdims:
-       sum(x_dot * _others(x, ans, axes, keepdims), axes, keepdims=keepdims))
+       sum(x_dot * _others(x, ans, axes, keepdims), axes, keepdims=keepdims), arrays=True)
 defbatch(prod_p, shifted_axes_rule(prod_p))
 
 

@@ -43,10 +43,10 @@ defeffect(add_p, "fresh", elementwise="add")
 def add(x, y): return bind(add_p, x, y)
 defvjp(add_p,
        lambda ct, ans, x, y: unbroadcast(ct, x),
-       lambda ct, ans, x, y: unbroadcast(ct, y))
+       lambda ct, ans, x, y: unbroadcast(ct, y), arrays=True)
 defjvp(add_p,
        lambda x_dot, ans, x, y: broadcast_as(x_dot, ans),
-       lambda y_dot, ans, x, y: broadcast_as(y_dot, ans))
+       lambda y_dot, ans, x, y: broadcast_as(y_dot, ans), arrays=True)
 
 # x - y.  d/dx = 1, d/dy = -1
 subtract_p = primitive("subtract", lambda x, y: x - y)
@@ -54,10 +54,10 @@ defeffect(subtract_p, "fresh", elementwise="subtract")
 def subtract(x, y): return bind(subtract_p, x, y)
 defvjp(subtract_p,
        lambda ct, ans, x, y: unbroadcast(ct, x),
-       lambda ct, ans, x, y: unbroadcast(-ct, y))
+       lambda ct, ans, x, y: unbroadcast(-ct, y), arrays=True)
 defjvp(subtract_p,
        lambda x_dot, ans, x, y: broadcast_as(x_dot, ans),
-       lambda y_dot, ans, x, y: broadcast_as(-y_dot, ans))
+       lambda y_dot, ans, x, y: broadcast_as(-y_dot, ans), arrays=True)
 
 # x * y.  d/dx = y, d/dy = x
 multiply_p = primitive("multiply", lambda x, y: x * y)
@@ -65,10 +65,10 @@ defeffect(multiply_p, "fresh", elementwise="multiply")
 def multiply(x, y): return bind(multiply_p, x, y)
 defvjp(multiply_p,
        lambda ct, ans, x, y: unbroadcast(ct * y, x),
-       lambda ct, ans, x, y: unbroadcast(ct * x, y))
+       lambda ct, ans, x, y: unbroadcast(ct * x, y), arrays=True)
 defjvp(multiply_p,
        lambda x_dot, ans, x, y: broadcast_as(x_dot * y, ans),
-       lambda y_dot, ans, x, y: broadcast_as(x * y_dot, ans))
+       lambda y_dot, ans, x, y: broadcast_as(x * y_dot, ans), arrays=True)
 
 # x / y.  d/dx = 1/y, d/dy = -x/y^2 = -ans/y
 divide_p = primitive("divide", lambda x, y: x / y)
@@ -76,10 +76,10 @@ defeffect(divide_p, "fresh", elementwise="true_divide")
 def divide(x, y): return bind(divide_p, x, y)
 defvjp(divide_p,
        lambda ct, ans, x, y: unbroadcast(ct / y, x),
-       lambda ct, ans, x, y: unbroadcast(-(ct * ans) / y, y))
+       lambda ct, ans, x, y: unbroadcast(-(ct * ans) / y, y), arrays=True)
 defjvp(divide_p,
        lambda x_dot, ans, x, y: broadcast_as(x_dot / y, ans),
-       lambda y_dot, ans, x, y: broadcast_as(-(y_dot * ans) / y, ans))
+       lambda y_dot, ans, x, y: broadcast_as(-(y_dot * ans) / y, ans), arrays=True)
 
 
 def _power_kernel(x, y):
@@ -118,7 +118,7 @@ defeffect(power_p, "fresh", elementwise="power")
 def power(x, y): return bind(power_p, x, y)
 defvjp(power_p,
        _power_dx,
-       lambda ct, ans, x, y: unbroadcast(ct * ans * log(where(x > 0, x, 1)), y))
+       lambda ct, ans, x, y: unbroadcast(ct * ans * log(where(x > 0, x, 1)), y), arrays=True)
 
 # max(x, y) elementwise: the gradient goes to x where x >= y, else to y.
 maximum_p = primitive("maximum", lambda x, y: backend.xp.maximum(x, y))
@@ -126,7 +126,7 @@ defeffect(maximum_p, "fresh", elementwise="maximum")
 def maximum(x, y): return bind(maximum_p, x, y)
 defvjp(maximum_p,
        lambda ct, ans, x, y: unbroadcast(where(x >= y, ct, 0), x),
-       lambda ct, ans, x, y: unbroadcast(where(x >= y, 0, ct), y))
+       lambda ct, ans, x, y: unbroadcast(where(x >= y, 0, ct), y), arrays=True)
 
 # min(x, y) elementwise: the gradient goes to x where x <= y, else to y.
 minimum_p = primitive("minimum", lambda x, y: backend.xp.minimum(x, y))
@@ -134,7 +134,7 @@ defeffect(minimum_p, "fresh", elementwise="minimum")
 def minimum(x, y): return bind(minimum_p, x, y)
 defvjp(minimum_p,
        lambda ct, ans, x, y: unbroadcast(where(x <= y, ct, 0), x),
-       lambda ct, ans, x, y: unbroadcast(where(x <= y, 0, ct), y))
+       lambda ct, ans, x, y: unbroadcast(where(x <= y, 0, ct), y), arrays=True)
 
 
 # where(c, x, y): x where c is true, else y. The condition gets no gradient.
@@ -147,7 +147,7 @@ def where(condition, x, y):
 defvjp(where_p,
        None,
        lambda ct, ans, c, x, y: unbroadcast(where(c, ct, 0), x),
-       lambda ct, ans, c, x, y: unbroadcast(where(c, 0, ct), y))
+       lambda ct, ans, c, x, y: unbroadcast(where(c, 0, ct), y), arrays=True)
 
 
 def _add_n_kernel(*xs):
@@ -190,7 +190,7 @@ def add_n(inputs):
             f"(input dtypes: {', '.join(str(t.dtype) for t in inputs)}). add_n does not "
             f"convert them: cast them to one dtype first, e.g. tg.cast(x, tg.{found[0]}).")
     return bind(add_n_p, *inputs)
-defvjp_all(add_n_p, lambda ct, ans, *xs: [ct] * len(xs))
+defvjp_all(add_n_p, lambda ct, ans, *xs: [ct] * len(xs), arrays=True)
 # Its inputs have one shape, so shared ones are repeated for every example first.
 defbatch(add_n_p, lambda values, batched: (bind(add_n_p, *repeat_unbatched(values, batched)),
                                            True))

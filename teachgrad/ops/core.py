@@ -20,7 +20,7 @@ from ..tensor import SymbolicTensor, Tensor, Variable, as_array
 from .batching import BatchedTensor, batched_at, innermost_frame
 from .declare import (  # noqa: F401  (re-exported: the op modules import them from here)
     Node, Op, defbatch, defeffect, defjvp, defvjp, defvjp_all, fused_op, not_differentiable,
-    primitive, rules_need_tensors, rules_take_arrays)
+    primitive, rules_need_tensors)
 from .inputs import input_error, operand, with_context  # noqa: F401  (re-exported too)
 from ..tensor import convert_to_tensor
 

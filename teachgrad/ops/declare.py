@@ -24,31 +24,39 @@ def primitive(name, forward, multiple_results=False):
     return Op(name, forward, multiple_results)
 
 
-def defvjp(op, *rules):
+def defvjp(op, *rules, arrays=False):
     """Give ``op`` one VJP rule per input: ``rule(ct, ans, *inputs, **params)``, where
     ``ct`` is the cotangent of the output and ``ans`` the output itself.
 
     ``None`` in place of a rule marks an input that carries no gradient (an
     index, say).
+
+    ``arrays=True`` declares that the rules may be handed raw arrays when nothing
+    records the backward pass (``teachgrad.ops.core.on_arrays``): rules written with
+    teachgrad ops and what an array has too (``shape``, ``ndim``, ``dtype``,
+    operators), as all of teachgrad's own are (``tests/test_unboxed_rules.py`` runs
+    each both ways). The default gives the rules Tensors: a rule of yours may call
+    ``x.numpy()``, as lesson 6's does.
     """
     op.vjp_rules = tuple(rule if rule is not None else _no_gradient for rule in rules)
-    op.array_rules = rules_take_arrays(rules)
+    op.array_rules = arrays
     return op
 
 
-def defjvp(op, *rules):
+def defjvp(op, *rules, arrays=False):
     """Give ``op`` a native JVP: one rule per input, ``rule(x_dot, ans, *inputs, **params)``,
     returning that input's contribution to the output tangent (of the output's
     shape); the contributions add up. ``None`` marks an input without one.
 
     Without native rules, forward mode transposes the VJP rules instead. Like VJP
     rules, teachgrad's own JVP rules may run on raw arrays when nothing sees the
-    tangents they compute (``op.jvp(node, tangents, arrays=True)``: the tangents are
-    arrays, and the rule is handed the node's arrays; see ``rules_take_arrays``).
+    tangents they compute (``op.jvp(node, tangents, on_arrays=True)``: the tangents are
+    arrays, and the rule is handed the node's arrays) when declared with ``arrays=True``,
+    as for ``defvjp``.
     """
-    def jvp(node, tangents, arrays=False):
+    def jvp(node, tangents, on_arrays=False):
         ans, inputs = node.outputs[0], node.inputs
-        if arrays:
+        if on_arrays:
             ans, inputs = ans.value, arrays_of(inputs)
         parts = [rule(t, ans, *inputs, **node.params)
                  for rule, t in zip(rules, tangents) if t is not None and rule is not None]
@@ -59,7 +67,7 @@ def defjvp(op, *rules):
             total = total + part
         return [total]
     op.jvp = jvp
-    op.array_jvp = rules_take_arrays(rules)
+    op.array_jvp = arrays
     return op
 
 
@@ -172,26 +180,12 @@ def defbatch(op, rule, takes_frame=False):
     return op
 
 
-def defvjp_all(op, rule):
-    """Give ``op`` one rule returning all input cotangents (for variadic ops)."""
+def defvjp_all(op, rule, arrays=False):
+    """Give ``op`` one rule returning all input cotangents (for variadic ops);
+    ``arrays`` as for ``defvjp``."""
     op.vjp_all = rule
-    op.array_rules = rules_take_arrays((rule,))
+    op.array_rules = arrays
     return op
-
-
-def rules_take_arrays(rules):
-    """May these VJP (or JVP) rules run on raw arrays (``on_arrays``) when nothing
-    records them?
-
-    Yes for the rules teachgrad declares (written with teachgrad ops and the
-    attributes a numpy array has too: ``shape``, ``ndim``, ``dtype``, operators;
-    ``tests/test_unboxed_rules.py`` runs each both ways). No for anyone else's: a
-    student's rule may call ``x.numpy()``, as lesson 6's does, and gets Tensors. An op of
-    teachgrad's whose rule needs Tensors (one that calls user code or runs a graph)
-    says so with ``rules_need_tensors``.
-    """
-    return all((getattr(rule, "__module__", None) or "").startswith("teachgrad.")
-               for rule in rules if rule is not None)
 
 
 def rules_need_tensors(op):

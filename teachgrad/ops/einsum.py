@@ -95,7 +95,7 @@ def _widened(g, x, missing):
     return broadcast_as(g, x) if missing else g
 
 
-defvjp_all(einsum_p, _vjp)
+defvjp_all(einsum_p, _vjp, arrays=True)
 
 
 def _batch(values, batched, subscripts):

@@ -67,7 +67,7 @@ def _cholesky_vjp(ct, ans, a):
     return _lower_of_symmetric(matmul(matmul(l_inv, phi, transpose_a=True), l_inv), eye)
 
 
-defvjp(cholesky_p, _cholesky_vjp)
+defvjp(cholesky_p, _cholesky_vjp, arrays=True)
 defbatch(cholesky_p, leading_axes_rule(cholesky_p))   # numpy's linalg maps over leading axes
 defshape(cholesky_p, same_shape_rule)
 
@@ -101,7 +101,7 @@ def _eigh_vjp(ct, ans, a, UPLO):
     return lower if UPLO == "L" else swap_last_two(lower)   # the upper triangle read
 
 
-defvjp(eigh_p, _eigh_vjp)
+defvjp(eigh_p, _eigh_vjp, arrays=True)
 defbatch(eigh_p, leading_axes_rule(eigh_p))   # numpy's linalg maps over leading axes
 defshape(eigh_p, lambda a, UPLO: [(None if a.shape is None else a.shape[:-1],
                                    float_dtype(a.dtype)), same_shape_rule(a)[0]])
@@ -139,7 +139,7 @@ def _svd_vjp(ct, ans, a, full_matrices):
     return grad + matmul(u / s_row, off_vh)
 
 
-defvjp(svd_p, _svd_vjp)
+defvjp(svd_p, _svd_vjp, arrays=True)
 defbatch(svd_p, leading_axes_rule(svd_p))   # numpy's linalg maps over leading axes
 
 
@@ -170,7 +170,7 @@ def _svdvals_vjp(ct, ans, a):
     return matmul(u * expand_dims(ct, -2), vh)
 
 
-defvjp(svdvals_p, _svdvals_vjp)
+defvjp(svdvals_p, _svdvals_vjp, arrays=True)
 defbatch(svdvals_p, leading_axes_rule(svdvals_p))   # numpy's linalg maps over leading axes
 defshape(svdvals_p, lambda a: _svd_shape(a, False)[1:2])
 
@@ -250,7 +250,7 @@ def _qr_square_or_tall_vjp(ct_q, ct_r, q, r):
         transpose_b=True)
 
 
-defvjp(qr_p, _qr_vjp)
+defvjp(qr_p, _qr_vjp, arrays=True)
 defbatch(qr_p, leading_axes_rule(qr_p))   # numpy's linalg maps over leading axes
 
 
@@ -308,7 +308,7 @@ def _pinv_vjp(ct, ans, a, rcond):
     return first + second + third
 
 
-defvjp(pinv_p, _pinv_vjp)
+defvjp(pinv_p, _pinv_vjp, arrays=True)
 defbatch(pinv_p, leading_axes_rule(pinv_p))   # numpy's linalg maps over leading axes
 defshape(pinv_p, lambda a, rcond: [(None if a.shape is None else
                                     a.shape[:-2] + a.shape[-2:][::-1], float_dtype(a.dtype))])

@@ -13,43 +13,43 @@ from .grad_util import require_same_shape
 negative_p = primitive("negative", lambda x: -x)   # an operator: see arithmetic.py
 defeffect(negative_p, "fresh", elementwise="negative")
 def negative(x): return bind(negative_p, x)
-defvjp(negative_p, lambda ct, ans, x: -ct)
-defjvp(negative_p, lambda x_dot, ans, x: -x_dot)
+defvjp(negative_p, lambda ct, ans, x: -ct, arrays=True)
+defjvp(negative_p, lambda x_dot, ans, x: -x_dot, arrays=True)
 
 # e^x.  d/dx e^x = e^x, which is the output itself.
 exp_p = primitive("exp", lambda x: backend.xp.exp(x))
 defeffect(exp_p, "fresh", elementwise="exp")
 def exp(x): return bind(exp_p, x)
-defvjp(exp_p, lambda ct, ans, x: ct * ans)
-defjvp(exp_p, lambda x_dot, ans, x: x_dot * ans)
+defvjp(exp_p, lambda ct, ans, x: ct * ans, arrays=True)
+defjvp(exp_p, lambda x_dot, ans, x: x_dot * ans, arrays=True)
 
 # ln x.  d/dx ln x = 1/x
 log_p = primitive("log", lambda x: backend.xp.log(x))
 defeffect(log_p, "fresh", elementwise="log")
 def log(x): return bind(log_p, x)
-defvjp(log_p, lambda ct, ans, x: ct / x)
-defjvp(log_p, lambda x_dot, ans, x: x_dot / x)
+defvjp(log_p, lambda ct, ans, x: ct / x, arrays=True)
+defjvp(log_p, lambda x_dot, ans, x: x_dot / x, arrays=True)
 
 # ln(1 + x), accurate for tiny x.  d/dx = 1/(1 + x)
 log1p_p = primitive("log1p", lambda x: backend.xp.log1p(x))
 defeffect(log1p_p, "fresh", elementwise="log1p")
 def log1p(x): return bind(log1p_p, x)
-defvjp(log1p_p, lambda ct, ans, x: ct / (1 + x))
-defjvp(log1p_p, lambda x_dot, ans, x: x_dot / (1 + x))
+defvjp(log1p_p, lambda ct, ans, x: ct / (1 + x), arrays=True)
+defjvp(log1p_p, lambda x_dot, ans, x: x_dot / (1 + x), arrays=True)
 
 # sqrt(x).  d/dx sqrt(x) = 1 / (2 sqrt(x))
 sqrt_p = primitive("sqrt", lambda x: backend.xp.sqrt(x))
 defeffect(sqrt_p, "fresh", elementwise="sqrt")
 def sqrt(x): return bind(sqrt_p, x)
-defvjp(sqrt_p, lambda ct, ans, x: ct / (2 * ans))
-defjvp(sqrt_p, lambda x_dot, ans, x: x_dot / (2 * ans))
+defvjp(sqrt_p, lambda ct, ans, x: ct / (2 * ans), arrays=True)
+defjvp(sqrt_p, lambda x_dot, ans, x: x_dot / (2 * ans), arrays=True)
 
 # x^2.  d/dx x^2 = 2x
 square_p = primitive("square", lambda x: backend.xp.square(x))
 defeffect(square_p, "fresh", elementwise="square")
 def square(x): return bind(square_p, x)
-defvjp(square_p, lambda ct, ans, x: ct * (2 * x))
-defjvp(square_p, lambda x_dot, ans, x: x_dot * (2 * x))
+defvjp(square_p, lambda ct, ans, x: ct * (2 * x), arrays=True)
+defjvp(square_p, lambda x_dot, ans, x: x_dot * (2 * x), arrays=True)
 
 # sign(x) is piecewise constant: zero derivative.
 sign_p = not_differentiable(primitive("sign", lambda x: backend.xp.sign(x)))
@@ -67,8 +67,8 @@ defbatch(round_p, leading_axes_rule(round_p))   # entry by entry: the batch as i
 abs_p = primitive("abs", lambda x: backend.xp.abs(x))
 defeffect(abs_p, "fresh", elementwise="abs")
 def abs(x): return bind(abs_p, x)
-defvjp(abs_p, lambda ct, ans, x: ct * sign(x))
-defjvp(abs_p, lambda x_dot, ans, x: x_dot * sign(x))
+defvjp(abs_p, lambda ct, ans, x: ct * sign(x), arrays=True)
+defjvp(abs_p, lambda x_dot, ans, x: x_dot * sign(x), arrays=True)
 
 # sin x.  d/dx sin x = cos x
 sin_p = primitive("sin", lambda x: backend.xp.sin(x))
@@ -80,17 +80,17 @@ cos_p = primitive("cos", lambda x: backend.xp.cos(x))
 defeffect(cos_p, "fresh", elementwise="cos")
 def cos(x): return bind(cos_p, x)
 
-defvjp(sin_p, lambda ct, ans, x: ct * cos(x))
-defjvp(sin_p, lambda x_dot, ans, x: x_dot * cos(x))
-defvjp(cos_p, lambda ct, ans, x: -(ct * sin(x)))
-defjvp(cos_p, lambda x_dot, ans, x: -(x_dot * sin(x)))
+defvjp(sin_p, lambda ct, ans, x: ct * cos(x), arrays=True)
+defjvp(sin_p, lambda x_dot, ans, x: x_dot * cos(x), arrays=True)
+defvjp(cos_p, lambda ct, ans, x: -(ct * sin(x)), arrays=True)
+defjvp(cos_p, lambda x_dot, ans, x: -(x_dot * sin(x)), arrays=True)
 
 # tanh x.  d/dx tanh x = 1 - tanh^2 x, applied by the fused op tanh_grad below.
 tanh_p = primitive("tanh", lambda x: backend.xp.tanh(x))
 defeffect(tanh_p, "fresh", elementwise="tanh")
 def tanh(x): return bind(tanh_p, x)
-defvjp(tanh_p, lambda ct, ans, x: tanh_grad(ans, ct))
-defjvp(tanh_p, lambda x_dot, ans, x: tanh_grad(ans, x_dot))
+defvjp(tanh_p, lambda ct, ans, x: tanh_grad(ans, ct), arrays=True)
+defjvp(tanh_p, lambda x_dot, ans, x: tanh_grad(ans, x_dot), arrays=True)
 
 
 def _tanh_grad_kernel(y, g):
@@ -117,10 +117,10 @@ def tanh_grad(y, g):
     return bind(tanh_grad_p, y, g)
 defvjp(tanh_grad_p,
        lambda ct, ans, y, g: ct * g * (-2 * y),
-       lambda ct, ans, y, g: tanh_grad(y, ct))
+       lambda ct, ans, y, g: tanh_grad(y, ct), arrays=True)
 defjvp(tanh_grad_p,
        lambda y_dot, ans, y, g: y_dot * g * (-2 * y),
-       lambda g_dot, ans, y, g: tanh_grad(y, g_dot))
+       lambda g_dot, ans, y, g: tanh_grad(y, g_dot), arrays=True)
 
 
 def _sigmoid_kernel(x):
@@ -135,8 +135,8 @@ def _sigmoid_steps(emit, x):   # fused in graphs as its kernel: exp(-logaddexp(0
 sigmoid_p = primitive("sigmoid", _sigmoid_kernel)
 defeffect(sigmoid_p, "fresh", elementwise=_sigmoid_steps)
 def sigmoid(x): return bind(sigmoid_p, x)
-defvjp(sigmoid_p, lambda ct, ans, x: sigmoid_grad(ans, ct))
-defjvp(sigmoid_p, lambda x_dot, ans, x: sigmoid_grad(ans, x_dot))
+defvjp(sigmoid_p, lambda ct, ans, x: sigmoid_grad(ans, ct), arrays=True)
+defjvp(sigmoid_p, lambda x_dot, ans, x: sigmoid_grad(ans, x_dot), arrays=True)
 
 
 def _sigmoid_grad_kernel(y, g):
@@ -162,8 +162,8 @@ def sigmoid_grad(y, g):
     return bind(sigmoid_grad_p, y, g)
 defvjp(sigmoid_grad_p,
        lambda ct, ans, y, g: ct * g * (1 - 2 * y),
-       lambda ct, ans, y, g: sigmoid_grad(y, ct))
+       lambda ct, ans, y, g: sigmoid_grad(y, ct), arrays=True)
 defjvp(sigmoid_grad_p,
        lambda y_dot, ans, y, g: y_dot * g * (1 - 2 * y),
-       lambda g_dot, ans, y, g: sigmoid_grad(y, g_dot))
+       lambda g_dot, ans, y, g: sigmoid_grad(y, g_dot), arrays=True)
 

@@ -72,8 +72,8 @@ def inv(a):
     A^{-T}$ (from $d(A^{-1}) = -A^{-1}\, dA\, A^{-1}$)."""
     return bind(inv_p, square(a, "tg.linalg.inv"))
 defvjp(inv_p, lambda ct, ans, a: -matmul(matmul(ans, ct, transpose_a=True), ans,
-                                         transpose_b=True))
-defjvp(inv_p, lambda a_dot, ans, a: -matmul(matmul(ans, a_dot), ans))
+                                         transpose_b=True), arrays=True)
+defjvp(inv_p, lambda a_dot, ans, a: -matmul(matmul(ans, a_dot), ans), arrays=True)
 defbatch(inv_p, leading_axes_rule(inv_p))   # numpy's linalg maps over leading axes
 defshape(inv_p, same_shape_rule)
 
@@ -126,12 +126,12 @@ def _solve_vjp_a(ct, ans, a, b, vector):
                                transpose_b=True), a)
 
 
-defvjp(solve_p, _solve_vjp_a, _solve_vjp_b)
+defvjp(solve_p, _solve_vjp_a, _solve_vjp_b, arrays=True)
 # dx = A^{-1}(db - dA x)
 defjvp(solve_p,
        lambda a_dot, ans, a, b, vector: -bind(solve_p, a, _from_columns(
            matmul(a_dot, _as_columns(ans, vector)), vector), vector=vector),
-       lambda b_dot, ans, a, b, vector: bind(solve_p, a, b_dot, vector=vector))
+       lambda b_dot, ans, a, b, vector: bind(solve_p, a, b_dot, vector=vector), arrays=True)
 
 
 def _solve_batch(values, batched, vector):
@@ -172,8 +172,8 @@ def det(a):
     \operatorname{cof}(A)$, the cofactor matrix, which is $\det(A)\, A^{-T}$ for an
     invertible $A$ and exists for a singular one too (see ``cofactor``)."""
     return bind(det_p, square(a, "tg.linalg.det"))
-defvjp(det_p, lambda ct, ans, a: _ct_matrix(ct) * cofactor(a))
-defjvp(det_p, lambda a_dot, ans, a: sum(cofactor(a) * a_dot, axis=(-2, -1)))
+defvjp(det_p, lambda ct, ans, a: _ct_matrix(ct) * cofactor(a), arrays=True)
+defjvp(det_p, lambda a_dot, ans, a: sum(cofactor(a) * a_dot, axis=(-2, -1)), arrays=True)
 defbatch(det_p, leading_axes_rule(det_p))
 defshape(det_p, lambda a: [(None if a.shape is None else a.shape[:-2],
                             float_dtype(a.dtype))])
@@ -209,7 +209,7 @@ def cofactor(a):
     $\det A$: $\det(A)\, A^{-T}$ where $A$ is invertible, and defined (from the SVD) where
     it is singular. VJP: that of $\det(A) A^{-T}$ (needs $A$ invertible)."""
     return bind(cofactor_p, square(a, "tg.linalg.cofactor"))
-defvjp(cofactor_p, _cofactor_vjp)
+defvjp(cofactor_p, _cofactor_vjp, arrays=True)
 defshape(cofactor_p, same_shape_rule)
 defbatch(cofactor_p, leading_axes_rule(cofactor_p))
 
@@ -226,7 +226,7 @@ def slogdet(a):
     return tuple(bind(slogdet_p, square(a, "tg.linalg.slogdet")))
 defvjp(slogdet_p, lambda ct, ans, a: _ct_matrix(ct[1]) * inverse_for_gradient(
     swap_last_two(a), "tg.linalg.slogdet", "log|det A| has no derivative where A is singular "
-    "(det A = 0, so log|det A| = -inf)"))
+    "(det A = 0, so log|det A| = -inf)"), arrays=True)
 defbatch(slogdet_p, leading_axes_rule(slogdet_p))
 
 

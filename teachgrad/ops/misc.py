@@ -13,16 +13,18 @@ def cast(x, dtype):
     if dtype is None:
         validate.fail(TypeError, "tg.cast", "dtype", "a data type", dtype)
     return bind(cast_p, x, dtype=validate.dtype(dtype, "dtype", "tg.cast"))
-defvjp(cast_p, lambda ct, ans, x, dtype: cast(ct, x.dtype) if dtypes.is_floating(x.dtype) else None)
-defjvp(cast_p, lambda x_dot, ans, x, dtype: cast(x_dot, dtype) if dtypes.is_floating(dtype) else None)
+defvjp(cast_p, lambda ct, ans, x, dtype: cast(ct, x.dtype) if dtypes.is_floating(x.dtype) else None,
+       arrays=True)
+defjvp(cast_p, lambda x_dot, ans, x, dtype: cast(x_dot, dtype) if dtypes.is_floating(dtype) else None,
+       arrays=True)
 defbatch(cast_p, leading_axes_rule(cast_p))
 
 # identity(x) = x.  Its gradient passes straight through.
 identity_p = primitive("identity", lambda x: x)
 defeffect(identity_p, "view")
 def identity(x): return bind(identity_p, x)
-defvjp(identity_p, lambda ct, ans, x: ct)
-defjvp(identity_p, lambda x_dot, ans, x: x_dot)
+defvjp(identity_p, lambda ct, ans, x: ct, arrays=True)
+defjvp(identity_p, lambda x_dot, ans, x: x_dot, arrays=True)
 defbatch(identity_p, leading_axes_rule(identity_p))
 accepts(identity_p, sparse=True)
 
@@ -34,7 +36,7 @@ def identity_n(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     return list(bind(identity_n_p, *tensors))
-defvjp_all(identity_n_p, lambda cts, ans, *xs: list(cts))
+defvjp_all(identity_n_p, lambda cts, ans, *xs: list(cts), arrays=True)
 defbatch(identity_n_p, leading_axes_rule(identity_n_p))
 accepts(identity_n_p, sparse=True)
 

@@ -22,8 +22,8 @@ def _relu_steps(emit, x):   # fused in graphs as maximum(x, 0)
 relu_p = primitive("relu", _relu_kernel)
 defeffect(relu_p, "fresh", elementwise=_relu_steps)
 def relu(x): return bind(relu_p, x)
-defvjp(relu_p, lambda ct, ans, x: relu_grad(ct, x))
-defjvp(relu_p, lambda x_dot, ans, x: relu_grad(x_dot, x))
+defvjp(relu_p, lambda ct, ans, x: relu_grad(ct, x), arrays=True)
+defjvp(relu_p, lambda x_dot, ans, x: relu_grad(x_dot, x), arrays=True)
 
 
 def _relu_grad_kernel(g, x):
@@ -47,8 +47,8 @@ def relu_grad(g, x):
     one op (drawn ``relu_grad: where(x > 0, g, 0)``)."""
     require_same_shape("relu_grad", g, x, ("g", "x"))
     return bind(relu_grad_p, g, x)
-defvjp(relu_grad_p, lambda ct, ans, g, x: relu_grad(ct, x), None)
-defjvp(relu_grad_p, lambda g_dot, ans, g, x: relu_grad(g_dot, x), None)
+defvjp(relu_grad_p, lambda ct, ans, g, x: relu_grad(ct, x), None, arrays=True)
+defjvp(relu_grad_p, lambda g_dot, ans, g, x: relu_grad(g_dot, x), None, arrays=True)
 
 
 def _softmax_kernel(x, axis):
@@ -65,9 +65,10 @@ def softmax(x, axis=-1):
     if type(axis) is not int:
         axis = validate.one_axis(axis, None, "axis", "tg.softmax")
     return bind(softmax_p, x, axis=axis)
-defvjp(softmax_p, lambda ct, ans, x, axis: ans * (ct - sum(ct * ans, axis=axis, keepdims=True)))
+defvjp(softmax_p, lambda ct, ans, x, axis: ans * (ct - sum(ct * ans, axis=axis, keepdims=True)),
+       arrays=True)
 defjvp(softmax_p, lambda x_dot, ans, x, axis:
-       ans * (x_dot - sum(x_dot * ans, axis=axis, keepdims=True)))
+       ans * (x_dot - sum(x_dot * ans, axis=axis, keepdims=True)), arrays=True)
 defbatch(softmax_p, shifted_axes_rule(softmax_p, "axis"))
 
 
@@ -85,9 +86,10 @@ def log_softmax(x, axis=-1):
     if type(axis) is not int:
         axis = validate.one_axis(axis, None, "axis", "tg.log_softmax")
     return bind(log_softmax_p, x, axis=axis)
-defvjp(log_softmax_p, lambda ct, ans, x, axis: ct - exp(ans) * sum(ct, axis=axis, keepdims=True))
+defvjp(log_softmax_p, lambda ct, ans, x, axis: ct - exp(ans) * sum(ct, axis=axis, keepdims=True),
+       arrays=True)
 defjvp(log_softmax_p, lambda x_dot, ans, x, axis:
-       x_dot - sum(exp(ans) * x_dot, axis=axis, keepdims=True))
+       x_dot - sum(exp(ans) * x_dot, axis=axis, keepdims=True), arrays=True)
 defbatch(log_softmax_p, shifted_axes_rule(log_softmax_p, "axis"))
 
 
@@ -183,7 +185,7 @@ def _sparse_xent_vjp(grads, outputs, logits, labels):
         total = part if total is None else total + part
     return [total, None]
 
-defvjp_all(sparse_xent_p, _sparse_xent_vjp)
+defvjp_all(sparse_xent_p, _sparse_xent_vjp, arrays=True)
 # Leading axes are examples already: shared logits or labels are repeated per example.
 defbatch(sparse_xent_p, lambda values, batched: (
     bind(sparse_xent_p, *repeat_unbatched(values, batched)), True))

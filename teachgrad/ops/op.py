@@ -42,7 +42,7 @@ class Op:
         self.elementwise = None
         self.shape_only_inputs = ()
         # May its VJP rules be handed raw arrays when nothing records them? (See
-        # ``rules_take_arrays``: set by defvjp and defvjp_all.)
+        # ``defvjp(..., arrays=True)``: declared with the rules.)
         self.array_rules = False
         # And its JVP rule, when no one sees the tangents computed (set by defjvp)?
         self.array_jvp = False

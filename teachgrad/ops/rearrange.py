@@ -55,8 +55,8 @@ def flip(m, axis=None):
     r"""$\mathrm{out}_i = x_{n - 1 - i}$ along ``axis`` (None: every axis).  VJP: ct flipped back."""
     x = as_tensor(m, "m", "tg.flip")
     return bind(flip_p, x, axes=_axes_tuple(axis, x.ndim, "tg.flip"))
-defvjp(flip_p, lambda ct, ans, x, axes: flip(ct, axes))
-defjvp(flip_p, lambda x_dot, ans, x, axes: flip(x_dot, axes))
+defvjp(flip_p, lambda ct, ans, x, axes: flip(ct, axes), arrays=True)
+defjvp(flip_p, lambda x_dot, ans, x, axes: flip(x_dot, axes), arrays=True)
 defbatch(flip_p, shifted_axes_rule(flip_p))
 
 
@@ -97,8 +97,8 @@ def roll(a, shift, axis=None):
     return bind(roll_p, x, shift=shift, axis=axis)
 def _negated(shift):
     return -shift if isinstance(shift, int) else tuple(-s for s in shift)
-defvjp(roll_p, lambda ct, ans, x, shift, axis: roll(ct, _negated(shift), axis))
-defjvp(roll_p, lambda x_dot, ans, x, shift, axis: roll(x_dot, shift, axis))
+defvjp(roll_p, lambda ct, ans, x, shift, axis: roll(ct, _negated(shift), axis), arrays=True)
+defjvp(roll_p, lambda x_dot, ans, x, shift, axis: roll(x_dot, shift, axis), arrays=True)
 
 
 def _roll_batch(values, batched, shift, axis):
@@ -237,8 +237,8 @@ def _repeat_shape(x, repeats, axis):   # counts need the exact size: no stand-in
     size = (None if n is None else n * repeats) if isinstance(repeats, int) else sum(repeats)
     return [(x.shape[:axis] + (size,) + x.shape[axis + 1:], x.dtype)]
 defshape(repeat_p, _repeat_shape)
-defvjp(repeat_p, lambda ct, ans, x, repeats, axis: unrepeat(ct, x, repeats, axis))
-defjvp(repeat_p, lambda x_dot, ans, x, repeats, axis: repeat(x_dot, repeats, axis))
+defvjp(repeat_p, lambda ct, ans, x, repeats, axis: unrepeat(ct, x, repeats, axis), arrays=True)
+defjvp(repeat_p, lambda x_dot, ans, x, repeats, axis: repeat(x_dot, repeats, axis), arrays=True)
 defbatch(repeat_p, shifted_axes_rule(repeat_p, "axis"))
 
 unrepeat_p = primitive("unrepeat", _unrepeat_kernel)
@@ -247,9 +247,10 @@ def unrepeat(g, x, repeats, axis):
     """The transpose of ``repeat(x, repeats, axis)``: shaped like ``x``, each entry the
     sum of the entries of ``g`` that were its copies."""
     return bind(unrepeat_p, g, x, repeats=repeats, axis=axis)
-defvjp(unrepeat_p, lambda ct, ans, g, x, repeats, axis: repeat(ct, repeats, axis), None)
+defvjp(unrepeat_p, lambda ct, ans, g, x, repeats, axis: repeat(ct, repeats, axis), None,
+       arrays=True)
 defjvp(unrepeat_p, lambda g_dot, ans, g, x, repeats, axis: unrepeat(g_dot, x, repeats, axis),
-       None)
+       None, arrays=True)
 defshape(unrepeat_p, lambda g, x, repeats, axis: [(x.shape, g.dtype)])
 defbatch(unrepeat_p, shifted_axes_rule(unrepeat_p, "axis"))
 
@@ -279,8 +280,8 @@ def tile(A, reps):
     if known(x.shape):
         check_entries(math.prod(reps) * x.size, "reps", reps, where)
     return bind(tile_p, x, reps=reps)
-defvjp(tile_p, lambda ct, ans, x, reps: untile(ct, x, reps))
-defjvp(tile_p, lambda x_dot, ans, x, reps: tile(x_dot, reps))
+defvjp(tile_p, lambda ct, ans, x, reps: untile(ct, x, reps), arrays=True)
+defjvp(tile_p, lambda x_dot, ans, x, reps: tile(x_dot, reps), arrays=True)
 
 
 def _batch_reps(x, reps):
@@ -302,8 +303,8 @@ defeffect(untile_p, "reduction", shape_only_inputs=(1,))
 def untile(g, x, reps):
     """The transpose of ``tile(x, reps)``: the sum of ``g``'s tiles, shaped like ``x``."""
     return bind(untile_p, g, x, reps=reps)
-defvjp(untile_p, lambda ct, ans, g, x, reps: tile(ct, reps), None)
-defjvp(untile_p, lambda g_dot, ans, g, x, reps: untile(g_dot, x, reps), None)
+defvjp(untile_p, lambda ct, ans, g, x, reps: tile(ct, reps), None, arrays=True)
+defjvp(untile_p, lambda g_dot, ans, g, x, reps: untile(g_dot, x, reps), None, arrays=True)
 defshape(untile_p, lambda g, x, reps: [(x.shape, g.dtype)])
 
 

@@ -49,8 +49,10 @@ defeffect(sum_p, "reduction")
 def sum(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.sum")
     return bind(sum_p, x, axes=_axes(axis, x.ndim, "tg.sum", keepdims), keepdims=keepdims)
-defvjp(sum_p, lambda ct, ans, x, axes, keepdims: broadcast_as(_keep(ct, x, axes, keepdims), x))
-defjvp(sum_p, lambda x_dot, ans, x, axes, keepdims: sum(x_dot, axis=axes, keepdims=keepdims))
+defvjp(sum_p, lambda ct, ans, x, axes, keepdims: broadcast_as(_keep(ct, x, axes, keepdims), x),
+       arrays=True)
+defjvp(sum_p, lambda x_dot, ans, x, axes, keepdims: sum(x_dot, axis=axes, keepdims=keepdims),
+       arrays=True)
 defbatch(sum_p, shifted_axes_rule(sum_p))
 
 
@@ -76,8 +78,9 @@ def mean(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.mean")
     return bind(mean_p, x, axes=_axes(axis, x.ndim, "tg.mean", keepdims), keepdims=keepdims)
 defvjp(mean_p, lambda ct, ans, x, axes, keepdims:
-       broadcast_as(_keep(ct, x, axes, keepdims) / _count(x, axes, ct.dtype), x))
-defjvp(mean_p, lambda x_dot, ans, x, axes, keepdims: mean(x_dot, axis=axes, keepdims=keepdims))
+       broadcast_as(_keep(ct, x, axes, keepdims) / _count(x, axes, ct.dtype), x), arrays=True)
+defjvp(mean_p, lambda x_dot, ans, x, axes, keepdims: mean(x_dot, axis=axes, keepdims=keepdims),
+       arrays=True)
 
 
 def _extremum_vjp(ct, ans, x, axes, keepdims):
@@ -94,7 +97,7 @@ def max(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.max")
     return bind(max_p, x, axes=_nonempty(_axes(axis, x.ndim, "tg.max", keepdims), x, "max"),
                 keepdims=keepdims)
-defvjp(max_p, _extremum_vjp)
+defvjp(max_p, _extremum_vjp, arrays=True)
 
 # min over axes: like max, for the smallest entry.
 min_p = primitive("min", lambda x, axes, keepdims: x.min(axis=axes, keepdims=keepdims))
@@ -104,7 +107,7 @@ def min(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.min")
     return bind(min_p, x, axes=_nonempty(_axes(axis, x.ndim, "tg.min", keepdims), x, "min"),
                 keepdims=keepdims)
-defvjp(min_p, _extremum_vjp)
+defvjp(min_p, _extremum_vjp, arrays=True)
 
 
 def _nonempty(axes, x, name):
@@ -132,7 +135,8 @@ def logsumexp(x, axis=None, keepdims=False):
     return bind(logsumexp_p, x, axes=_axes(axis, x.ndim, "tg.logsumexp", keepdims),
                 keepdims=keepdims)
 defvjp(logsumexp_p, lambda ct, ans, x, axes, keepdims:
-       _keep(ct, x, axes, keepdims) * exp(x - _keep(ans, x, axes, keepdims)))
+       _keep(ct, x, axes, keepdims) * exp(x - _keep(ans, x, axes, keepdims)), arrays=True)
 defjvp(logsumexp_p, lambda x_dot, ans, x, axes, keepdims:
-       sum(x_dot * exp(x - _keep(ans, x, axes, keepdims)), axis=axes, keepdims=keepdims))
+       sum(x_dot * exp(x - _keep(ans, x, axes, keepdims)), axis=axes, keepdims=keepdims),
+       arrays=True)
 

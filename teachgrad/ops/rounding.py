@@ -95,11 +95,11 @@ def _bound(a, bound, sign):
 defvjp(clip_p,
        lambda ct, ans, x, lo, hi: unbroadcast(_inside(ct, x, lo, hi), x),
        lambda ct, ans, x, lo, hi: unbroadcast(_at_lo(ct, x, lo, hi), lo),
-       lambda ct, ans, x, lo, hi: unbroadcast(_at_hi(ct, x, lo, hi), hi))
+       lambda ct, ans, x, lo, hi: unbroadcast(_at_hi(ct, x, lo, hi), hi), arrays=True)
 defjvp(clip_p,
        lambda x_dot, ans, x, lo, hi: broadcast_as(_inside(x_dot, x, lo, hi), ans),
        lambda lo_dot, ans, x, lo, hi: broadcast_as(_at_lo(lo_dot, x, lo, hi), ans),
-       lambda hi_dot, ans, x, lo, hi: broadcast_as(_at_hi(hi_dot, x, lo, hi), ans))
+       lambda hi_dot, ans, x, lo, hi: broadcast_as(_at_hi(hi_dot, x, lo, hi), ans), arrays=True)
 
 
 # nan_to_num: NaN, +inf and -inf replaced by finite numbers; the finite entries pass
@@ -112,6 +112,8 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     finite numbers).  $\frac{d}{dx} = 1$ where x is finite, else 0. (``copy`` is
     numpy's; a tensor is never changed in place.)"""
     return bind(nan_to_num_p, x, nan=nan, posinf=posinf, neginf=neginf)
-defvjp(nan_to_num_p, lambda ct, ans, x, nan, posinf, neginf: where(equal(ans, x), ct, 0))
-defjvp(nan_to_num_p, lambda x_dot, ans, x, nan, posinf, neginf: where(equal(ans, x), x_dot, 0))
+defvjp(nan_to_num_p, lambda ct, ans, x, nan, posinf, neginf: where(equal(ans, x), ct, 0),
+       arrays=True)
+defjvp(nan_to_num_p, lambda x_dot, ans, x, nan, posinf, neginf: where(equal(ans, x), x_dot, 0),
+       arrays=True)
 defbatch(nan_to_num_p, leading_axes_rule(nan_to_num_p))   # entry by entry

@@ -44,8 +44,10 @@ def cumsum(a, axis=None, dtype=None, reverse=False):
     if dtype is not None:
         x = cast(x, dtype)
     return bind(cumsum_p, x, axis=axis, reverse=validate.boolean(reverse, "reverse", "tg.cumsum"))
-defvjp(cumsum_p, lambda ct, ans, x, axis, reverse: cumsum(ct, axis, reverse=not reverse))
-defjvp(cumsum_p, lambda x_dot, ans, x, axis, reverse: cumsum(x_dot, axis, reverse=reverse))
+defvjp(cumsum_p, lambda ct, ans, x, axis, reverse: cumsum(ct, axis, reverse=not reverse),
+       arrays=True)
+defjvp(cumsum_p, lambda x_dot, ans, x, axis, reverse: cumsum(x_dot, axis, reverse=reverse),
+       arrays=True)
 defbatch(cumsum_p, shifted_axes_rule(cumsum_p, "axis"))
 
 
@@ -70,7 +72,7 @@ def cumprod(a, axis=None, dtype=None):
     if dtype is not None:
         x = cast(x, dtype)
     return bind(cumprod_p, x, axis=axis)
-defvjp(cumprod_p, _cumprod_vjp)
+defvjp(cumprod_p, _cumprod_vjp, arrays=True)
 defbatch(cumprod_p, shifted_axes_rule(cumprod_p, "axis"))
 
 
@@ -111,7 +113,7 @@ def sort(a, axis=-1, kind=None):
     x, axis = _flat_or_axis(a, axis, "tg.sort")
     return bind(sort_p, x, axis=axis, kind=validate.one_of(kind, "kind", "tg.sort", KINDS))
 defvjp(sort_p, lambda ct, ans, x, axis, kind:
-       take_along_axis(ct, argsort(argsort(x, axis, kind), axis), axis))
+       take_along_axis(ct, argsort(argsort(x, axis, kind), axis), axis), arrays=True)
 defjvp(sort_p, lambda x_dot, ans, x, axis, kind:
-       take_along_axis(x_dot, argsort(x, axis, kind), axis))
+       take_along_axis(x_dot, argsort(x, axis, kind), axis), arrays=True)
 defbatch(sort_p, shifted_axes_rule(sort_p, "axis"))

@@ -35,8 +35,8 @@ repeat_like_p = primitive("repeat_like", lambda value, like: backend.xp.broadcas
     value, (like.shape[0],) + value.shape))
 defeffect(repeat_like_p, "view", shape_only_inputs=(1,))
 def repeat_like(value, like): return bind(repeat_like_p, value, like)
-defvjp(repeat_like_p, lambda ct, ans, value, like: ct.sum(axis=0), None)
-defjvp(repeat_like_p, lambda v_dot, ans, value, like: repeat_like(v_dot, like), None)
+defvjp(repeat_like_p, lambda ct, ans, value, like: ct.sum(axis=0), None, arrays=True)
+defjvp(repeat_like_p, lambda v_dot, ans, value, like: repeat_like(v_dot, like), None, arrays=True)
 defshape(repeat_like_p, lambda value, like: [(
  None if value.shape is None or like.shape is None else (like.shape[0],) + tuple(value.shape),
  value.dtype)])
@@ -88,7 +88,7 @@ def reshape(x, shape):
     if type(shape) is not tuple or not all(type(n) is int and n >= -1 for n in shape):
         shape = validate.shape(shape, "shape", "tg.reshape", inferred=True)
     return bind(reshape_p, x, shape=shape)
-defvjp(reshape_p, lambda ct, ans, x, shape: reshape_as(ct, x))
+defvjp(reshape_p, lambda ct, ans, x, shape: reshape_as(ct, x), arrays=True)
 
 
 def _reshape_shape(x, shape):
@@ -105,7 +105,7 @@ def _reshape_shape(x, shape):
         raise ValueError(f"cannot reshape a tensor of shape {x.shape} into {shape}")
     return [(shape, x.dtype)]
 defshape(reshape_p, _reshape_shape)
-defjvp(reshape_p, lambda x_dot, ans, x, shape: reshape(x_dot, shape))
+defjvp(reshape_p, lambda x_dot, ans, x, shape: reshape(x_dot, shape), arrays=True)
 defbatch(reshape_p, lambda values, batched, shape: (
     reshape(values[0], (_batch_size(values[0]),) + tuple(shape)), True))
 
@@ -128,8 +128,8 @@ def transpose(x, axes=None):
     if sorted(axes) != list(range(ndim)):
         raise ValueError(f"transpose: axes {axes} are not a permutation of the {ndim} axes.")
     return bind(transpose_p, x, axes=axes)
-defvjp(transpose_p, lambda ct, ans, x, axes: transpose(ct, tuple(np.argsort(axes))))
-defjvp(transpose_p, lambda x_dot, ans, x, axes: transpose(x_dot, axes))
+defvjp(transpose_p, lambda ct, ans, x, axes: transpose(ct, tuple(np.argsort(axes))), arrays=True)
+defjvp(transpose_p, lambda x_dot, ans, x, axes: transpose(x_dot, axes), arrays=True)
 defbatch(transpose_p, lambda values, batched, axes: (
     transpose(values[0], (0,) + tuple(a + 1 for a in axes)), True))
 
@@ -150,8 +150,8 @@ def expand_dims(x, axis):
         added = len(axis) if isinstance(axis, (list, tuple)) else 1
         validate.axis(axis, x.ndim + added, "axis", "tg.expand_dims")
     return bind(expand_dims_p, x, axis=axis)
-defvjp(expand_dims_p, lambda ct, ans, x, axis: reshape_as(ct, x))
-defjvp(expand_dims_p, lambda x_dot, ans, x, axis: expand_dims(x_dot, axis))
+defvjp(expand_dims_p, lambda ct, ans, x, axis: reshape_as(ct, x), arrays=True)
+defjvp(expand_dims_p, lambda x_dot, ans, x, axis: expand_dims(x_dot, axis), arrays=True)
 defbatch(expand_dims_p, lambda values, batched, axis: (   # axes of the result
     expand_dims(values[0], batch_axis(axis, values[0].ndim - 1 + (
         len(axis) if isinstance(axis, (tuple, list)) else 1))), True))
@@ -167,8 +167,8 @@ def squeeze(x, axis=None):
             if x.shape[a] not in (1, None):
                 raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1 (shape {x.shape}).")
     return bind(squeeze_p, x, axis=axis)
-defvjp(squeeze_p, lambda ct, ans, x, axis: reshape_as(ct, x))
-defjvp(squeeze_p, lambda x_dot, ans, x, axis: reshape_as(x_dot, ans))
+defvjp(squeeze_p, lambda ct, ans, x, axis: reshape_as(ct, x), arrays=True)
+defjvp(squeeze_p, lambda x_dot, ans, x, axis: reshape_as(x_dot, ans), arrays=True)
 defbatch(squeeze_p, lambda values, batched, axis: (
     squeeze(values[0], batch_axis(axis, values[0].ndim - 1) if axis is not None else tuple(
         i + 1 for i, n in enumerate(values[0].shape[1:]) if n == 1)), True))
@@ -178,8 +178,8 @@ broadcast_to_p = primitive("broadcast_to", lambda x, shape: backend.xp.broadcast
 defeffect(broadcast_to_p, "view")
 def broadcast_to(x, shape):
     return bind(broadcast_to_p, x, shape=validate.shape(shape, "shape", "tg.broadcast_to"))
-defvjp(broadcast_to_p, lambda ct, ans, x, shape: unbroadcast(ct, x))
-defjvp(broadcast_to_p, lambda x_dot, ans, x, shape: broadcast_to(x_dot, shape))
+defvjp(broadcast_to_p, lambda ct, ans, x, shape: unbroadcast(ct, x), arrays=True)
+defjvp(broadcast_to_p, lambda x_dot, ans, x, shape: broadcast_to(x_dot, shape), arrays=True)
 defbatch(broadcast_to_p, lambda values, batched, shape: (
     broadcast_to(move_to_rank(values[0], len(shape)), (_batch_size(values[0]),) + tuple(shape)),
     True))
@@ -190,7 +190,7 @@ defbatch(broadcast_to_p, lambda values, batched, shape: (
 reshape_like_p = primitive("reshape_like", lambda g, x: backend.xp.reshape(g, x.shape))
 defeffect(reshape_like_p, "view", shape_only_inputs=(1,))
 def reshape_like(g, x): return bind(reshape_like_p, g, x)
-defvjp(reshape_like_p, lambda ct, ans, g, x: reshape_as(ct, g), None)
+defvjp(reshape_like_p, lambda ct, ans, g, x: reshape_as(ct, g), None, arrays=True)
 defshape(reshape_like_p, lambda g, x: [(x.shape, g.dtype)])
 defbatch(reshape_like_p, lambda values, batched, **params: _to_example_shape(
     reshape_like, reshape, values, batched))
@@ -198,7 +198,7 @@ defbatch(reshape_like_p, lambda values, batched, **params: _to_example_shape(
 broadcast_like_p = primitive("broadcast_like", lambda g, x: backend.xp.broadcast_to(g, x.shape))
 defeffect(broadcast_like_p, "view", shape_only_inputs=(1,))
 def broadcast_like(g, x): return bind(broadcast_like_p, g, x)
-defvjp(broadcast_like_p, lambda ct, ans, g, x: unbroadcast(ct, g), None)
+defvjp(broadcast_like_p, lambda ct, ans, g, x: unbroadcast(ct, g), None, arrays=True)
 defshape(broadcast_like_p, lambda g, x: [(x.shape, g.dtype)])
 defbatch(broadcast_like_p, lambda values, batched, **params: _to_example_shape(
     broadcast_like, broadcast_to, values, batched))
@@ -215,7 +215,7 @@ defeffect(sum_like_p, "reduction", shape_only_inputs=(1,))
 def sum_like(g, x):
     """Sum ``g`` down to the shape ``x`` has when the op runs (unbroadcast)."""
     return bind(sum_like_p, g, x)
-defvjp(sum_like_p, lambda ct, ans, g, x: broadcast_as(ct, g), None)
+defvjp(sum_like_p, lambda ct, ans, g, x: broadcast_as(ct, g), None, arrays=True)
 defshape(sum_like_p, lambda g, x: [(x.shape, g.dtype)])
 defbatch(sum_like_p, lambda values, batched, **params: _to_example_shape(
     sum_like, unbroadcast, values, batched))
@@ -270,7 +270,7 @@ def _concat_vjp(ct, ans, *xs, axis):
         raise ValueError("The gradient of concat needs the sizes along the joined axis; give the "
                          "placeholders of its inputs a known size there.")
     return split(ct, sizes, axis=axis)
-defvjp_all(concat_p, _concat_vjp)
+defvjp_all(concat_p, _concat_vjp, arrays=True)
 defbatch(concat_p, shifted_axes_rule(concat_p, "axis"))
 
 # stack: join along a new axis.  The cotangent is split along it and squeezed.
@@ -288,7 +288,7 @@ def stack(values, axis=0):
                          f"{sorted(shapes)}.")
     return bind(stack_p, *values, axis=axis)
 defvjp_all(stack_p, lambda ct, ans, *xs, axis: [
-    reshape_as(piece, x) for piece, x in zip(split(ct, len(xs), axis=axis), xs)])
+    reshape_as(piece, x) for piece, x in zip(split(ct, len(xs), axis=axis), xs)], arrays=True)
 def _stack_batch(values, batched, axis):
     values = repeat_unbatched(values, batched)
     return stack(values, axis=batch_axis(axis, values[0].ndim)), True   # an axis of the result
@@ -324,7 +324,7 @@ def split(x, num_or_size_splits, axis=0):
             raise ValueError(f"split: sizes {list(sizes)} (num_or_size_splits) do not add up "
                              f"to {length}, the size of axis {axis}.")
     return list(bind(split_p, x, sizes=sizes, axis=axis))
-defvjp_all(split_p, lambda cts, ans, x, sizes, axis: [concat(cts, axis=axis)])
+defvjp_all(split_p, lambda cts, ans, x, sizes, axis: [concat(cts, axis=axis)], arrays=True)
 defbatch(split_p, lambda values, batched, sizes, axis: (
     tuple(bind(split_p, values[0], sizes=sizes, axis=axis + 1)), True))
 

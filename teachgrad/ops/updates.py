@@ -48,11 +48,12 @@ def scatter_update(x, indices, values):
 defvjp(scatter_update_p,
        lambda ct, ans, x, indices, values: scatter_update(ct, indices, zeros_like(values)),
        None,
-       lambda ct, ans, x, indices, values: gather(ct, indices))
+       lambda ct, ans, x, indices, values: gather(ct, indices), arrays=True)
 defjvp(scatter_update_p,
        lambda x_dot, ans, x, indices, values: scatter_update(x_dot, indices, zeros_like(values)),
        None,
-       lambda v_dot, ans, x, indices, values: scatter_update(zeros_like(ans), indices, v_dot))
+       lambda v_dot, ans, x, indices, values: scatter_update(zeros_like(ans), indices, v_dot),
+       arrays=True)
 defshape(scatter_update_p, lambda x, indices, values: [(x.shape, x.dtype)])
 
 
