@@ -79,13 +79,13 @@ def _conv2d_vjp_filters(ct, ans, x, w, strides, padding, dilations):
     grad = _conv(framed, transpose(ct, (1, 2, 0, 3)), dilations, "VALID", strides)
     return transpose(grad, (1, 2, 0, 3))
 
-defvjp(conv2d_p, _conv2d_vjp_input, _conv2d_vjp_filters)
+defvjp(conv2d_p, _conv2d_vjp_input, _conv2d_vjp_filters, arrays=True)
 # Bilinear: d(x * w) = dx * w + x * dw.
 defjvp(conv2d_p,
        lambda x_dot, ans, x, w, strides, padding, dilations:
        _conv(x_dot, w, strides, padding, dilations),
        lambda w_dot, ans, x, w, strides, padding, dilations:
-       _conv(x, w_dot, strides, padding, dilations))
+       _conv(x, w_dot, strides, padding, dilations), arrays=True)
 defbatch(conv2d_p, conv_rule(conv2d_p))
 
 
@@ -177,10 +177,12 @@ def unspread(h, x, w, strides, padding, dilations):
     """The transpose of ``spread``: the entries it put, read back."""
     return bind(unspread_p, h, x, w, strides=strides, padding=padding, dilations=dilations)
 
-defvjp(spread_p, lambda ct, ans, g, x, w, **p: unspread(ct, x, w, **p), None, None)
-defjvp(spread_p, lambda g_dot, ans, g, x, w, **p: spread(g_dot, x, w, **p), None, None)
-defvjp(unspread_p, lambda ct, ans, h, x, w, **p: spread(ct, x, w, **p), None, None)
-defjvp(unspread_p, lambda h_dot, ans, h, x, w, **p: unspread(h_dot, x, w, **p), None, None)
+defvjp(spread_p, lambda ct, ans, g, x, w, **p: unspread(ct, x, w, **p), None, None, arrays=True)
+defjvp(spread_p, lambda g_dot, ans, g, x, w, **p: spread(g_dot, x, w, **p), None, None,
+       arrays=True)
+defvjp(unspread_p, lambda ct, ans, h, x, w, **p: spread(ct, x, w, **p), None, None, arrays=True)
+defjvp(unspread_p, lambda h_dot, ans, h, x, w, **p: unspread(h_dot, x, w, **p), None, None,
+       arrays=True)
 defbatch(spread_p, merged_images_rule(spread_p, filters=(2,)))
 defbatch(unspread_p, merged_images_rule(unspread_p, filters=(2,)))
 
@@ -239,11 +241,12 @@ def window_unpad(h, x, w, strides, padding, dilations):
     return bind(window_unpad_p, h, x, w, strides=strides, padding=padding,
                 dilations=dilations)
 
-defvjp(window_pad_p, lambda ct, ans, x, w, **p: window_unpad(ct, x, w, **p), None)
-defjvp(window_pad_p, lambda x_dot, ans, x, w, **p: window_pad(x_dot, w, **p), None)
-defvjp(window_unpad_p, lambda ct, ans, h, x, w, **p: window_pad(ct, w, **p), None, None)
+defvjp(window_pad_p, lambda ct, ans, x, w, **p: window_unpad(ct, x, w, **p), None, arrays=True)
+defjvp(window_pad_p, lambda x_dot, ans, x, w, **p: window_pad(x_dot, w, **p), None, arrays=True)
+defvjp(window_unpad_p, lambda ct, ans, h, x, w, **p: window_pad(ct, w, **p), None, None,
+       arrays=True)
 defjvp(window_unpad_p, lambda h_dot, ans, h, x, w, **p: window_unpad(h_dot, x, w, **p),
-       None, None)
+       None, None, arrays=True)
 defbatch(window_pad_p, merged_images_rule(window_pad_p, filters=(1,)))
 defbatch(window_unpad_p, merged_images_rule(window_unpad_p, filters=(2,)))
 
