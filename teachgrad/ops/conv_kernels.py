@@ -1,0 +1,110 @@
+r"""How ``conv2d``'s kernel multiplies: two formulations of one sum, and the choice
+between them by shape. This is below the op: the op, its rules, its drawings and the
+steppers see one ``conv2d`` whichever runs here.
+
+On a padded NHWC ``x`` and HWIO filters ``w``, both compute
+
+$$y_{b,i,j,o} = \sum_{p,q,c} x_{b,\, i s_h + p d_h,\, j s_w + q d_w,\, c}\; w_{p,q,c,o}$$
+
+as matrix products, since BLAS multiplies matrices far faster than anything else numpy
+does. They differ in which matrices, and in what is copied to make them:
+
+* ``windows`` (*im2col*): copy every window into a row, in the filters' ``(kh, kw, c)``
+  order, and multiply the rows by the filters as one ``(kh kw c, out)`` matrix. The rows
+  are ``kh kw`` times the input, so they are made **a block at a time** (about 1 MiB of
+  rows: a few images, or a few output rows of one), each block multiplied while it is
+  still in the cache. One block of all rows (the plain im2col) took twice as long on the
+  benchmark's float64 convolution: its copy went out to memory and back.
+* ``positions``: one matmul per output pixel ``(i, j)``: its window, all images at
+  once, by the filters. The choice when there are fewer output pixels than taps: the
+  filters' cotangent, a convolution whose "filter" is the whole output cotangent and whose
+  output is the filters' ``kh x kw``. The rule hands its input over transposed (channels
+  first), so each window is copied in the order its entries lie in memory, and the copy
+  streams.
+
+A third formulation, one matmul per tap ``(p, q)`` over the whole input with the products
+added in shifted (no window copied), was measured too and lost to the blocked im2col on
+every convolution of the benchmark (``docs/performance.md``, 2026-11-27).
+``FORMULATIONS`` lets a test run each formulation on any shape.
+"""
+from .. import backend
+from .windows import windows
+
+#: About how many bytes of window rows ``windows_matmul`` copies before it multiplies.
+BLOCK_BYTES = 1 << 20
+
+
+def _blocks(n, rows, per_row_bytes):
+    """``(image slice, output-row slice)`` pairs covering ``n`` images of ``rows`` output
+    rows, each about ``BLOCK_BYTES`` of window rows (whole images where they fit). On a
+    GPU, one block: its kernels are not cache-bound as numpy's copies are."""
+    if backend.get_backend() != "numpy":
+        return [(slice(None), slice(None))]
+    per_image = max(rows * per_row_bytes, 1)
+    if per_image <= BLOCK_BYTES:
+        step = BLOCK_BYTES // per_image
+        return [(slice(b, b + step), slice(None)) for b in range(0, n, step)]
+    step = max(BLOCK_BYTES // max(per_row_bytes, 1), 1)
+    return [(slice(b, b + 1), slice(i, i + step)) for b in range(n) for i in range(0, rows, step)]
+
+
+def windows_matmul(x, w, strides, dilations, out):
+    """im2col, a block at a time: the windows copied into rows (in the filters' ``(kh, kw,
+    c)`` order), each block of rows times the filters as a matrix."""
+    kh, kw, c, cout = w.shape
+    (oh, ow), xp = out, backend.xp
+    patches = windows(x, (kh, kw), strides, dilations, out)    # a view: nothing copied yet
+    taps = kh * kw * c
+    total = xp.empty((x.shape[0], oh, ow, cout), xp.result_type(x, w))
+    if total.size == 0 or taps == 0:
+        total[...] = 0
+        return total
+    filters = w.reshape(taps, cout)
+    for images, rows in _blocks(x.shape[0], oh, ow * taps * x.itemsize):
+        block = patches[images, rows].transpose(0, 1, 2, 4, 5, 3).reshape(-1, taps)
+        xp.matmul(block, filters, out=total[images, rows].reshape(-1, cout))
+    return total
+
+
+def position_matmuls(x, w, strides, dilations, out):
+    """One matmul per output pixel: its window (all images) by the filters, the window
+    copied in the order its entries lie in memory."""
+    kh, kw, c, cout = w.shape
+    (sh, sw), (dh, dw), (oh, ow) = strides, dilations, out
+    xp = backend.xp
+    # the contracted axes (1, 2, 3) of a window, outermost in memory first
+    order = sorted((1, 2, 3), key=lambda axis: -abs(x.strides[axis]))
+    images_inner = abs(x.strides[0]) <= min(abs(x.strides[a]) for a in order)
+    filters = w.transpose([a - 1 for a in order] + [3]).reshape(kh * kw * c, cout)
+    total = xp.empty((x.shape[0], oh, ow, cout), xp.result_type(x, w))
+    for i in range(oh):
+        for j in range(ow):
+            window = x[:, i * sh:i * sh + (kh - 1) * dh + 1:dh,
+                       j * sw:j * sw + (kw - 1) * dw + 1:dw, :]
+            if images_inner:   # as it lies: (taps..., images), then transposed (a view)
+                rows = xp.ascontiguousarray(window.transpose(order + [0]))
+                rows = rows.reshape(kh * kw * c, x.shape[0]).T
+            else:
+                rows = window.transpose([0] + order).reshape(x.shape[0], kh * kw * c)
+            total[:, i, j, :] = rows @ filters
+    return total
+
+
+FORMULATIONS = {"windows": windows_matmul, "positions": position_matmuls}
+
+
+def choose(x_shape, w_shape, strides, dilations, out):
+    """``positions`` when there are fewer output pixels than taps (and some output), else
+    ``windows``."""
+    kh, kw = w_shape[:2]
+    fits = x_shape[1] >= (kh - 1) * dilations[0] + 1 and x_shape[2] >= (kw - 1) * dilations[1] + 1
+    if 0 in x_shape or 0 in w_shape or 0 in out or not fits:
+        return "windows"     # empty, or nothing fits: the reference's zeros
+    return "positions" if out[0] * out[1] < kh * kw else "windows"
+
+
+def convolve(x, w, strides, dilations, out):
+    """``conv2d`` of the padded ``x`` with ``w``: ``out = (oh, ow)`` windows, computed by
+    the formulation ``choose`` picks."""
+    name = choose(x.shape, w.shape, strides, dilations, out)
+    return FORMULATIONS[name](x, w, strides, dilations, out)
