@@ -54,13 +54,14 @@ def windows_matmul(x, w, strides, dilations, out):
     kh, kw, c, cout = w.shape
     (oh, ow), xp = out, backend.xp
     patches = windows(x, (kh, kw), strides, dilations, out)    # a view: nothing copied yet
-    taps = kh * kw * c
-    total = xp.empty((x.shape[0], oh, ow, cout), xp.result_type(x, w))
-    if total.size == 0 or taps == 0:
-        total[...] = 0
-        return total
+    taps, shape = kh * kw * c, (x.shape[0], oh, ow, cout)
     filters = w.reshape(taps, cout)
-    for images, rows in _blocks(x.shape[0], oh, ow * taps * x.itemsize):
+    blocks = _blocks(x.shape[0], oh, ow * taps * x.itemsize)
+    if len(blocks) <= 1 or taps == 0:   # one block (or none): the plain im2col
+        rows = patches.transpose(0, 1, 2, 4, 5, 3).reshape(-1, taps)
+        return xp.matmul(rows, filters).reshape(shape)
+    total = xp.empty(shape, xp.result_type(x, w))
+    for images, rows in blocks:
         block = patches[images, rows].transpose(0, 1, 2, 4, 5, 3).reshape(-1, taps)
         xp.matmul(block, filters, out=total[images, rows].reshape(-1, cout))
     return total
@@ -94,13 +95,16 @@ FORMULATIONS = {"windows": windows_matmul, "positions": position_matmuls}
 
 
 def choose(x_shape, w_shape, strides, dilations, out):
-    """``positions`` when there are fewer output pixels than taps (and some output), else
-    ``windows``."""
-    kh, kw = w_shape[:2]
+    """``positions`` when there are fewer output pixels than taps and the window rows
+    would fill more than one block (on small inputs one matmul costs less Python than
+    ``oh ow`` of them), else ``windows``."""
+    kh, kw, c, _ = w_shape
     fits = x_shape[1] >= (kh - 1) * dilations[0] + 1 and x_shape[2] >= (kw - 1) * dilations[1] + 1
     if 0 in x_shape or 0 in w_shape or 0 in out or not fits:
         return "windows"     # empty, or nothing fits: the reference's zeros
-    return "positions" if out[0] * out[1] < kh * kw else "windows"
+    rows = x_shape[0] * out[0] * out[1] * kh * kw * c   # entries of the im2col rows
+    few_pixels = out[0] * out[1] < kh * kw
+    return "positions" if few_pixels and rows * 4 > BLOCK_BYTES else "windows"   # 4: float32
 
 
 def convolve(x, w, strides, dilations, out):
