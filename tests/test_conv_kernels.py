@@ -1,7 +1,9 @@
 """Each of conv2d's kernel formulations (``teachgrad/ops/conv_kernels.py``) against the
 loop over output pixels written from the definition (``nn_strategies.conv2d``), on random
 shapes, strides, dilations, paddings and dtypes, with the input as the rules hand it over
-(contiguous, or a transposed view), and blocks of rows small enough to split an image."""
+(contiguous, or a transposed view), and blocks of rows small enough to split an image;
+and max pooling's kernels by taps (``windows.max_of_windows``, ``windows.add_at_maxima``)
+against the loops, ties included."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,7 +11,7 @@ from hypothesis import strategies as st
 
 import nn_strategies as NN
 import teachgrad as tg
-from teachgrad.ops import conv_kernels
+from teachgrad.ops import conv_kernels, pooling
 from teachgrad.ops.windows import geometry_2d, pad_2d
 
 
@@ -19,7 +21,7 @@ def conv_inputs(draw):
     more images and channels; x NHWC, or a transposed view of a CHWN array (as the
     filters' rule hands it over)."""
     (_, height, width, _), (kh, kw, _, _), params = draw(NN.conv_params())
-    n, cin, cout = draw(st.integers(0, 4)), draw(st.integers(1, 5)), draw(st.integers(1, 5))
+    n, cin, cout = draw(st.integers(0, 4)), draw(st.integers(0, 5)), draw(st.integers(0, 5))
     dtype = draw(st.sampled_from([np.float32, np.float64]))
     rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
     if draw(st.booleans()):
@@ -77,3 +79,30 @@ def test_the_benchmarks_gradients_match_the_reference():
              NN.conv2d(x, w - step, (1, 1), "SAME", (1, 1))) / (2 * eps)
     np.testing.assert_allclose(gw.numpy()[1, 2, 0, 3], np.sum(slope * ct), rtol=1e-6)
     assert gx.shape == x.shape
+
+
+@settings(max_examples=100, deadline=None)
+@given(NN.pool_params(), st.integers(0, 2 ** 32 - 1))
+def test_max_pool_kernels_route_ties_to_the_first_maximum(case, seed):
+    """max_pool2d and its VJP by taps (``max_of_windows``, ``add_at_maxima``) against the
+    loops, on values with many ties (small integers): each window's cotangent goes to its
+    first maximum, row by row, as ``max_pool2d_pick``'s argmax reads it."""
+    shape, params = case
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-2, 3, shape).astype(np.float64)
+    y = tg.nn.max_pool2d(x, **params).numpy()
+    np.testing.assert_array_equal(y, NN.max_pool2d(x, **params))
+    g = rng.standard_normal(y.shape)
+    got = pooling.max_pool2d_grad(tg.constant(g), tg.constant(x), **params).numpy()
+    np.testing.assert_allclose(got, NN.max_pool2d_grad(g, x, **params), rtol=1e-12)
+
+
+def test_max_pool_grad_sends_a_nan_windows_cotangent_to_its_first_nan():
+    x = np.array([1.0, np.nan, 5.0, np.nan]).reshape(1, 2, 2, 1)
+    g = np.array([3.0]).reshape(1, 1, 1, 1)
+    params = {"ksize": (2, 2), "strides": (2, 2), "padding": "VALID"}
+    got = pooling.max_pool2d_grad(tg.constant(g), tg.constant(x), **params).numpy()
+    np.testing.assert_array_equal(got.ravel(), [0.0, 3.0, 0.0, 0.0])
+    picked = pooling.max_pool2d_pick(tg.constant(np.arange(4.0).reshape(x.shape)),
+                                     tg.constant(x), **params).numpy()
+    assert picked.ravel().tolist() == [1.0]

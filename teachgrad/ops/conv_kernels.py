@@ -57,9 +57,9 @@ def windows_matmul(x, w, strides, dilations, out):
     taps, shape = kh * kw * c, (x.shape[0], oh, ow, cout)
     filters = w.reshape(taps, cout)
     blocks = _blocks(x.shape[0], oh, ow * taps * x.itemsize)
-    if len(blocks) <= 1 or taps == 0:   # one block (or none): the plain im2col
-        rows = patches.transpose(0, 1, 2, 4, 5, 3).reshape(-1, taps)
-        return xp.matmul(rows, filters).reshape(shape)
+    if len(blocks) <= 1 or taps == 0 or cout == 0:   # one block, or nothing: plain im2col
+        rows = patches.transpose(0, 1, 2, 4, 5, 3).reshape(x.shape[0] * oh * ow, taps)
+        return xp.matmul(rows, filters).reshape(shape)   # (sizes explicit: taps may be 0)
     total = xp.empty(shape, xp.result_type(x, w))
     for images, rows in blocks:
         block = patches[images, rows].transpose(0, 1, 2, 4, 5, 3).reshape(-1, taps)

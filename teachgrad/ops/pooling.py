@@ -17,7 +17,8 @@ from .conv import check_fits, check_images, pair, padding_mode
 from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor
 from .nhwc_batching import merged_images_rule
-from .windows import add_windows, geometry_2d, pad_2d, require_fit, windows
+from .windows import (add_at_maxima, add_windows, geometry_2d, max_of_windows, pad_2d,
+                      require_fit, windows)
 from .declare import defshape
 
 _ONES = (1, 1)   # pooling windows are not dilated
@@ -66,10 +67,9 @@ def _scatter_to_windows(per_tap, x, ksize, strides, padding):
 # -- max pooling -----------------------------------------------------------------------
 def _max_pool_kernel(x, ksize, strides, padding):
     require_fit(x.shape, ksize, _ONES, padding, "max_pool2d", "ksize")
-    flat, _, _ = _padded_windows(x, ksize, strides, padding, -backend.xp.inf)
-    if flat.size == 0:   # numpy refuses the max of nothing
-        return backend.xp.zeros(flat.shape[:4], x.dtype)
-    return flat.max(axis=-1)
+    rows, cols = _geometry(x.shape, ksize, strides, padding)
+    padded = pad_2d(x, rows[:2], cols[:2], -backend.xp.inf)
+    return max_of_windows(padded, ksize, strides, _ONES, (rows[2], cols[2]))
 
 max_pool2d_p = primitive("max_pool2d", _max_pool_kernel)
 defeffect(max_pool2d_p, "fresh")
@@ -97,11 +97,10 @@ def max_pool2d(input, ksize, strides, padding):
 
 
 def _max_pool_grad_kernel(g, x, ksize, strides, padding):
-    winners = _winners(x, ksize, strides, padding)
-    taps = backend.xp.arange(ksize[0] * ksize[1]).reshape(ksize)
-    per_tap = backend.xp.where(winners[..., None, None] == taps, g[..., None, None],
-                               g.dtype.type(0))
-    return _scatter_to_windows(per_tap, x, ksize, strides, padding)
+    rows, cols = _geometry(x.shape, ksize, strides, padding)
+    padded = pad_2d(x, rows[:2], cols[:2], -backend.xp.inf)
+    total = add_at_maxima(g, padded, ksize, strides, _ONES, (rows[2], cols[2]))
+    return total[:, rows[0]:rows[0] + x.shape[1], cols[0]:cols[0] + x.shape[2], :]
 
 # max_pool2d_grad(g, x): g routed to the maximum of each window of x (TensorFlow's
 # MaxPoolGrad). Linear in g; max_pool2d_pick is its transpose.
