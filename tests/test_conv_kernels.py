@@ -54,7 +54,8 @@ def test_each_formulation_matches_the_reference(case, name, block_bytes):
 @pytest.mark.parametrize("x_shape, w_shape, strides, out, expected", [
     ((32, 34, 34, 16), (3, 3, 16, 32), (1, 1), (32, 32), "windows"),      # forward
     ((32, 34, 34, 32), (3, 3, 32, 16), (1, 1), (32, 32), "windows"),      # input's cotangent
-    ((16, 34, 34, 32), (32, 32, 32, 32), (1, 1), (3, 3), "positions"),    # filters' cotangent
+    ((16, 34, 34, 32), (32, 32, 32, 32), (1, 1), (3, 3), "row offsets"),  # filters' cotangent
+    ((16, 67, 67, 32), (32, 32, 32, 32), (2, 2), (3, 3), "positions"),    # the same, dilated
     ((0, 5, 5, 2), (3, 3, 2, 4), (1, 1), (3, 3), "windows"),              # nothing to multiply
 ])
 def test_the_choice(x_shape, w_shape, strides, out, expected):

@@ -1,8 +1,8 @@
-r"""How ``conv2d``'s kernel multiplies: two formulations of one sum, and the choice
-between them by shape. This is below the op: the op, its rules, its drawings and the
-steppers see one ``conv2d`` whichever runs here.
+r"""How ``conv2d``'s kernel multiplies: formulations of one sum, and the choice between
+them by shape. This is below the op: the op, its rules, its drawings and the steppers see
+one ``conv2d`` whichever runs here.
 
-On a padded NHWC ``x`` and HWIO filters ``w``, both compute
+On a padded NHWC ``x`` and HWIO filters ``w``, each computes
 
 $$y_{b,i,j,o} = \sum_{p,q,c} x_{b,\, i s_h + p d_h,\, j s_w + q d_w,\, c}\; w_{p,q,c,o}$$
 
@@ -14,18 +14,22 @@ does. They differ in which matrices, and in what is copied to make them:
   are ``kh kw`` times the input, so they are made **a block at a time** (about 1 MiB of
   rows: a few images, or a few output rows of one), each block multiplied while it is
   still in the cache. One block of all rows (the plain im2col) took twice as long on the
-  benchmark's float64 convolution: its copy went out to memory and back.
-* ``positions``: one matmul per output pixel ``(i, j)``: its window, all images at
-  once, by the filters. The choice when there are fewer output pixels than taps: the
-  filters' cotangent, a convolution whose "filter" is the whole output cotangent and whose
-  output is the filters' ``kh x kw``. The rule hands its input over transposed (channels
-  first), so each window is copied in the order its entries lie in memory, and the copy
-  streams.
+  benchmark's convolutions: its copy went out to memory and back. The choice for the
+  forward pass and for the input's cotangent (the convolution with the flipped filters).
+* ``positions``: one matmul per output pixel ``(i, j)``: its window, all images at once,
+  by the filters. The choice when there are fewer output pixels than taps: the filters'
+  cotangent, a convolution whose "filter" is the whole output cotangent and whose output
+  is the filters' ``kh x kw``. Its windows are copied in the order they lie in memory
+  (the rule hands its input over transposed, channels first), so the copy streams.
+* ``row offsets``: ``positions`` with no window copied, where the steps are 1 and the
+  input lies as the filters' rule hands it over: each window is then one contiguous
+  slice of the input's rows (see ``row_offset_matmuls``). Half of ``positions``' time in
+  float64.
 
-A third formulation, one matmul per tap ``(p, q)`` over the whole input with the products
-added in shifted (no window copied), was measured too and lost to the blocked im2col on
-every convolution of the benchmark (``docs/performance.md``, 2026-11-27).
-``FORMULATIONS`` lets a test run each formulation on any shape.
+A fourth, one matmul per tap ``(p, q)`` over the whole input with the products added in
+shifted (no window copied), was measured too and lost to the blocked im2col on every
+convolution of the benchmark (``docs/performance.md``, 2026-11-27). ``FORMULATIONS``
+lets a test run each formulation on any shape.
 """
 from .. import backend
 from .windows import windows
@@ -91,20 +95,54 @@ def position_matmuls(x, w, strides, dilations, out):
     return total
 
 
-FORMULATIONS = {"windows": windows_matmul, "positions": position_matmuls}
+def row_offset_matmuls(x, w, strides, dilations, out):
+    """``positions`` with no window copied, for the layout the filters' rule hands over
+    (``x`` a transposed view of a contiguous ``(k, h, w, m)`` array: images ``k``
+    outermost, channels ``m`` innermost) at strides and dilations 1. As the array lies,
+    in rows of ``m`` entries, the window of output pixel ``(i, j)`` is every row shifted
+    by ``i w + j``: its matmul reads a contiguous slice of rows, against the filters laid
+    into a frame of zeros of the image's size (rows outside a window meet zeros). Taken a
+    block of frame rows at a time, each block read once for every pixel while it is in
+    the cache. Any other layout or step: ``position_matmuls``."""
+    lying = x.transpose(3, 1, 2, 0)
+    if tuple(strides) != (1, 1) or tuple(dilations) != (1, 1) or not lying.flags.c_contiguous \
+            or x.size == 0 or w.size == 0:
+        return position_matmuls(x, w, strides, dilations, out)
+    k, height, width, m = lying.shape
+    kh, kw, _, cout = w.shape
+    xp = backend.xp
+    frame = xp.zeros((k, height, width, cout), xp.result_type(x, w))
+    frame[:, :kh, :kw, :] = w.transpose(2, 0, 1, 3)
+    used = (k - 1) * height * width + (kh - 1) * width + kw   # up to the last filter row
+    frame, rows = frame.reshape(-1, cout)[:used], lying.reshape(-1, m)
+    shifts = [i * width + j for i in range(out[0]) for j in range(out[1])]
+    total = xp.zeros((len(shifts), m, cout), frame.dtype)
+    block = max(BLOCK_BYTES // (4 * cout * frame.itemsize), 64)
+    for start in range(0, used, block):
+        stop = min(start + block, used)
+        for t, shift in enumerate(shifts):
+            total[t] += rows[start + shift:stop + shift].T @ frame[start:stop]
+    return total.reshape(tuple(out) + (m, cout)).transpose(2, 0, 1, 3)
+
+
+FORMULATIONS = {"windows": windows_matmul, "positions": position_matmuls,
+                "row offsets": row_offset_matmuls}
 
 
 def choose(x_shape, w_shape, strides, dilations, out):
-    """``positions`` when there are fewer output pixels than taps and the window rows
-    would fill more than one block (on small inputs one matmul costs less Python than
-    ``oh ow`` of them), else ``windows``."""
+    """``row offsets`` (``positions`` at other steps) when there are fewer output pixels
+    than taps and the window rows would fill more than one block (on small inputs one
+    matmul costs less Python than ``oh ow`` of them), else ``windows``."""
     kh, kw, c, _ = w_shape
     fits = x_shape[1] >= (kh - 1) * dilations[0] + 1 and x_shape[2] >= (kw - 1) * dilations[1] + 1
     if 0 in x_shape or 0 in w_shape or 0 in out or not fits:
         return "windows"     # empty, or nothing fits: the reference's zeros
     rows = x_shape[0] * out[0] * out[1] * kh * kw * c   # entries of the im2col rows
     few_pixels = out[0] * out[1] < kh * kw
-    return "positions" if few_pixels and rows * 4 > BLOCK_BYTES else "windows"   # 4: float32
+    if not few_pixels or rows * 4 <= BLOCK_BYTES:                  # 4: float32's bytes
+        return "windows"
+    return "row offsets" if tuple(strides) == (1, 1) and tuple(dilations) == (1, 1) \
+        else "positions"
 
 
 def convolve(x, w, strides, dilations, out):
