@@ -163,9 +163,11 @@ def table_rows(results):
     if r and r["rows"]:
         for workload, title, goals in (
                 ("step", "lesson 11's CNN training step (batch 32, Adam) / PyTorch's",
-                 {"teachgrad": 1.5, "teachgrad tg.function": 1.2}),
+                 {"teachgrad": 1.3, "teachgrad tg.function": 1.1}),
                 ("conv2d", "conv2d 3x3 SAME, (32, 32, 32, 16) -> 32, fwd + bwd / PyTorch's",
-                 {})):
+                 {"teachgrad": 1.5}),
+                ("conv2d float64", "the same conv2d in float64 / PyTorch's",
+                 {"teachgrad": 0.8})):
             names = [k.split(": ", 1)[1] for k in r["rows"] if k.startswith(workload + ": ")]
             cells = {n: _cell(r, f"{workload}: {n}", "vs_torch", "x") for n in names}
             goal = "; ".join(f"{'eager' if k == 'teachgrad' else 'tg.function'} <= {g}"

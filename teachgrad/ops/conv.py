@@ -8,7 +8,9 @@ padding mode says (see ``windows.py``),
 $$y_{b,i,j,o} = \sum_{p,q,c} x_{b,\, i s_h + p d_h,\, j s_w + q d_w,\, c}\; w_{p,q,c,o}.$$
 
 The kernel reads all windows as one strided view and multiplies them by the
-filters in **one matmul** (``im2col``: windows as rows, filters as a matrix).
+filters in **one matmul** (``im2col``: windows as rows, filters as a matrix), or, where
+the shapes make BLAS faster that way, in one matmul per tap or per output pixel
+(``conv_kernels.py``: the same sum, chosen below the op).
 
 Backward, both cotangents are convolutions again, written below with teachgrad
 ops, so they can be differentiated and transposed like any other code:
@@ -29,24 +31,21 @@ graph runs and sizes unknown when it is built are fine.
 from .. import backend, validate
 from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor, known
+from .conv_kernels import convolve
 from .nhwc_batching import conv_rule, merged_images_rule
 from .rearrange import flip
 from .shape import transpose
-from .windows import PADDINGS, geometry_2d, pad_2d, require_fit, windows
+from .windows import PADDINGS, geometry_2d, pad_2d, require_fit
 from .declare import defshape
 
 
 def _conv2d_kernel(x, w, strides, padding, dilations):
-    kh, kw, _, cout = w.shape
+    kh, kw = w.shape[:2]
     require_fit(x.shape, (kh, kw), dilations, padding, "conv2d", "filters")
     (top, bottom, oh), (left, right, ow) = geometry_2d(x.shape, (kh, kw), strides, dilations,
                                                        padding)
-    patches = windows(pad_2d(x, (top, bottom), (left, right)), (kh, kw), strides, dilations,
-                      (oh, ow))
-    # (n, oh, ow, c, kh, kw) -> rows of (kh, kw, c), the filters' order: one copy, one matmul
-    n, taps = x.shape[0] * oh * ow, kh * kw * w.shape[2]   # explicit: either may be 0
-    rows = patches.transpose(0, 1, 2, 4, 5, 3).reshape(n, taps)
-    return backend.xp.matmul(rows, w.reshape(taps, cout)).reshape(x.shape[0], oh, ow, cout)
+    # the matmuls (one over all windows, or one per tap, or per output pixel): conv_kernels
+    return convolve(pad_2d(x, (top, bottom), (left, right)), w, strides, dilations, (oh, ow))
 
 
 def _conv2d_shape(x, w, strides, padding, dilations):

@@ -30,7 +30,7 @@ def _relu_grad_kernel(g, x):
     if backend.is_numpy_scalar(x) and backend.is_numpy_scalar(g):
         # numpy's where takes microseconds on scalars; a Python branch does not
         return g if x > 0 else g.dtype.type(0)
-    return backend.xp.where(x > 0, g, g.dtype.type(0))
+    return backend.where_or_zero(x > 0, g)   # where(x > 0, g, 0), branch-free
 
 def _relu_grad_steps(emit, g, x):   # fused in graphs as where(x > 0, g, 0)
     return emit("where", emit("greater", x, 0, dtype=bool), g, 0)

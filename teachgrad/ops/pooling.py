@@ -20,7 +20,8 @@ are ``d`` entries apart, $y_{b,i,j,c} = \max_{p,q} x_{b,\, i s_h + p d_h,\, j s_
 from .. import backend
 from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
 from .nhwc_batching import merged_images_rule
-from .windows import add_windows, geometry_2d, pad_2d, require_fit, windows
+from .windows import (add_at_maxima, add_windows, geometry_2d, max_of_windows, pad_2d,
+                      require_fit, windows)
 from .declare import defshape
 from .channel_pooling import checked_pool, pool_channels
 
@@ -78,10 +79,9 @@ def _require_real_taps(x, ksize, strides, padding, dilations, op):
 def _max_pool_kernel(x, ksize, strides, padding, dilations):
     require_fit(x.shape, ksize, dilations, padding, "max_pool2d", "ksize")
     _require_real_taps(x, ksize, strides, padding, dilations, "max_pool2d")
-    flat = _padded_windows(x, ksize, strides, padding, dilations, -backend.xp.inf)
-    if flat.size == 0:   # numpy refuses the max of nothing
-        return backend.xp.zeros(flat.shape[:4], x.dtype)
-    return flat.max(axis=-1)
+    rows, cols = geometry_2d(x.shape, ksize, strides, dilations, padding)
+    padded = pad_2d(x, rows[:2], cols[:2], -backend.xp.inf)
+    return max_of_windows(padded, ksize, strides, dilations, (rows[2], cols[2]))
 
 max_pool2d_p = primitive("max_pool2d", _max_pool_kernel)
 defeffect(max_pool2d_p, "fresh")
@@ -112,11 +112,10 @@ def max_pool2d(input, ksize, strides, padding, dilations=1):
 
 
 def _max_pool_grad_kernel(g, x, ksize, strides, padding, dilations):
-    winners = _winners(x, ksize, strides, padding, dilations)
-    taps = backend.xp.arange(ksize[0] * ksize[1]).reshape(ksize)
-    per_tap = backend.xp.where(winners[..., None, None] == taps, g[..., None, None],
-                               g.dtype.type(0))
-    return _scatter_to_windows(per_tap, x, ksize, strides, padding, dilations)
+    rows, cols = geometry_2d(x.shape, ksize, strides, dilations, padding)
+    padded = pad_2d(x, rows[:2], cols[:2], -backend.xp.inf)
+    total = add_at_maxima(g, padded, ksize, strides, dilations, (rows[2], cols[2]))
+    return total[:, rows[0]:rows[0] + x.shape[1], cols[0]:cols[0] + x.shape[2], :]
 
 # max_pool2d_grad(g, x): g routed to the maximum of each window of x (TensorFlow's
 # MaxPoolGrad). Linear in g; max_pool2d_pick is its transpose.
