@@ -57,29 +57,34 @@ def _branch():
 BACKWARD = {"lesson2": _lesson2, "used_twice": _used_twice, "loop": _loop, "branch": _branch}
 
 
-def _describe(value):
-    """An event field as plain data: nodes and tensors by name, arrays by their numbers."""
+def _describe(value, nodes):
+    """An event field as plain data: arrays by their numbers, tensors by name, nodes by
+    their op and the order they first appear in (a node no tape numbered is named after a
+    process-wide counter, which other tests move)."""
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
         return round(value, 10)
     if hasattr(value, "op") and hasattr(value, "inputs"):   # a Node
-        return f"node {value.name}"
+        return f"node {value.op.name} #{nodes.setdefault(value, len(nodes))}"
     if isinstance(value, tg.Tensor):
-        return {"tensor": value.name, "value": _describe(np.round(value.numpy(), 10).tolist())}
+        return {"tensor": value.name,
+                "value": _describe(np.round(value.numpy(), 10).tolist(), nodes)}
     if isinstance(value, np.ndarray):
-        return _describe(np.round(value, 10).tolist())
+        return _describe(np.round(value, 10).tolist(), nodes)
     if isinstance(value, dict):
-        return {str(_describe(k)): _describe(v) for k, v in value.items()}
+        return {str(_describe(k, nodes)): _describe(v, nodes) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_describe(v) for v in value]
+        return [_describe(v, nodes) for v in value]
     if dataclasses.is_dataclass(value):
-        return {f.name: _describe(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: _describe(getattr(value, f.name), nodes)
+                for f in dataclasses.fields(value)}
     return type(value).__name__
 
 
 def _log(trace):
-    return [[type(event).__name__, _describe(event)] for event in trace.events]
+    nodes = {}
+    return [[type(event).__name__, _describe(event, nodes)] for event in trace.events]
 
 
 def _backward_log(program):
