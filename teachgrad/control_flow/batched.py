@@ -19,7 +19,7 @@ batch is found first, by tracing ``cond`` and ``body`` until no new one turns ba
 """
 from .. import nest
 from ..ops import any as any_of, where
-from ..ops.batching import BatchedTensor, batched_at
+from ..ops.batching import BatchedTensor, batched_at, unbatchable_gradient
 from ..ops.shape import repeat_like
 from ..state import override, state
 from ..tensor import Tensor
@@ -153,11 +153,7 @@ def unbatchable_node(kind):
     own gradients in a graph do (a tape's gradient or tg.gradients mapped over
     cotangents), and the subgraphs those trace are one example's: refused, clearly."""
     def rule(values, batched, **params):
-        raise NotImplementedError(
-            f"tg.vectorized_map cannot yet batch the gradient of a graph's {kind} node over "
-            f"the map's cotangents. Take the gradient inside the mapped function instead "
-            f"(tg.vmap(tg.grad(f))), run eagerly, or loop over the cotangents "
-            f"(tape.jacobian(..., experimental_use_pfor=False)).")
+        raise unbatchable_gradient(f"a {kind} node")
     return rule
 
 

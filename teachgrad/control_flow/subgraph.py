@@ -18,6 +18,7 @@ from ..autodiff.pending import trainable
 from ..graph.function import FuncGraph
 from ..graph.graph import _no_gradient_scope, placeholder
 from ..ops import BatchedTensor, identity
+from ..ops.batching import unbatchable_gradient
 from ..ops.core import Node, note_capture, note_variable_read
 from ..ops.misc import identity_p
 from ..state import override, state
@@ -40,12 +41,7 @@ class SubGraph(FuncGraph):
         if isinstance(value, BatchedTensor):
             # The map's ops capture its batches, never its views: a view reaching a body
             # as such is a gradient's loop or branch mapped over cotangents.
-            raise NotImplementedError(
-                f"tg.vectorized_map cannot yet batch a graph's loop or branch ({self.name}) "
-                f"that reads the map's values directly, as the gradient of a tg.while_loop "
-                f"or tg.cond does when mapped over its cotangents. Take the gradient inside "
-                f"the mapped function instead (tg.vmap(tg.grad(f))), run eagerly, or loop "
-                f"over the cotangents (tape.jacobian(..., experimental_use_pfor=False)).")
+            raise unbatchable_gradient(f"a graph's loop or branch ({self.name}) read")
         return super().as_graph_tensor(value, like)
 
     def capture(self, tensor):
@@ -214,11 +210,7 @@ def _checked_leaf(leaf, name):
     if isinstance(leaf, BatchedTensor):
         # tg.cond and tg.while_loop inside a map batch their bodies themselves; this is a
         # gradient's branch or loop (an If or While node's VJP) given a map's cotangents.
-        raise NotImplementedError(
-            f"tg.vectorized_map cannot yet batch the gradient of a graph's loop or branch "
-            f"({name}) over the map's cotangents. Take the gradient inside the mapped "
-            f"function instead (tg.vmap(tg.grad(f))), run eagerly, or loop over the "
-            f"cotangents (tape.jacobian(..., experimental_use_pfor=False)).")
+        raise unbatchable_gradient(f"a graph's loop or branch ({name}) with results")
     if isinstance(leaf, Tensor) or isinstance(leaf, (bool, int, float)):
         return leaf
     return validate.tensor_like(leaf, "each value it returns", f"the function traced as {name}")

@@ -11,7 +11,7 @@ the visualizers and the lessons show them.
 import contextlib
 
 from .. import backend, validate
-from ..ops.batching import BatchedTensor, innermost_frame
+from ..ops.batching import BatchedTensor, innermost_frame, unbatchable_gradient
 from ..ops.core import Node, defeffect, not_differentiable, note_variable_read, primitive
 from ..ops.shape_inference import infer_outputs
 from ..state import override, state
@@ -150,12 +150,7 @@ class Graph:
         if any(isinstance(t, BatchedTensor) for t in inputs):
             # bind batches a map's ops first; only a node built directly (a gradient's
             # While or If over a map's cotangents) can get here
-            raise NotImplementedError(
-                f"tg.vectorized_map cannot yet batch a {op.name} node built from the map's "
-                f"values, as the gradient of a graph's tg.while_loop or tg.cond is when "
-                f"mapped over its cotangents. Take the gradient inside the mapped function "
-                f"(tg.vmap(tg.grad(f))), run eagerly, or loop over the cotangents "
-                f"(tape.jacobian(..., experimental_use_pfor=False)).")
+            raise unbatchable_gradient(f"a {op.name} node")
         specs = infer_outputs(op, inputs, params)
         node = Node(op, inputs, (), params)
         base = name or op.name

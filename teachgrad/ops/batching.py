@@ -89,6 +89,18 @@ def innermost_frame(args):
     return frame
 
 
+def unbatchable_gradient(what):
+    """The error for ``what`` (a node, a loop or branch body) built from a map's values
+    directly: what a graph's tg.while_loop or tg.cond gradient does when mapped over its
+    cotangents. (The forward loop and branch batch their bodies themselves.)"""
+    return NotImplementedError(
+        f"tg.vectorized_map cannot yet batch {what} built from the map's values, as the "
+        f"gradient of a graph's tg.while_loop or tg.cond is when mapped over its cotangents. "
+        f"Take the gradient inside the mapped function instead (tg.vmap(tg.grad(f))), run "
+        f"eagerly, or loop over the cotangents (tape.jacobian(..., "
+        f"experimental_use_pfor=False)).")
+
+
 def batch_axis(axis, ndim):
     """``axis`` of one example (an int, a tuple, or None: every axis; negative counts from
     the end), as axes of the batch: one further right."""

@@ -232,8 +232,7 @@ def _to_example_shape(op_like, op_to_shape, values, batched):
         if known(example):
             return op_to_shape(g, tuple(example)) if op_to_shape is not unbroadcast else \
                 unbroadcast(g, _ShapeOnly(example, g.dtype)), False
-        raise NotImplementedError(f"tg.vectorized_map: {op_like.__name__} to a shape known "
-                                  f"only when the graph runs")
+        return NotImplemented   # the shape is known only when the graph runs: loop
     if op_like is broadcast_like:
         g = move_to_rank(g, len(example))
     if op_like is sum_like and g.ndim - 1 > len(example):   # the example's leading axes
@@ -243,8 +242,7 @@ def _to_example_shape(op_like, op_to_shape, values, batched):
         if op_to_shape is unbroadcast:
             return unbroadcast(g, _ShapeOnly(target, g.dtype)), True
         return op_to_shape(g, target), True
-    raise NotImplementedError(f"tg.vectorized_map: {op_like.__name__} to a shape known only "
-                              f"when the graph runs")
+    return NotImplemented
 
 
 class _ShapeOnly:
