@@ -332,3 +332,14 @@ def test_mapping_a_graph_loop_gradient_over_cotangents_is_refused_clearly(flow):
     got = tg.Session(graph).run(rows, feed_dict={x: np.array([0.5, 1.0, 2.0])})
     want = tg.jacrev(program)(tg.constant(np.array([0.5, 1.0, 2.0]))).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("context", ["eager", "function"])
+def test_a_map_inside_a_loop_body(context):
+    xs = tg.constant([1.0, 2.0, 3.0])
+
+    def twice(xs):
+        body = lambda i, a: (i + 1, a + tg.vmap(lambda x: tg.sin(x) * x)(xs))   # noqa: E731
+        return tg.while_loop(lambda i, a: i < 2, body, (0, tg.zeros((3,))))[1]
+    run = tg.function(twice) if context == "function" else twice
+    np.testing.assert_allclose(run(xs).numpy(), 2 * np.sin(xs.numpy()) * xs.numpy())
