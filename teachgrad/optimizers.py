@@ -251,11 +251,11 @@ class Adam(Optimizer):
         b1, b2 = self.beta_1, self.beta_2
         m, v = self._slot(w, "m"), self._slot(w, "v")
         lr_t = self.learning_rate * sqrt(1 - power(b2, step)) / (1 - power(b1, step))
-        # Each product and difference has its Variable on the left: unrecorded, lr_t and
-        # square(g) are raw arrays, and a CuPy array on the left of an operator does not
-        # hand it to a Variable on its right as a numpy array does. (The same numbers:
-        # v - c (v - g^2) is v + c (g^2 - v) to the bit.)
-        m.assign(m + (1 - b1) * (g - m))
+        # Each product and difference has its Variable on the left: unrecorded, lr_t,
+        # square(g) and a clipped g are raw arrays, and a CuPy array on the left of an
+        # operator does not hand it to a Variable on its right as a numpy array does.
+        # (The same numbers: m - c (m - g) is m + c (g - m) to the bit.)
+        m.assign(m - (1 - b1) * (m - g))
         v.assign(v - (1 - b2) * (v - square(g)))
         if self.amsgrad:
             v_hat = self._slot(w, "vhat")

@@ -40,6 +40,10 @@ class OpSpec:
     eps: float = 1e-6            # finite-difference step
     rtol: float = 1e-5
     atol: float = 1e-6
+    #: For an op whose arrangement each array library chooses (partition: the order on
+    #: each side of kth), ``canonical(array, **params)`` maps any arrangement the
+    #: contract allows to one form; backends are compared in that form.
+    canonical: Optional[Callable] = None
 
     @property
     def op_name(self):
@@ -436,7 +440,7 @@ OPS = [
     OpSpec("real_if_close", tg.real_if_close, np.real_if_close, S.unary(),
            primitive="identity"),
     OpSpec("partition", tg.partition, np.partition, SF.partition_case(),
-           primitive="take_along_axis"),
+           primitive="take_along_axis", canonical=SF.partition_canonical),
     OpSpec("rollaxis", tg.rollaxis, np.rollaxis, SF.rollaxis_case(), primitive="transpose"),
     OpSpec("row_stack", lambda *xs: tg.row_stack(xs), lambda *xs: np.vstack(xs),
            N.joinable("vstack"), primitive="concat"),

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import nn_strategies as NN
 import teachgrad as tg
+from teachgrad import backend
 from teachgrad.ops import conv_kernels, pooling
 from teachgrad.ops.windows import geometry_2d, pad_2d
 
@@ -39,12 +40,15 @@ def test_each_formulation_matches_the_reference(case, name, block_bytes):
     x, w, strides, padding, dilations = case
     (top, bottom, oh), (left, right, ow) = geometry_2d(x.shape, w.shape[:2], strides,
                                                        dilations, padding)
-    padded = pad_2d(x, (top, bottom), (left, right))
+    # the kernels take arrays of the backend in use (CuPy's under make test-gpu)
+    padded = pad_2d(backend.xp.asarray(x), (top, bottom), (left, right))
     kept, conv_kernels.BLOCK_BYTES = conv_kernels.BLOCK_BYTES, block_bytes
     try:
-        got = conv_kernels.FORMULATIONS[name](padded, w, strides, dilations, (oh, ow))
+        got = conv_kernels.FORMULATIONS[name](padded, backend.xp.asarray(w), strides,
+                                              dilations, (oh, ow))
     finally:
         conv_kernels.BLOCK_BYTES = kept
+    got = backend.to_numpy(got)
     want = NN.conv2d(x.astype(np.float64), w.astype(np.float64), strides, padding, dilations)
     assert got.shape == want.shape and got.dtype == x.dtype
     tolerance = 1e-4 if x.dtype == np.float32 else 1e-12

@@ -74,14 +74,15 @@ class TeachgradStep:
 class TorchStep:
     """The same network in PyTorch: NCHW, weights converted from HWIO."""
 
-    def __init__(self, torch, weights, x, y):
+    def __init__(self, torch, weights, x, y, device="cpu"):
         self.torch, F = torch, torch.nn.functional
         w1, b1, w2, b2, w3, b3 = weights
-        conv = lambda w: torch.tensor(w.transpose(3, 2, 0, 1).copy(), requires_grad=True)  # noqa: E731
-        plain = lambda w: torch.tensor(w, requires_grad=True)  # noqa: E731
+        conv = lambda w: torch.tensor(w.transpose(3, 2, 0, 1).copy(), device=device,  # noqa: E731
+                                      requires_grad=True)
+        plain = lambda w: torch.tensor(w, device=device, requires_grad=True)  # noqa: E731
         self.params = [conv(w1), plain(b1), conv(w2), plain(b2), plain(w3), plain(b3)]
-        self.x = torch.tensor(x.transpose(0, 3, 1, 2).copy())
-        self.y = torch.tensor(y)
+        self.x = torch.tensor(x.transpose(0, 3, 1, 2).copy(), device=device)
+        self.y = torch.tensor(y, device=device)
         self.optimizer = torch.optim.Adam(self.params, lr=1e-3, eps=1e-7)
 
         def predict():
@@ -106,15 +107,16 @@ class TorchStep:
 def check_step(tg_step, torch_step):
     loss, grads = tg_step.loss_and_grads(tg_step.x, tg_step.y)
     t_loss, t_grads = torch_step.loss_and_grads()
-    as_hwio = [lambda g: g.numpy().transpose(2, 3, 1, 0), lambda g: g.numpy()] * 2 + \
-              [lambda g: g.numpy()] * 2
-    common.check_close("torch loss", t_loss.detach().numpy(), loss.numpy(), 1e-9, 1e-12)
+    as_hwio = [lambda g: g.cpu().numpy().transpose(2, 3, 1, 0), lambda g: g.cpu().numpy()] * 2 \
+        + [lambda g: g.cpu().numpy()] * 2
+    common.check_close("torch loss", t_loss.detach().cpu().numpy(), loss.numpy(), 1e-9, 1e-12)
     common.check_close("torch gradients", [f(g) for f, g in zip(as_hwio, t_grads)],
                        [g.numpy() for g in grads], 1e-7, 1e-9)
 
 
-def conv_workload(rng, torch, dtype=np.float32):
-    """{name: fn} for one conv2d forward and backward, and the check of each."""
+def conv_workload(rng, torch, dtype=np.float32, device="cpu"):
+    """{name: fn} for one conv2d forward and backward, and the check of each (teachgrad
+    on the backend in use, PyTorch on ``device``)."""
     x = rng.standard_normal((32, 32, 32, 16)).astype(dtype)
     w = (rng.standard_normal((3, 3, 16, 32)) * 0.1).astype(dtype)
     ct = rng.standard_normal((32, 32, 32, 32)).astype(dtype)
@@ -127,9 +129,9 @@ def conv_workload(rng, torch, dtype=np.float32):
         return tape.gradient(y, [tx, tw], output_gradients=tct)
     fns = {"teachgrad": teachgrad_conv}
     if torch is not None:
-        px = torch.tensor(x.transpose(0, 3, 1, 2).copy(), requires_grad=True)
-        pw = torch.tensor(w.transpose(3, 2, 0, 1).copy(), requires_grad=True)
-        pct = torch.tensor(ct.transpose(0, 3, 1, 2).copy())
+        px = torch.tensor(x.transpose(0, 3, 1, 2).copy(), device=device, requires_grad=True)
+        pw = torch.tensor(w.transpose(3, 2, 0, 1).copy(), device=device, requires_grad=True)
+        pct = torch.tensor(ct.transpose(0, 3, 1, 2).copy(), device=device)
 
         def torch_conv():
             y = torch.nn.functional.conv2d(px, pw, padding="same")
@@ -137,7 +139,8 @@ def conv_workload(rng, torch, dtype=np.float32):
         gx, gw = teachgrad_conv()
         px_g, pw_g = torch_conv()
         common.check_close("torch conv2d gradients",
-                           [px_g.numpy().transpose(0, 2, 3, 1), pw_g.numpy().transpose(2, 3, 1, 0)],
+                           [px_g.cpu().numpy().transpose(0, 2, 3, 1),
+                            pw_g.cpu().numpy().transpose(2, 3, 1, 0)],
                            [gx.numpy(), gw.numpy()], 1e-3, 1e-4)
         fns["torch"] = torch_conv
     return fns

@@ -109,13 +109,14 @@ class Torch:
     """``torch.func.vmap(torch.func.grad(loss), in_dims=(None, 0, 0))``."""
     name = "torch"
 
-    def __init__(self, p):
+    def __init__(self, p, device="cpu"):
         torch = common.load("torch")
         if torch is None:
             raise mlp_peers.Unavailable("torch")
         import torch.func
-        self.params = tuple(torch.tensor(w) for w in p.weights)
-        self.xs, self.ys = torch.tensor(p.x), torch.tensor(p.onehot)
+        self.params = tuple(torch.tensor(w, device=device) for w in p.weights)
+        self.xs = torch.tensor(p.x, device=device)
+        self.ys = torch.tensor(p.onehot, device=device)
 
         def loss(params, x, y):
             h = x
@@ -130,7 +131,7 @@ class Torch:
 
     @staticmethod
     def host(result):
-        return [g.numpy() for g in result]
+        return [g.cpu().numpy() for g in result]
 
 
 def peers(p):

@@ -24,6 +24,7 @@ again, an index out of range.
 import numpy as np
 
 from .. import validate
+from ..backend import to_numpy
 from ..ops import cast, concat, gather, reshape, zeros
 from ..ops.updates import scatter_update, tensor_array_check
 from ..state import state
@@ -241,10 +242,10 @@ def _known_value(index):
     constant), else None."""
     if isinstance(index, SymbolicTensor):
         node = index.node
-        return np.asarray(node.params["value"]) if node.op.name == "const" else None
+        return to_numpy(node.params["value"]) if node.op.name == "const" else None
     if isinstance(index, Tensor):
-        return np.asarray(index.numpy())
-    return np.asarray(index)
+        return index.numpy()
+    return to_numpy(index)
 
 
 def _fits(shape, expected):
