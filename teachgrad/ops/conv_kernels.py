@@ -132,7 +132,12 @@ FORMULATIONS = {"windows": windows_matmul, "positions": position_matmuls,
 def choose(x_shape, w_shape, strides, dilations, out):
     """``row offsets`` (``positions`` at other steps) when there are fewer output pixels
     than taps and the window rows would fill more than one block (on small inputs one
-    matmul costs less Python than ``oh ow`` of them), else ``windows``."""
+    matmul costs less Python than ``oh ow`` of them), else ``windows``. On a GPU always
+    ``windows``: one im2col and one matmul beat ``oh ow`` launched matmuls on every
+    convolution of the GPU benchmark (``benchmarks/gpu_conv_formulations.py``: the
+    filters' cotangent 0.37 ms against 0.84 on an H100)."""
+    if backend.get_backend() != "numpy":
+        return "windows"
     kh, kw, c, _ = w_shape
     fits = x_shape[1] >= (kh - 1) * dilations[0] + 1 and x_shape[2] >= (kw - 1) * dilations[1] + 1
     if 0 in x_shape or 0 in w_shape or 0 in out or not fits:

@@ -183,13 +183,16 @@ def _cofactor_kernel(a):
     xp = backend.xp
     if a.size == 0:
         return xp.zeros(a.shape, float_dtype(a.dtype))
+    # The SVD runs in float64 at least: CuPy's float32 SVD (cuSOLVER) returned infinite
+    # singular values for a matrix with subnormal entries (seen on an H100, CuPy 14.2).
+    wide = a.astype(xp.result_type(a.dtype, xp.float64))
     with backend.linalg_errors():
-        u, s, vt = xp.linalg.svd(a)
+        u, s, vt = xp.linalg.svd(wide)
     # A = U S V^T gives cof(A) = det(U) det(V) U diag(prod of the other s_j) V^T: no
     # division by a singular value, so a singular A has its cofactors too.
     others = xp.where(xp.eye(a.shape[-1], dtype=bool), 1, s[..., None, :])
     scale = xp.prod(others, axis=-1) * (xp.linalg.det(u) * xp.linalg.det(vt))[..., None]
-    return xp.matmul(u * scale[..., None, :], vt)
+    return xp.matmul(u * scale[..., None, :], vt).astype(float_dtype(a.dtype), copy=False)
 
 
 def _cofactor_vjp(ct, ans, a):
