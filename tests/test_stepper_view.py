@@ -100,14 +100,15 @@ def test_a_stepper_leaves_an_html_export_a_hidden_copy_of_its_first_step():
     assert widget_output["text/html"] == stepper.static_html()
     assert list(copy) == ["text/html"]                   # nbval compares no HTML
     html = copy["text/html"]
-    assert f'<div class="tg-stepper {render.EXPORT_CLASS}" hidden>' in html
+    assert f'<div class="tg-stepper {render.EXPORT_CLASS}" hidden style="display:none">' in html
     assert "cannot load here" in html and 'class="tg-first-frame"' in html
     assert stepper.text().splitlines()[0] in html
-    # it shows where the style applies, unless a widget (its style sheet) or the text/html
-    # view is on the page
-    assert f".{render.EXPORT_CLASS}[hidden] {{display: block;}}" in html
-    assert f":root:has(.tg-stepper.tg-static) .{render.EXPORT_CLASS}" in html
-    assert f".{render.EXPORT_CLASS} {{display: none !important;}}" in stepper.header_html()
+    # it shows where its style applies, unless a widget (its style sheet, more specific) or
+    # the text/html view is on the page
+    assert f"div.{render.EXPORT_CLASS} {{display: block !important;}}" in html
+    assert f":root:has(.tg-stepper.tg-static) div.{render.EXPORT_CLASS}" in html
+    assert f":root div.{render.EXPORT_CLASS} {{display: none !important;}}" in \
+        stepper.header_html()
     assert render.EXPORT_CLASS not in stepper.static_html()
 
 

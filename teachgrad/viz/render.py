@@ -84,7 +84,7 @@ STYLE = """<style>
   background: var(--jp-layout-color0, white);}
 .tg-stepper .tg-empty {color: #777; font-style: italic;}
 .tg-stepper .tg-g {display: none;}
-""" + f".{EXPORT_CLASS} {{display: none !important;}}\n" + PLAY_GLYPHS + "".join(
+""" + f":root div.{EXPORT_CLASS} {{display: none !important;}}\n" + PLAY_GLYPHS + "".join(
     f".tg-stepper .tg-chip.tg-state-{state} {{background: {fill}; border-color: {line};}}\n"
     for state, (fill, line, _, _) in COLOURS.items()) + "</style>"
 

@@ -46,13 +46,14 @@ KERNEL_ONLY = ("Back, Step and Reset need a running kernel; Play, the slider and
 #: not load (nbconvert's page loads the widget library from a CDN: offline, nothing).
 EXPORT_NOTE = ("The interactive stepper cannot load here: its widget library comes from the "
                "internet, which this page cannot reach.")
-#: Unhides an export's copy of the first step: where a widget runs, the stepper's own style
-#: sheet hides it again (``render.STYLE``); where the stepper's text/html view shows (an
-#: export of a notebook saved without widget state), it is hidden too. A renderer that
-#: strips ``<style>`` (JupyterLab, for untrusted output) leaves it hidden.
-EXPORT_STYLE = (f"<style>.{render.EXPORT_CLASS}[hidden] {{display: block;}}"
-                f":root:has(.tg-stepper.tg-static) .{render.EXPORT_CLASS} {{display: none;}}"
-                f"</style>")
+#: Unhides an export's copy of the first step (hidden by its own ``style`` attribute):
+#: where a widget runs, the stepper's own style sheet hides it again (``render.STYLE``,
+#: more specific); where the stepper's text/html view shows (an export of a notebook saved
+#: without widget state), it is hidden too. A renderer that strips ``<style>`` and keeps
+#: ``style=`` (JupyterLab, for untrusted output) leaves it hidden.
+EXPORT_STYLE = (f"<style>div.{render.EXPORT_CLASS} {{display: block !important;}}"
+                f":root:has(.tg-stepper.tg-static) div.{render.EXPORT_CLASS} "
+                f"{{display: none !important;}}</style>")
 #: Steps listed in the text shown where no widget runs.
 MAX_TEXT_STEPS = 200
 
@@ -114,11 +115,11 @@ class Stepper:
         nbconvert renders an output's widget view, not its text/html, once the notebook
         holds widget state, and its page loads the widget library from a CDN: offline, the
         stepper's box stays empty. So the stepper shows this as an output of its own
-        (``_ipython_display_``): hidden (``hidden``, and the widget's style sheet), unless
+        (``_ipython_display_``): hidden (``style=``, and the widget's style sheet), unless
         ``EXPORT_STYLE`` applies and no widget and no ``static_html`` view is on the page.
         ``title`` (HTML) goes above it."""
         return EXPORT_STYLE + self._first_step_html(render.EXPORT_CLASS, EXPORT_NOTE,
-                                                    " hidden", title)
+                                                    ' hidden style="display:none"', title)
 
     def _first_step_html(self, css_class, note, attributes, title=""):
         text = self.text()
