@@ -76,3 +76,45 @@ def test_the_view_says_what_needs_a_kernel_and_how_to_save_the_stepper():
     assert "need a kernel" in parts["kernel"].value
     assert all("needs a running kernel" in parts[b].tooltip for b in ("back", "step", "reset"))
     assert "Save Widget State Automatically" in stepper.static_html()
+
+
+def _displayed(obj):
+    """The mimebundles IPython displays for ``obj`` (one per output), as a notebook does."""
+    from unittest import mock
+
+    import IPython.display
+    sent = []
+    with mock.patch.object(IPython.display, "display",
+                           lambda data, raw=False: sent.append(data if raw else None)):
+        obj._ipython_display_()
+    return sent
+
+
+def test_a_stepper_leaves_an_html_export_a_hidden_copy_of_its_first_step():
+    # nbconvert shows a widget output's view, not its text/html, once the notebook holds
+    # widget state; offline that view stays empty. A second output carries the first step.
+    from teachgrad.viz import render
+    stepper = _chain_stepper(2)
+    widget_output, copy = _displayed(stepper)
+    assert "application/vnd.jupyter.widget-view+json" in widget_output
+    assert widget_output["text/html"] == stepper.static_html()
+    assert list(copy) == ["text/html"]                   # nbval compares no HTML
+    html = copy["text/html"]
+    assert f'<div class="tg-stepper {render.EXPORT_CLASS}" hidden style="display:none">' in html
+    assert "cannot load here" in html and 'class="tg-first-frame"' in html
+    assert stepper.text().splitlines()[0] in html
+    # it shows where its style applies, unless a widget (its style sheet, more specific) or
+    # the text/html view is on the page
+    assert f"div.{render.EXPORT_CLASS} {{display: block !important;}}" in html
+    assert f":root:has(.tg-stepper.tg-static) div.{render.EXPORT_CLASS}" in html
+    assert f":root div.{render.EXPORT_CLASS} {{display: none !important;}}" in \
+        stepper.header_html()
+    assert render.EXPORT_CLASS not in stepper.static_html()
+
+
+def test_the_play_buttons_have_glyphs_without_font_awesome():
+    header = _chain_stepper(2).header_html()
+    for icon, glyph in (("play", r"\25B6"), ("pause", r"\275A\275A"), ("stop", r"\25A0")):
+        assert f'.tg-stepper-widget .widget-play .fa-{icon}::before {{content: "{glyph}";}}' \
+            in header
+    assert ".widget-play .fa::before {font-family: var(--jp-ui-font-family" in header

@@ -633,3 +633,70 @@ def test_drawing_arguments_of_the_wrong_kind_are_refused_naming_them(argument, v
         y = x * x
     with pytest.raises(TypeError, match=rf"tg.viz.draw: `{argument}` must be"):
         tg.viz.draw(y, tape=tape, **{argument: value})
+
+
+# -- a gradient graph called by its cotangents (issue 31: lesson 2 section 5) ----------
+def _lesson_two_graph():
+    graph = tg.Graph()
+    with graph.as_default():
+        x = tg.placeholder(tg.float64, shape=(), name="x")
+        y = tg.placeholder(tg.float64, shape=(), name="y")
+        a = tg.multiply(x, y, name="a")
+        b = tg.sin(a, name="b")
+        c = tg.exp(a, name="c")
+        d = tg.multiply(b, c, name="d")
+        z = tg.add(d, a, name="z")
+        with tg.viz.record() as rec:
+            tg.gradients(z, [x, y], aggregation_method=tg.AggregationMethod.EXPERIMENTAL_TREE)
+    return graph, rec.traces[0]
+
+
+def _titles(source):
+    """(cluster, bold title) of every op node of a DOT source, in order."""
+    found, clusters = [], []
+    for line in source.splitlines():
+        cluster = re.search(r"label=<<b>([^<]*)</b>>\]$", line)
+        if line.strip().startswith("subgraph"):
+            clusters.append(None)
+        elif line.strip() == "}" and clusters:
+            clusters.pop()
+        elif cluster and line.strip().startswith("graph"):
+            clusters[-1] = cluster.group(1)
+        else:
+            node = re.match(r"\s*n\d+ \[label=<<b>([^<]*)</b>", line)
+            if node:
+                found.append((clusters[-1] if clusters else None, node.group(1)))
+    return found
+
+
+def test_a_gradient_graph_calls_its_ops_by_the_cotangents_they_compute():
+    graph, trace = _lesson_two_graph()
+    titles = _titles(tg.viz.draw(graph, trace=trace).source)
+    gradient = [t for t in titles if t[0] not in (None, "forward")]
+    assert gradient == [("gradients", "z_bar"),
+                        ("d_grad", "b_bar"), ("d_grad", "c_bar"),
+                        ("b_grad", "cos"), ("b_grad", "a_bar"),
+                        ("c_grad", "a_bar"),
+                        ("a_grad", "add"), ("a_grad", "a_bar"),
+                        ("a_grad", "x_bar"), ("a_grad", "y_bar")], gradient
+    assert not any(re.fullmatch(r"multiply(_\d+)?", title) for _, title in gradient)
+    # the op each one is, under its name; without the trace, the graph's own names
+    assert "<b>b_bar</b><br/><font point-size=\"9\">multiply</font>" in \
+        tg.viz.draw(graph, trace=trace).source
+    assert ("d_grad", "multiply_1") in _titles(tg.viz.draw(graph).source)
+    with pytest.raises(ValueError, match="names= or trace="):
+        tg.viz.draw(graph, trace=trace, names=tg.viz.names.of_scene(
+            tg.viz.collect.scene_of(graph)))
+
+
+def test_lesson_two_draws_its_gradient_graph_with_the_lessons_names():
+    lesson = json.loads((pathlib.Path(__file__).parents[1] / "notebooks"
+                         / "02_backward_pass_as_a_queue.ipynb").read_text())
+    (cell,) = [c for c in lesson["cells"] if c["cell_type"] == "code"
+               and "tg.viz.draw(graph" in "".join(c["source"])]
+    assert "trace=graph_trace" in "".join(cell["source"])
+    (drawing,) = [o["data"] for o in cell["outputs"] if "data" in o]
+    svg = "".join(drawing.get("image/svg+xml") or drawing["text/html"])
+    for name in ("z_bar", "b_bar", "c_bar", "a_bar", "x_bar", "y_bar"):
+        assert f">{name}<" in svg, name
+    assert ">multiply_1<" not in svg

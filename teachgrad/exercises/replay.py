@@ -8,6 +8,7 @@ first step where they part (``first_difference``).
 """
 import collections
 
+from ..viz.widget import display_with_export_copy
 from .guard import student_code
 from .protocol import steps, watch, watching
 
@@ -190,3 +191,10 @@ class Beside:
                                + self.reference.static_html() + f"<h4>{_YOURS}</h4>"
                                + self.yours.static_html())
         return bundle
+
+    def _ipython_display_(self):
+        # an offline HTML export shows both first steps instead of an empty box
+        display_with_export_copy(
+            self._repr_mimebundle_(),
+            self.reference.export_html(f"<h4>{_REFERENCE}</h4>")
+            + self.yours.export_html(f"<h4>{_YOURS}</h4>"))

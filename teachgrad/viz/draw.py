@@ -27,7 +27,7 @@ from .. import validate
 from . import collect, wasm
 from .dot import Options, Writer
 from .labels import LabelOptions
-from .names import Names, of_scene
+from .names import Names, cotangent_labels, of_scene
 from .values import format_value, plural
 
 RANKDIRS = ("TB", "LR", "BT", "RL")
@@ -93,7 +93,7 @@ class Drawing(graphviz.Digraph):
 def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
          show_values=True, gradients=None, max_value_size=6, rankdir="TB", scopes=True,
          side_by_side=True, expand_functions=True, collapse=None, max_nodes=2000, title=None,
-         names=None, fit=True):
+         names=None, fit=True, trace=None):
     """Draw a tensor's history, a graph, a ``tg.function`` or a backward-pass trace.
 
     Args:
@@ -135,6 +135,10 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
         and tensor (the steppers share theirs with the drawing). By default
         named tensors go by their names (``name=``, a Variable's, a
         placeholder's) and the others are ``t1, t2, ...`` in creation order.
+      trace: for a graph, a trace of ``tg.gradients`` on it (``rec.traces[0]``):
+        the gradient ops are called by the cotangents they compute, ``b_bar``
+        for $\bar b$ (``names.cotangent_labels``), not by their ops
+        (``multiply_1``).
 
     Returns:
       A ``Drawing`` (a ``graphviz.Digraph``): ``.source`` is the DOT text,
@@ -157,6 +161,10 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
     if options.title is None and scene.title:
         options = dataclasses.replace(options, title=scene.title)
     options = dataclasses.replace(options, gradients=_gradients(gradients, obj, scene))
+    if trace is not None:   # the gradient ops called by their cotangents
+        if names is not None:
+            raise ValueError("tg.viz.draw takes names= or trace=, not both.")
+        names = of_scene(scene, given=cotangent_labels(trace, of_scene(scene)))
     return draw_scene(scene, options, names)
 
 

@@ -117,3 +117,31 @@ def of_scene(scene, prefix="t", given=None, start=0):
     """The Names of a ``collect.Scene``: its nodes, targets and sources."""
     return Names(scene.nodes, tuple(scene.targets) + tuple(scene.sources), prefix, given,
                  start)
+
+
+def cotangent_labels(trace, names):
+    """``{tensor id: label}`` for the gradient ops that a graph's backward pass (``trace``,
+    from ``tg.viz.record()`` around ``tg.gradients``) added: each is called after the
+    cotangent it computes, as a lesson writes it, ``b_bar`` for $\\bar b$.
+
+    The seed of a target ``z`` is ``z_bar``; what a node's rule hands its input ``b`` is
+    ``b_bar`` (inside the cluster of that rule: ``d_grad/b_bar`` is d's contribution to
+    $\\bar b$); the sum of several contributions to ``a`` is ``a_bar`` (in ``a``'s own
+    cluster). Ops inside a rule that hand nothing on keep their names (``cos``).
+    ``names`` (a ``Names``) says what the forward tensors are called."""
+    labels = {}
+    for event in trace.events:
+        kind = type(event).__name__
+        if kind == "Start":
+            pairs = zip(event.targets, event.target_grads)
+        elif kind == "CallVJP":
+            pairs = [(x, g) for x, g in zip(event.node.inputs, event.input_grads)
+                     if getattr(getattr(g, "node", None), "grad_of", None) is event.node]
+        elif kind == "Aggregate" and event.method != "nop" and event.tensor is not None:
+            pairs = [(event.tensor, event.result)]
+        else:
+            continue
+        for tensor, g in pairs:
+            if getattr(g, "node", None) is not None:
+                labels.setdefault(g.id, names.tensor(tensor).rsplit("/", 1)[-1] + "_bar")
+    return labels

@@ -40,7 +40,22 @@ WORDS = {NOT_REACHED: "not reached", WAITING: "waiting", QUEUED: "in the queue",
 # The filled outline of a node (a periphery drawn around a target has fill="none").
 _SHAPES = '>:is(path,polygon,ellipse):not([fill="none"])'
 
-#: Shared by every frame; it lives in a widget that is always on the page.
+#: The class of the copy of a stepper's first step that an HTML export shows where the
+#: widget cannot load (``widget.Stepper.export_html``).
+EXPORT_CLASS = "tg-export-first"
+#: The Play widget's buttons as unicode glyphs: ipywidgets draws them with Font Awesome
+#: icons (``<i class="fa fa-play">``), and Notebook 7 and HTML exports have no Font Awesome.
+#: With it or without, the stepper's buttons show these.
+GLYPHS = {"play": r"\25B6", "pause": r"\275A\275A", "stop": r"\25A0", "retweet": r"\21BB"}
+PLAY_GLYPHS = (".tg-stepper-widget .widget-play .fa::before {font-family: "
+               "var(--jp-ui-font-family, Helvetica, Arial, sans-serif); font-weight: normal; "
+               "font-style: normal;}\n" + "".join(
+                   f'.tg-stepper-widget .widget-play .fa-{icon}::before {{content: "{glyph}";}}\n'
+                   for icon, glyph in GLYPHS.items()))
+
+#: Shared by every frame; it lives in a widget that is always on the page. It also hides
+#: the copy of the first step that a stepper leaves for an HTML export
+#: (``EXPORT_CLASS``): where this style is on the page, the widget runs.
 STYLE = """<style>
 .tg-stepper {font-family: var(--jp-ui-font-family, Helvetica, Arial, sans-serif);
   font-size: 13px; line-height: 1.4;}
@@ -69,7 +84,7 @@ STYLE = """<style>
   background: var(--jp-layout-color0, white);}
 .tg-stepper .tg-empty {color: #777; font-style: italic;}
 .tg-stepper .tg-g {display: none;}
-""" + "".join(
+""" + f":root div.{EXPORT_CLASS} {{display: none !important;}}\n" + PLAY_GLYPHS + "".join(
     f".tg-stepper .tg-chip.tg-state-{state} {{background: {fill}; border-color: {line};}}\n"
     for state, (fill, line, _, _) in COLOURS.items()) + "</style>"
 

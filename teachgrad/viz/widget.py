@@ -42,6 +42,18 @@ SAVE_STATE = ("To keep it stepping in a saved notebook or an HTML export, with n
 #: What the Back, Step and Reset buttons say of themselves: they run Python.
 KERNEL_ONLY = ("Back, Step and Reset need a running kernel; Play, the slider and the step "
                "box work without one (in a saved notebook too).")
+#: What an HTML export says above its copy of the first step, shown where the widget does
+#: not load (nbconvert's page loads the widget library from a CDN: offline, nothing).
+EXPORT_NOTE = ("The interactive stepper cannot load here: its widget library comes from the "
+               "internet, which this page cannot reach.")
+#: Unhides an export's copy of the first step (hidden by its own ``style`` attribute):
+#: where a widget runs, the stepper's own style sheet hides it again (``render.STYLE``,
+#: more specific); where the stepper's text/html view shows (an export of a notebook saved
+#: without widget state), it is hidden too. A renderer that strips ``<style>`` and keeps
+#: ``style=`` (JupyterLab, for untrusted output) leaves it hidden.
+EXPORT_STYLE = (f"<style>div.{render.EXPORT_CLASS} {{display: block !important;}}"
+                f":root:has(.tg-stepper.tg-static) div.{render.EXPORT_CLASS} "
+                f"{{display: none !important;}}</style>")
 #: Steps listed in the text shown where no widget runs.
 MAX_TEXT_STEPS = 200
 
@@ -93,17 +105,33 @@ class Stepper:
         The picture is an ``<img>`` of a standalone SVG (its style inside it), never
         inline SVG: a renderer that strips SVG elements would leave their text behind.
         The same steps give the same HTML."""
+        note = ("An interactive stepper: run the notebook (and trust it if asked) to step "
+                "through it. " + SAVE_STATE)
+        return self._first_step_html("tg-static", note, "")
+
+    def export_html(self, title=""):
+        """A copy of the first step for an HTML export whose widget cannot load.
+
+        nbconvert renders an output's widget view, not its text/html, once the notebook
+        holds widget state, and its page loads the widget library from a CDN: offline, the
+        stepper's box stays empty. So the stepper shows this as an output of its own
+        (``_ipython_display_``): hidden (``style=``, and the widget's style sheet), unless
+        ``EXPORT_STYLE`` applies and no widget and no ``static_html`` view is on the page.
+        ``title`` (HTML) goes above it."""
+        return EXPORT_STYLE + self._first_step_html(render.EXPORT_CLASS, EXPORT_NOTE,
+                                                    ' hidden style="display:none"', title)
+
+    def _first_step_html(self, css_class, note, attributes, title=""):
         text = self.text()
         svg = self.first_picture()
-        note = ('<p class="tg-note"><i>An interactive stepper: run the notebook (and trust it '
-                "if asked) to step through it. " + SAVE_STATE)
         picture = ""
         if svg is not None:
             note += " Below, its first step."
             data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
             picture = (f'<img class="tg-first-frame" alt="the drawing of the first step" '
                        f'style="max-width:100%" src="data:image/svg+xml;base64,{data}">')
-        return (f'<div class="tg-stepper tg-static">{note}</i></p>{picture}'
+        return (f'<div class="tg-stepper {css_class}"{attributes}>{title}'
+                f'<p class="tg-note"><i>{note}</i></p>{picture}'
                 f"<details><summary>All {len(self.frames)} steps, as text</summary>"
                 f'<pre class="tg-steps">{escape(text)}</pre></details></div>')
 
@@ -130,6 +158,18 @@ class Stepper:
         bundle["text/plain"] = self.text()
         bundle["text/html"] = self.static_html()
         return bundle
+
+    def _ipython_display_(self):
+        display_with_export_copy(self._repr_mimebundle_(), self.export_html())
+
+
+def display_with_export_copy(bundle, export_html):
+    """Display ``bundle`` (a widget's, with its text/html view), then ``export_html`` as an
+    output of its own (text/html only: nbval compares no HTML, so a lesson's tests see
+    the same outputs as before): what an offline HTML export shows instead of the widget."""
+    from IPython.display import display
+    display(bundle, raw=True)
+    display({"text/html": export_html}, raw=True)
 
 
 def steps_words(count):

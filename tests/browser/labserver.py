@@ -309,3 +309,38 @@ def kernel_output(page, code, timeout_ms=30_000):
         raise RuntimeError(f"the kernel raised {result['error']}")
     return result["out"]
 
+
+#: The stepper views on show under the CSS selector ``root`` ("" for the whole page): a
+#: running widget, its text/html view (a notebook not run, or saved without widget
+#: state), the copy of its first step that an HTML export shows where the widget cannot
+#: load. Each stepper should show one of them, never two.
+VISIBLE_STEPPERS = """root => [...document.querySelectorAll(
+        ['.tg-stepper-widget', '.tg-stepper.tg-static', '.tg-export-first']
+            .map(s => (root + ' ' + s).trim()).join(', '))]
+    .filter(e => e.checkVisibility()).map(e => e.className)"""
+
+#: The Play widget's icons in the steppers under ``root``: the glyph each draws (its
+#: ``::before``), the font it asks for, and its width.
+PLAY_ICONS = """root => [...document.querySelectorAll(
+        (root + ' .tg-stepper-widget .widget-play i.fa').trim())]
+    .map(i => {
+        const before = getComputedStyle(i, '::before');
+        return {icon: [...i.classList].find(c => c.startsWith('fa-')),
+                content: before.content, font: before.fontFamily,
+                width: i.getBoundingClientRect().width};
+    })"""
+
+
+def play_icons(page, root=""):
+    """``{icon class: {content, font, width}}`` of the steppers' Play buttons; checks each
+    draws a unicode glyph in the page's font, not a Font Awesome icon (Notebook 7 and HTML
+    exports have no Font Awesome)."""
+    glyphs = {"fa-play": '"\u25b6"', "fa-pause": '"\u275a\u275a"', "fa-stop": '"\u25a0"'}
+    icons = {i["icon"]: i for i in page.evaluate(PLAY_ICONS, root)}
+    assert icons, "no Play widget on show"
+    for name, icon in icons.items():
+        if name in glyphs:
+            assert icon["content"] == glyphs[name], icons
+            assert "awesome" not in icon["font"].lower() and icon["width"] > 4, icons
+    return icons
+

@@ -37,8 +37,8 @@ import statistics
 
 import nbformat
 
-from labserver import (REPO, arm_change, changed_after, copy_notebook, kernel_output,
-                       open_notebook, run_all_cells)
+from labserver import (REPO, VISIBLE_STEPPERS, arm_change, changed_after, copy_notebook,
+                       kernel_output, open_notebook, play_icons, run_all_cells)
 
 FRAMES = 5
 
@@ -205,8 +205,9 @@ def test_stepper_steps_through_the_trace_in_jupyterlab(page, lab, output_dir):
 
 # -- issue 19: what a student sees in lessons 2, 4 and 5 (forward mode) ------------------
 
-# The stepper of the notebook on show (JupyterLab reopens earlier tests' notebooks, hidden).
-SHOWN_WIDGET = f".jp-NotebookPanel:not(.lm-mod-hidden) {WIDGET}"
+# The notebook on show, and its stepper (JupyterLab reopens earlier tests' notebooks, hidden).
+PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+SHOWN_WIDGET = f"{PANEL} {WIDGET}"
 SHOWN_FRAME = f"{SHOWN_WIDGET} .tg-frame"
 
 # The notebook column: JupyterLab's scrolling panel of the notebook.
@@ -276,6 +277,9 @@ def test_fresh_lesson_shows_a_picture_or_a_note_never_svg_text(page, lab, output
         return {notes: notes.length, img: !!img, loaded: img ? img.naturalWidth : 0};
     }""", OUTPUTS)
     assert fallback["notes"] == 1 and fallback["img"], fallback   # a picture, or its alt text
+    # one stepper on show: the saved copy for HTML exports stays hidden (untrusted output
+    # loses its <style>, and the copy is `hidden`)
+    assert page.evaluate(VISIBLE_STEPPERS, PANEL) == ["tg-stepper tg-static"]
     print(f"\nfresh lesson 2: stepper fallback {fallback}")
     fallback_output = page.locator(OUTPUTS, has_text="run the notebook").first
     fallback_output.scroll_into_view_if_needed()
@@ -295,6 +299,12 @@ def test_lesson2_names_gradients_and_controls_in_view(page, lab, output_dir):
     chips = page.evaluate(f"""() => [...document.querySelectorAll('{SHOWN_FRAME} .tg-chip')]
                                .map(c => c.textContent)""")
     assert "z" in chips, chips
+    # one stepper on show, the widget: the copy of its first step left for an HTML export
+    # is hidden; the Play buttons draw glyphs whether Font Awesome is there or not
+    (shown,) = page.evaluate(VISIBLE_STEPPERS, PANEL)
+    assert "tg-stepper-widget" in shown.split(), shown
+    assert page.locator(f"{PANEL} .tg-export-first").count() == 1
+    assert set(play_icons(page, PANEL)) >= {"fa-play", "fa-stop"}
     _column_fits(page)
     # The controls and the frame stay in the window at every step.
     seen_sums = set()
