@@ -164,6 +164,9 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
     if trace is not None:   # the gradient ops called by their cotangents
         if names is not None:
             raise ValueError("tg.viz.draw takes names= or trace=, not both.")
+        if not isinstance(getattr(trace, "events", None), (list, tuple)):
+            validate.fail(TypeError, "tg.viz.draw", "trace", "a trace of tg.gradients on "
+                          "the graph, from tg.viz.record() (rec.traces[0])", trace)
         names = of_scene(scene, given=cotangent_labels(trace, of_scene(scene)))
     return draw_scene(scene, options, names)
 
