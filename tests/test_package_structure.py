@@ -165,7 +165,6 @@ def test_no_package_reads_another_packages_private_names():
 LONG_FUNCTIONS = {
     "autodiff/gradients.py:gradients": "tf.gradients' argument checks, then one engine call",
     "control_flow/cond.py:_if_vjp": "builds both gradient branches around one closure",
-    "control_flow/while_loop.py:_while_vjp": "builds the backward loop around one closure",
     "debug/engine_run.py:edge_cause": "one case per reason a gradient stops at an edge",
     "debug/explain.py:explain_gradient": "the public entry: arguments, then the report",
     "debug/explain.py:_tape_hints": "one hint per slip, in the order they are checked",
