@@ -169,7 +169,6 @@ LONG_FUNCTIONS = {
     "debug/explain.py:explain_gradient": "the public entry: arguments, then the report",
     "debug/explain.py:_tape_hints": "one hint per slip, in the order they are checked",
     "debug/explain.py:_finish": "the report's sections, in reading order",
-    "debug/verify.py:check_op": "one rule check: run, difference, compare, report",
     "exercises/again.py:differentiable_again": "the second-order check's steps, in order",
     "ops/naming.py:named": "the name= wrapper's cases (eager, graph, several outputs)",
     "viz/draw.py:draw": "the drawing's options, checked, then one render",
