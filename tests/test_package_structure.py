@@ -165,10 +165,6 @@ def test_no_package_reads_another_packages_private_names():
 LONG_FUNCTIONS = {
     "autodiff/gradients.py:gradients": "tf.gradients' argument checks, then one engine call",
     "control_flow/cond.py:_if_vjp": "builds both gradient branches around one closure",
-    "debug/engine_run.py:edge_cause": "one case per reason a gradient stops at an edge",
-    "debug/explain.py:explain_gradient": "the public entry: arguments, then the report",
-    "debug/explain.py:_tape_hints": "one hint per slip, in the order they are checked",
-    "debug/explain.py:_finish": "the report's sections, in reading order",
     "exercises/again.py:differentiable_again": "the second-order check's steps, in order",
     "ops/naming.py:named": "the name= wrapper's cases (eager, graph, several outputs)",
     "viz/draw.py:draw": "the drawing's options, checked, then one render",
