@@ -163,10 +163,6 @@ def test_no_package_reads_another_packages_private_names():
 
 #: Functions over 50 lines, each with why it is one function (issue 29: shrink this list).
 LONG_FUNCTIONS = {
-    "autodiff/gradients.py:gradients": "tf.gradients' argument checks, then one engine call",
-    "control_flow/cond.py:_if_vjp": "builds both gradient branches around one closure",
-    "exercises/again.py:differentiable_again": "the second-order check's steps, in order",
-    "ops/naming.py:named": "the name= wrapper's cases (eager, graph, several outputs)",
     "viz/draw.py:draw": "the drawing's options, checked, then one render",
     "viz/local_jacobian.py:_build": "the local Jacobian's rows and columns, in one table",
     "viz/widget.py:stepper_widget": "the ipywidgets controls and their wiring, in one place",
