@@ -15,7 +15,7 @@ import contextlib
 
 from .. import nest, validate
 from ..autodiff.pending import trainable
-from ..graph.function import FuncGraph
+from ..graph.concrete import FuncGraph
 from ..graph.graph import _no_gradient_scope, placeholder
 from ..ops import BatchedTensor, identity
 from ..ops.batching import unbatchable_gradient
