@@ -134,6 +134,44 @@ def test_the_files_a_lesson_points_at_read_in_one_sitting():
     assert not long, f"split these by job: {long}"
 
 
+#: Files under teachgrad/viz/ over 300 lines; they are split in issue 31's viz work.
+VIZ_FILES_OVER_300 = {
+    "viz/frames.py": "split pending in issue 31's viz work",
+    "viz/backprop_stepper.py": "split pending in issue 31's viz work",
+    "viz/jvp_stepper.py": "split pending in issue 31's viz work",
+}
+
+#: Files outside viz/ still over 300 lines, each with why it is not split yet.
+FILES_OVER_300 = {
+    "ops/conv.py": "split pending (issue 29): the conv ops and their kernels' choice",
+    "autodiff/custom.py": "split pending (issue 29): custom_gradient vs recompute_grad",
+    "ops/rearrange.py": "split pending (issue 29)",
+    "tensor.py": "split pending (issue 29): Tensor vs Variable vs the converters",
+    "ops/factorizations.py": "split pending (issue 29)",
+    "autodiff/tape.py": "split pending (issue 29): recording vs reading",
+}
+
+
+def test_every_file_reads_in_one_sitting():
+    """Every file under teachgrad/ at most 300 lines (about 250 is the aim; issue 29),
+    except the few listed above with a reason."""
+    long = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = path.relative_to(PACKAGE).as_posix()
+        n = len(path.read_text().splitlines())
+        if n > 300 and name not in VIZ_FILES_OVER_300 and name not in FILES_OVER_300:
+            long[name] = n
+    assert not long, f"split these by job: {long}"
+
+
+def test_the_file_size_allow_lists_hold_only_long_files():
+    """An entry leaves its list once its file is split (or gone)."""
+    stale = [name for name in {**VIZ_FILES_OVER_300, **FILES_OVER_300}
+             if not (PACKAGE / name).exists()
+             or len((PACKAGE / name).read_text().splitlines()) <= 300]
+    assert not stale, f"remove from the allow-lists: {stale}"
+
+
 def _top(path):
     rel = path.relative_to(PACKAGE)
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
