@@ -134,6 +134,44 @@ def test_the_files_a_lesson_points_at_read_in_one_sitting():
     assert not long, f"split these by job: {long}"
 
 
+#: Files under teachgrad/viz/ over 300 lines; they are split in issue 31's viz work.
+VIZ_FILES_OVER_300 = {
+    "viz/frames.py": "split pending in issue 31's viz work",
+    "viz/backprop_stepper.py": "split pending in issue 31's viz work",
+    "viz/jvp_stepper.py": "split pending in issue 31's viz work",
+}
+
+#: Files outside viz/ still over 300 lines, each with why it is not split yet.
+FILES_OVER_300 = {
+    "ops/conv.py": "split pending (issue 29): the conv ops and their kernels' choice",
+    "autodiff/custom.py": "split pending (issue 29): custom_gradient vs recompute_grad",
+    "ops/rearrange.py": "split pending (issue 29)",
+    "tensor.py": "split pending (issue 29): Tensor vs Variable vs the converters",
+    "ops/factorizations.py": "split pending (issue 29)",
+    "autodiff/tape.py": "split pending (issue 29): recording vs reading",
+}
+
+
+def test_every_file_reads_in_one_sitting():
+    """Every file under teachgrad/ at most 300 lines (about 250 is the aim; issue 29),
+    except the few listed above with a reason."""
+    long = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = path.relative_to(PACKAGE).as_posix()
+        n = len(path.read_text().splitlines())
+        if n > 300 and name not in VIZ_FILES_OVER_300 and name not in FILES_OVER_300:
+            long[name] = n
+    assert not long, f"split these by job: {long}"
+
+
+def test_the_file_size_allow_lists_hold_only_long_files():
+    """An entry leaves its list once its file is split (or gone)."""
+    stale = [name for name in {**VIZ_FILES_OVER_300, **FILES_OVER_300}
+             if not (PACKAGE / name).exists()
+             or len((PACKAGE / name).read_text().splitlines()) <= 300]
+    assert not stale, f"remove from the allow-lists: {stale}"
+
+
 def _top(path):
     rel = path.relative_to(PACKAGE)
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
@@ -163,16 +201,6 @@ def test_no_package_reads_another_packages_private_names():
 
 #: Functions over 50 lines, each with why it is one function (issue 29: shrink this list).
 LONG_FUNCTIONS = {
-    "autodiff/gradients.py:gradients": "tf.gradients' argument checks, then one engine call",
-    "control_flow/cond.py:_if_vjp": "builds both gradient branches around one closure",
-    "control_flow/while_loop.py:_while_vjp": "builds the backward loop around one closure",
-    "debug/engine_run.py:edge_cause": "one case per reason a gradient stops at an edge",
-    "debug/explain.py:explain_gradient": "the public entry: arguments, then the report",
-    "debug/explain.py:_tape_hints": "one hint per slip, in the order they are checked",
-    "debug/explain.py:_finish": "the report's sections, in reading order",
-    "debug/verify.py:check_op": "one rule check: run, difference, compare, report",
-    "exercises/again.py:differentiable_again": "the second-order check's steps, in order",
-    "ops/naming.py:named": "the name= wrapper's cases (eager, graph, several outputs)",
     "viz/draw.py:draw": "the drawing's options, checked, then one render",
     "viz/local_jacobian.py:_build": "the local Jacobian's rows and columns, in one table",
     "viz/widget.py:stepper_widget": "the ipywidgets controls and their wiring, in one place",

@@ -9,7 +9,7 @@ the same way. An input the body's outputs do not depend on gets None, as in
 eager code.
 """
 from .. import nest
-from ..graph.function import ConcreteFunction, FuncGraph, call_p
+from ..graph.concrete import ConcreteFunction, FuncGraph, call_p
 from ..graph.graph import placeholder
 from ..ops.core import bind, defvjp_all, rules_need_tensors
 from ..state import override, state

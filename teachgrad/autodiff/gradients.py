@@ -56,23 +56,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", aggregation_method=None,
     with graph.as_default(), graph.name_scope(name):
         xs = [_local_tensor(x, graph, "xs") for x in xs]
         stops = [_local_tensor(t, graph, "stop_gradients") for t in stop_gradients]
-        seeds = []
-        for i, (y, g) in enumerate(zip(ys, grad_ys)):
-            if g is None:
-                seeds.append(ones_like(y))
-                continue
-            g = g if isinstance(g, SymbolicTensor) else graph.as_graph_tensor(g, y)
-            if not compatible(g.shape, y.shape):
-                raise ValueError(
-                    f"grad_ys[{i}] has shape {_shape(g)}, but ys[{i}] ('{y.name}') has shape "
-                    f"{_shape(y)}. A grad_y is the gradient of the final result with respect "
-                    f"to its y, so it has y's shape: pass one of shape {_shape(y)} (or None "
-                    f"for ones).")
-            if dtypes.is_floating(y.dtype) and not dtypes.is_floating(g.dtype) \
-                    and g.dtype.kind not in "iu":
-                raise TypeError(f"Gradient type {g.dtype} generated for real-valued tensor "
-                                f"{y.name} with type {y.dtype} must be real.")
-            seeds.append(g)
+        seeds = [_seed(i, y, g, graph) for i, (y, g) in enumerate(zip(ys, grad_ys))]
         grads = backward(ys, seeds, xs, _producer(graph),
                          aggregation_method=aggregation_method, stop_tensors=stops,
                          observer=events.current_observer())
@@ -80,6 +64,25 @@ def gradients(ys, xs, grad_ys=None, name="gradients", aggregation_method=None,
         if unconnected is UnconnectedGradients.ZERO:
             grads = [_zeros_for(x, graph) if g is None else g for g, x in zip(grads, xs)]
     return grads
+
+
+def _seed(i, y, g, graph):
+    """The cotangent ``ys[i]`` starts from: ones where its grad_y is None, else the
+    grad_y, checked (y's shape, and real for a real y)."""
+    if g is None:
+        return ones_like(y)
+    g = g if isinstance(g, SymbolicTensor) else graph.as_graph_tensor(g, y)
+    if not compatible(g.shape, y.shape):
+        raise ValueError(
+            f"grad_ys[{i}] has shape {_shape(g)}, but ys[{i}] ('{y.name}') has shape "
+            f"{_shape(y)}. A grad_y is the gradient of the final result with respect "
+            f"to its y, so it has y's shape: pass one of shape {_shape(y)} (or None "
+            f"for ones).")
+    if dtypes.is_floating(y.dtype) and not dtypes.is_floating(g.dtype) \
+            and g.dtype.kind not in "iu":
+        raise TypeError(f"Gradient type {g.dtype} generated for real-valued tensor "
+                        f"{y.name} with type {y.dtype} must be real.")
+    return g
 
 
 def _zeros_for(x, graph):

@@ -3,10 +3,13 @@ many of each node's consumers must report before its VJP rule may run.
 
 The backward engine (``engine.backward``) starts from these counts: a node whose
 count is zero is ready, and each rule that runs releases the producers of its
-inputs. ``upstream_nodes`` is the one walk back from the targets; the drawings
-and ``tg.explain_gradient`` use it too.
+inputs. Step 1 is ``upstream_nodes`` (``teachgrad/ops/walk.py``), the one walk
+back from the targets: the drawings, ``tg.explain_gradient``, the exercises and a
+Session's run plan use it too.
 """
 import collections
+
+from ..ops.walk import upstream_nodes   # step 1; imported from here by the drawings
 
 
 def trainable(tensor):
@@ -58,52 +61,6 @@ def pending_counts(targets, sources, producer, every_dtype=False, all_reached=Fa
         for out in node.outputs:
             walk.extend(consumers.get(out.id, ()))
     return _counts(upstream, reached)
-
-
-def upstream_nodes(targets, producer, every_dtype=False, consumers=None, edges=None):
-    """Every node the targets depend on: the walk back from them, breadth first.
-
-    Returns a dict, in the order the walk met the nodes (the targets' producers
-    first): node -> the producer of each of its inputs (None for an input that no
-    node made, or that the walk does not follow). It follows floating-point inputs
-    only, as gradients do, unless ``every_dtype=True``. If ``consumers`` (a
-    ``defaultdict(list)``) is given, each tensor id is noted there with the nodes that
-    read it; if ``edges`` (a dict) is given, each node found gets there the number of
-    edges from it to the nodes found (their pending counts, when all are between).
-
-    Step 1 of ``pending_counts``; ``tg.explain_gradient`` and ``tg.viz.draw`` walk
-    back through the same function.
-    """
-    upstream = {}                               # node -> producer of each input (or None)
-    walk = collections.deque()
-    for y in targets:
-        node = producer(y.id)
-        if node is not None and node not in upstream:
-            upstream[node] = None
-            if edges is not None:
-                edges[node] = 0
-            walk.append(node)
-    while walk:
-        node = walk.popleft()
-        node_parents = []
-        for x in node.inputs:
-            parent = None
-            if every_dtype or x.dtype.kind == "f":   # only floats carry gradients
-                tensor_id = x.id
-                if consumers is not None:
-                    consumers[tensor_id].append(node)
-                parent = producer(tensor_id)
-                if parent is not None:
-                    if parent not in upstream:
-                        upstream[parent] = None
-                        walk.append(parent)
-                        if edges is not None:
-                            edges[parent] = 0
-                    if edges is not None:
-                        edges[parent] += 1
-            node_parents.append(parent)
-        upstream[node] = node_parents
-    return upstream
 
 
 def _counts(upstream, reached):

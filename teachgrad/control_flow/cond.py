@@ -194,13 +194,7 @@ def _if_vjp(cts, ans, pred, *inputs, true_fn, false_fn, branches):
     float_outputs = [j for j in range(n) if trainable(ans[j]) and cts[j] is not None]
     n_true = len(true_fn.external)
     saved_seeds = [(s, t, g) for (s, t), g in zip(branches.saved, cts[n:]) if g is not None]
-    # An input gets a gradient if either branch's differentiated outputs depend on it.
-    float_inputs = []
-    for side, traced, offset in (("true_fn", true_fn, 0), ("false_fn", false_fn, n_true)):
-        reached = differentiable_sources(traced.graph, [traced.outputs[j] for j in float_outputs]
-                                         + [t for s, t, _ in saved_seeds if s == side])
-        float_inputs += [offset + c for c, t in enumerate(traced.graph.internal)
-                         if t.id in reached]
+    float_inputs = _carrying_inputs(true_fn, false_fn, float_outputs, saved_seeds)
     if not float_inputs:
         return [None] * (len(inputs) + 1)
     outer = state.graph
@@ -223,15 +217,8 @@ def _if_vjp(cts, ans, pred, *inputs, true_fn, false_fn, branches):
             xs = [traced.graph.internal[k] for k in mine]
             found = dict(zip(mine, backward(ys, cotangents, xs, traced.graph.producer))) \
                 if xs else {}
-            grads = []
-            for k in float_inputs:
-                g = found.get(k - offset) if 0 <= k - offset < len(traced.external) else None
-                if g is None:
-                    g = _zeros_for(inputs[k])
-                elif isinstance(g, IndexedSlices):
-                    g = g.to_dense()
-                grads.append(graph.as_graph_tensor(g, None))
-            return grads
+            return [graph.as_graph_tensor(_branch_grad(found, k - offset, traced, inputs[k]),
+                                          None) for k in float_inputs]
 
         traced_grad, _ = trace(branch, [], graph.name, graph=graph)
         return traced_grad
@@ -243,6 +230,28 @@ def _if_vjp(cts, ans, pred, *inputs, true_fn, false_fn, branches):
     for g, k in zip(outputs, float_inputs):
         grads[k + 1] = g
     return grads
+
+
+def _carrying_inputs(true_fn, false_fn, float_outputs, saved_seeds):
+    """The If's inputs (after pred) that get a gradient: those either branch's
+    differentiated outputs (or saved values given cotangents) depend on."""
+    float_inputs = []
+    n_true = len(true_fn.external)
+    for side, traced, offset in (("true_fn", true_fn, 0), ("false_fn", false_fn, n_true)):
+        reached = differentiable_sources(traced.graph, [traced.outputs[j] for j in float_outputs]
+                                         + [t for s, t, _ in saved_seeds if s == side])
+        float_inputs += [offset + c for c, t in enumerate(traced.graph.internal)
+                         if t.id in reached]
+    return float_inputs
+
+
+def _branch_grad(found, k, traced, x):
+    """One branch's gradient for input ``x`` (its capture ``k``): zeros where the branch
+    does not read it or its rule gave None, dense otherwise."""
+    g = found.get(k) if 0 <= k < len(traced.external) else None
+    if g is None:
+        return _zeros_for(x)
+    return g.to_dense() if isinstance(g, IndexedSlices) else g
 
 
 # If(pred, *true_fn captures, *false_fn captures; true_fn, false_fn, branches): the

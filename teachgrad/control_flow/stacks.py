@@ -38,3 +38,9 @@ def stack_values(values, shape, dtype):
         if v is not None:
             out[(i,) + tuple(slice(0, n) for n in np.shape(v))] = v
     return out
+
+
+def stack_shape(tensor):
+    """The shape of the stack of ``tensor``'s per-iteration values: a first axis of
+    unknown length (the number of iterations), then its own."""
+    return None if tensor.shape is None else (None,) + tuple(tensor.shape)

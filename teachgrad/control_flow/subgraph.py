@@ -15,12 +15,13 @@ import contextlib
 
 from .. import nest, validate
 from ..autodiff.pending import trainable
-from ..graph.function import FuncGraph
+from ..graph.concrete import FuncGraph
 from ..graph.graph import _no_gradient_scope, placeholder
 from ..ops import BatchedTensor, identity
 from ..ops.batching import unbatchable_gradient
 from ..ops.core import Node, note_capture, note_variable_read
 from ..ops.misc import identity_p
+from ..ops.walk import upstream_nodes
 from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor, Variable, convert_to_tensor
 
@@ -241,13 +242,10 @@ def as_tensor(value, like=None, name="loop_vars", where="tg.while_loop"):
 def differentiable_sources(graph, tensors):
     """The ids of the tensors of ``graph`` that ``tensors`` depend on through
     floating-point edges of differentiable ops: where a gradient can flow."""
-    reached, stack = set(), [t for t in tensors if trainable(t)]
-    while stack:
-        t = stack.pop()
-        if t.id in reached:
-            continue
-        reached.add(t.id)
-        node = graph.producer(t.id)
-        if node is not None and node.op.differentiable:
-            stack.extend(x for x in node.inputs if trainable(x))
-    return reached
+    starts = [t for t in tensors if trainable(t)]
+
+    def producer(tensor_id):   # the walk stops at an op without a derivative
+        node = graph.producer(tensor_id)
+        return node if node is not None and node.op.differentiable else None
+    nodes = upstream_nodes(starts, producer)
+    return {t.id for t in starts} | {x.id for node in nodes for x in node.inputs if trainable(x)}

@@ -112,7 +112,14 @@ class EngineRun:
 
     # -- one edge of a path ---------------------------------------------------------
     def edge_cause(self, node, i):
-        """Why no gradient passes from ``node``'s output back to its input i (None: it does)."""
+        """Why no gradient passes from ``node``'s output back to its input i (None: it does):
+        first what the graph itself says, then what the rule did when the engine ran."""
+        cause = self._declared_cause(node, i)
+        return cause if cause is not None else self._run_cause(node, i)
+
+    def _declared_cause(self, node, i):
+        """An integer input, a stop, an op without a derivative or a rule, a rule that
+        declares no gradient for this input."""
         x = node.inputs[i]
         op = node.op
         if x.dtype.kind != "f":
@@ -150,6 +157,12 @@ class EngineRun:
         elif declares_no_gradient(op, i):
             return Cause("rule_returned_none", f"{node.name} ({op.name}) declares no gradient "
                          f"for its input {i}", "", node, i)
+        return None
+
+    def _run_cause(self, node, i):
+        """What the engine's run shows: an untaken cond branch, a rule that returned None
+        or turned a nonzero cotangent into zeros."""
+        op = node.op
         if op.name == "If":
             return self._cond_cause(node, i)
         call = self.calls.get(node)

@@ -63,20 +63,26 @@ def differentiable_again(check, i, rule):
             a.size)).reshape(a.shape)
         by_tape = np.asarray(backend.to_numpy(dense(tape_grads[k]).value),
                              dtype=np.float64)
-        off = ~np.isclose(by_tape, numeric, atol=ATOL2 * (1 + np.abs(numeric).max(
-            initial=0)), rtol=RTOL2)
-        if k < len(check.arrays) and check.mode == "vjp":
-            for flat in np.flatnonzero(off):   # a kink of f: its rule jumps there
-                at = tuple(int(j) for j in np.unravel_index(int(flat), off.shape))
-                if check._kink(k, at) is not None:
-                    off[at] = False
-        if off.any():
+        if _disagree(check, k, by_tape, numeric):
             what = f"input {k}" if k < len(check.arrays) else \
                 ("g" if check.mode == "vjp" else "x_dot")
             return _not_again(i, f"its result changes with {what} in a way the tape does "
                                  f"not see (by the tape {first_entries(by_tape)}, by "
                                  f"differences {first_entries(numeric)})")
     return None
+
+
+def _disagree(check, k, by_tape, numeric):
+    """Do the tape's and the differences' derivatives of phi by argument ``k`` differ
+    (apart from at a kink of f, where a VJP rule jumps)?"""
+    off = ~np.isclose(by_tape, numeric, atol=ATOL2 * (1 + np.abs(numeric).max(
+        initial=0)), rtol=RTOL2)
+    if k < len(check.arrays) and check.mode == "vjp":
+        for flat in np.flatnonzero(off):   # a kink of f: its rule jumps there
+            at = tuple(int(j) for j in np.unravel_index(int(flat), off.shape))
+            if check._kink(k, at) is not None:
+                off[at] = False
+    return bool(off.any())
 
 
 def _no_rule(check, i, ops, f_ops):

@@ -68,17 +68,6 @@ def _times(count):
 
 
 def _reaches_source(run, node):
+    """Does ``node`` depend on a source (through any of the nodes it reads from)?"""
     ids = {s.id for s in run.sources}
-    stack, seen = [node], set()
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        for x in n.inputs:
-            if x.id in ids:
-                return True
-            parent = run.producer(x)
-            if parent is not None:
-                stack.append(parent)
-    return False
+    return any(x.id in ids for n in run.upstream(node.outputs) for x in n.inputs)

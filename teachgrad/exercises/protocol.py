@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import validate
 from ..ops.core import Node
+from ..ops.walk import depth_first_order, upstream_nodes
 from ..state import override, state
 from ..tensor import Tensor, constant
 from .guard import Stopped
@@ -64,21 +65,14 @@ class Recorded:
         return self.tape.producer(tensor.id)
 
     def nodes(self):
-        """The recorded nodes the target depends on, each after the nodes it reads from."""
-        order, done, stack = [], set(), [(self.producer(self.target), False)]
-        while stack:
-            node, inputs_done = stack.pop()
-            if node is None or (node in done and not inputs_done):
-                continue
-            if inputs_done:
-                if node not in done:
-                    done.add(node)
-                    order.append(node)
-                continue
-            stack.append((node, True))
-            stack.extend((self.producer(x), False) for x in reversed(node.inputs)
-                         if self.producer(x) not in done)
-        return order
+        """The recorded nodes the target depends on (the engine's walk back,
+        ``upstream_nodes``), each after the nodes it reads from."""
+        return depth_first_order(self.upstream([self.target]))
+
+    def upstream(self, tensors):
+        """``upstream_nodes`` from ``tensors``, through every input a node reads: each
+        node the tensors depend on, with the producer of each of its inputs."""
+        return upstream_nodes(tensors, self.tape.producer, every_dtype=True)
 
     def names(self):
         """A short name for each tensor id: the sources' names, n0, n1, ... for the nodes'

@@ -7,11 +7,13 @@ arrays: no Tensor objects, no tape, which is why a traced ``tg.function`` runs
 faster than the same code eagerly.
 """
 import operator
+import types
 
 import numpy as np
 
 from .. import backend, nest, validate
 from ..ops import core as op_core
+from ..ops.walk import upstream_nodes
 from ..state import state
 from ..tensor import SymbolicTensor
 from .graph import Graph, placeholder_p
@@ -21,15 +23,7 @@ class Plan:
     """The kernels to run, in order, to compute ``fetch_ids`` from ``feed_ids``."""
 
     def __init__(self, graph, fetch_ids, feed_ids):
-        needed, stack = set(), [graph.producer(i) for i in fetch_ids if i not in feed_ids]
-        while stack:
-            node = stack.pop()
-            if node is None or node in needed:
-                continue
-            needed.add(node)
-            for x in node.inputs:
-                if x.id not in feed_ids:
-                    stack.append(graph.producer(x.id))
+        needed = _needed_nodes(graph, fetch_ids, feed_ids)
         self.steps = []
         self.fetch_ids = set(fetch_ids)
         for node in graph._nodes:
@@ -87,6 +81,15 @@ def _reader(ids):
         get = operator.itemgetter(ids[0])
         return lambda values: (get(values),)
     return lambda values: ()
+
+
+def _needed_nodes(graph, fetch_ids, feed_ids):
+    """The nodes the fetches depend on, short of the fed tensors: the engine's walk back
+    (``upstream_nodes``), through inputs of every dtype, where a fed tensor has no maker."""
+    def producer(tensor_id):
+        return None if tensor_id in feed_ids else graph.producer(tensor_id)
+    fetches = [types.SimpleNamespace(id=i) for i in fetch_ids]   # the walk reads only .id
+    return upstream_nodes(fetches, producer, every_dtype=True)
 
 
 def plan_for(graph, fetch_ids, feed_ids):

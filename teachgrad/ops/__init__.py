@@ -12,8 +12,9 @@ from .misc import (cast, identity, identity_n, ones, ones_like, stop_gradient, z
                    zeros_like)
 from .math import (abs, cos, exp, log, log1p, negative, round, sigmoid, sigmoid_grad, sign, sin,
                    sqrt, square, tanh, tanh_grad)
-from .shape import (broadcast_like, broadcast_to, concat, expand_dims, repeat_like, reshape,
-                    reshape_like, split, squeeze, stack, sum_like, transpose)
+from .shape import (broadcast_like, broadcast_to, expand_dims, repeat_like, reshape,
+                    reshape_like, squeeze, sum_like, transpose)
+from .join_split import concat, split, stack
 from .indexing import IndexedSlices, gather, getitem, index_add, scatter_add
 from .updates import scatter_update
 from .reduction import logsumexp, max, mean, min, sum

@@ -20,7 +20,8 @@ from .grad_util import as_tensor
 from .linalg import matmul
 from .matrix import float_dtype, inv, inverse_for_gradient, same_shape_rule, square
 from .qr_modes import qr_complete_p, qr_raw_p
-from .shape import concat, expand_dims, swap_last_two
+from .shape import expand_dims, swap_last_two
+from .join_split import concat
 from .declare import defshape
 
 

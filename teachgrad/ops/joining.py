@@ -16,7 +16,8 @@ from .grad_util import as_tensor
 from .misc import cast
 from .ranges import arange, linspace
 from .rearrange import ravel
-from .shape import concat, expand_dims, transpose
+from .shape import expand_dims, transpose
+from .join_split import concat
 from .stacking import vstack
 
 

@@ -12,7 +12,8 @@ from ..tensor import Tensor
 from .grad_util import as_tensor
 from .misc import cast
 from .rearrange import _axes_tuple
-from .shape import concat, reshape
+from .shape import reshape
+from .join_split import concat
 
 WHERE = "tg.gradient"
 

@@ -18,7 +18,8 @@ from .misc import cast
 from .reduction import max, mean, min, sum
 from .rearrange import flatten, ravel
 from .rounding import mod
-from .shape import reshape, stack, transpose
+from .shape import reshape, transpose
+from .join_split import stack
 
 
 def _swapped(op):

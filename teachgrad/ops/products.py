@@ -15,7 +15,8 @@ from .einsum import einsum_explicit
 from .grad_util import as_tensor, broadcastable, known
 from .linalg import matmul
 from .rearrange import moveaxis
-from .shape import reshape, stack, transpose
+from .shape import reshape, transpose
+from .join_split import stack
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

@@ -11,19 +11,14 @@ A Session would skip such nodes anyway (a plan runs only what its fetches
 need), so pruning changes no result and no run time; it gives the later
 passes less to look at, and the lesson a picture of the work that is done.
 """
+from ...ops.walk import upstream_nodes
 from .rewrite import Rewriter
 
 
 def needed_nodes(fn):
-    """The nodes some output of ``fn`` depends on (``{id(node)}``)."""
-    needed, stack = set(), [t.node for t in fn.outputs]
-    while stack:
-        node = stack.pop()
-        if id(node) in needed:
-            continue
-        needed.add(id(node))
-        stack.extend(x.node for x in node.inputs)
-    return needed
+    """The nodes some output of ``fn`` depends on (``{id(node)}``): the engine's walk
+    back (``upstream_nodes``), through inputs of every dtype."""
+    return {id(node) for node in upstream_nodes(fn.outputs, fn.graph.producer, every_dtype=True)}
 
 
 def prune(fn):

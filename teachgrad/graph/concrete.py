@@ -1,0 +1,153 @@
+"""A traced function's graph and its call: ``FuncGraph`` (the graph a ``tg.function``
+traces into, with the Variables it reads and assigns), ``ConcreteFunction`` (one
+traced graph, its placeholders and outputs, optimised on first run) and the op
+``call`` that runs one, eagerly or as one node of another graph.
+
+``call``'s VJP rule (``teachgrad.autodiff.function_gradient``) is the gradient of
+the body, traced as a function of its own (TensorFlow's SymbolicGradient), so
+gradients of gradients work too.
+"""
+from .. import validate
+from ..ops.arithmetic import add, subtract
+from ..ops.core import note_variable_read, primitive
+from ..ops.declare import defshape
+from ..ops.grad_util import compatible
+from ..state import state
+from ..tensor import SymbolicTensor, Tensor, _to_array
+from .graph import Graph, placeholder
+from .session import plan_for
+
+
+class FuncGraph(Graph):
+    """The graph of a traced function: each Variable it reads becomes an input."""
+
+    def __init__(self, name):
+        super().__init__()
+        self.name = name
+        self.captured_variables = []   # in the order the body first read them
+        self.captures = []             # the placeholders that stand for them
+        self.assignments = {}          # Variable id -> (Variable, its new value), in order
+
+    def read_variable(self, variable):
+        read = self._variable_reads.get(variable.id)
+        if read is None:
+            with self.as_default():
+                read = placeholder(variable.dtype, variable.shape,
+                                   name=variable.name or "variable")
+            self._variable_reads[variable.id] = read
+            self.captured_variables.append(variable)
+            self.captures.append(read)
+        note_variable_read(variable, read, self)
+        return read
+
+    def assign_variable(self, variable, value, sign=0):
+        """Record ``variable``'s new value (``sign`` 1 or -1: the old value plus or minus
+        ``value``): the function assigns it each time it runs, after computing its
+        outputs. Later reads of the Variable in this function give the new value."""
+        where = "Variable.assign" + {0: "", 1: "_add", -1: "_sub"}[sign]
+        argument = "value" if sign == 0 else "delta"
+        with self.as_default():
+            if isinstance(value, Tensor) and not isinstance(value, SymbolicTensor) \
+                    and value.dtype != variable.dtype:
+                value = Tensor(_to_array(value, variable.dtype, argument, where))
+            new = self.as_graph_tensor(value, variable)
+            if new.dtype != variable.dtype:
+                validate.fail(TypeError, where, argument, f"a tensor of the Variable's dtype "
+                              f"{variable.dtype}", new)
+            if sign:
+                old = self.read_variable(variable)
+                new = add(old, new) if sign > 0 else subtract(old, new)
+            if not compatible(new.shape, variable.shape):
+                validate.fail(ValueError, where, argument, f"a value of the Variable's shape "
+                              f"{variable.shape}", new)
+        self.assignments[variable.id] = (variable, new)
+        self._variable_reads[variable.id] = new
+        return variable
+
+    def bind_variables(self, variables, tensors):
+        """Let reads of ``variables`` in this graph give ``tensors`` (already inputs)."""
+        for v, t in zip(variables, tensors):
+            self._variable_reads[v.id] = t
+
+
+class ConcreteFunction:
+    """One traced graph of a ``tg.function``: its placeholders, outputs and how to run it.
+
+    ``graph`` is the graph as traced. Unless ``optimize`` is False, it runs as
+    ``optimized``: a copy rewritten by the passes of ``teachgrad.graph.optimize``
+    (``optimize`` may also name the passes to run). tg.debug checks, when on,
+    see the graph as traced.
+    """
+
+    def __init__(self, python_function, graph, inputs, outputs, structure, optimize=True):
+        self.python_function = python_function
+        self.graph = graph
+        self.inputs = inputs            # placeholders, one per tensor argument
+        self.outputs = outputs          # flat list of output tensors
+        self.structure = structure      # how to pack the outputs back
+        self.optimize = optimize
+        self.report = None              # on an optimised copy: the node counts per pass
+        self.gradient = None            # the traced gradient, made on first use (autodiff)
+        self._optimized = None
+        # the Variables the function assigns, and their new values (run with the outputs)
+        assigned = list(getattr(graph, "assignments", {}).values())
+        self.assigned_variables = [v for v, _ in assigned]
+        self.assigned_values = [t for _, t in assigned]
+
+    @property
+    def captured_variables(self):
+        return self.graph.captured_variables
+
+    @property
+    def optimized(self):
+        """This function with its graph optimised (made on first use): what runs when
+        ``optimize`` is on, and the "after" picture, ``tg.viz.draw(f.optimized)``."""
+        if self._optimized is None:
+            passes = True if self.optimize is False else self.optimize
+            self._optimized = _optimized_copy(self, passes)
+        return self._optimized
+
+    def run(self, arrays):
+        """Run the graph on ``arrays`` (explicit inputs, then captured variables' values)."""
+        if self.optimize is not False and not state.checks():
+            return self.optimized.run(arrays)
+        feeds = dict(zip([t.id for t in self.inputs + self.graph.captures], arrays))
+        fetch_ids = [t.id for t in self.outputs + self.assigned_values]
+        values = plan_for(self.graph, fetch_ids, set(feeds)).run(feeds)
+        results = [values[i] for i in fetch_ids]
+        n = len(self.outputs)
+        for variable, array in zip(self.assigned_variables, results[n:]):
+            variable.assign(array)    # after the whole graph ran: reads saw the old values
+        return tuple(results[:n])
+
+
+def _optimized_copy(function, passes):
+    """``function`` with its graph run through the optimisation passes."""
+    from .optimize import GraphFunction, optimize
+    n = len(function.inputs)
+    outputs = len(function.outputs)
+    traced = GraphFunction(function.graph, function.inputs + function.graph.captures,
+                           function.outputs + function.assigned_values)
+    fn, report = optimize(traced, passes)
+    fn.graph.captures = fn.inputs[n:]
+    fn.graph.captured_variables = list(function.captured_variables)
+    copy = ConcreteFunction(function.python_function, fn.graph, fn.inputs[:n],
+                            fn.outputs[:outputs], function.structure, optimize=False)
+    copy.assigned_variables = list(function.assigned_variables)
+    copy.assigned_values = list(fn.outputs[outputs:])
+    copy.report = report
+    return copy
+
+
+def _call_kernel(*arrays, function):
+    return function.run(arrays)
+
+
+def _call_shape(*inputs, function):
+    return [(t.shape, t.dtype) for t in function.outputs]
+
+
+# call(*inputs, function): run a traced function. Its gradient is the gradient of the body,
+# traced as a function of its own: teachgrad.autodiff.function_gradient gives it its rule.
+call_p = primitive("call", _call_kernel, multiple_results=True)
+defshape(call_p, _call_shape)
