@@ -84,9 +84,11 @@ bench-teachgrad: setup
 # The GPU tests, on a machine with an NVIDIA GPU (scripts/test-gpu.sh says what runs):
 # installs CuPy (the `gpu` extra) into .venv if missing, stops with what is missing if
 # CuPy cannot reach a GPU, then runs the backend tests and tests/test_gpu.py on CuPy, the
-# op table's property tests with the whole files on CuPy, and lesson 9 under nbval.
+# op table's property tests and the core's other test files (the script lists them) with
+# every test on CuPy, and lesson 9 under nbval.
 # Everywhere else `make test` runs the same tests, and their CuPy cases skip with the
-# reason. The GPU benchmarks: benchmarks/peers/gpu_mlp.py and benchmarks/gpu_fusion.py.
+# reason. The GPU benchmarks: benchmarks/peers/gpu_mlp.py, benchmarks/peers/gpu_peers.py,
+# benchmarks/gpu_fusion.py and benchmarks/gpu_conv_formulations.py.
 test-gpu: setup
 	PYTHON=$(PYTHON) bash scripts/test-gpu.sh
 

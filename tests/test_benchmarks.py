@@ -13,7 +13,7 @@ BENCHMARKS = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
                                     "draw_graph.py", "chain_split.py", "bind_paths.py",
                                     "cnn_split.py",
                                     "gpu_fusion.py", "peers/run.py", "peers/cnn.py",
-                                    "peers/gpu_peers.py",
+                                    "peers/gpu_peers.py", "gpu_conv_formulations.py",
                                     "vectorized_jacobian.py"])
 def test_benchmark_runs_quick(script):
     result = subprocess.run([sys.executable, str(BENCHMARKS / script), "--quick"],
