@@ -136,7 +136,6 @@ def test_the_files_a_lesson_points_at_read_in_one_sitting():
 
 #: Files under teachgrad/viz/ over 300 lines; they are split in issue 31's viz work.
 VIZ_FILES_OVER_300 = {
-    "viz/jvp_stepper.py": "split pending in issue 31's viz work",
 }
 
 #: Files outside viz/ still over 300 lines, each with why it is not split yet.
