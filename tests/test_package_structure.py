@@ -194,7 +194,6 @@ def test_no_package_reads_another_packages_private_names():
 
 #: Functions over 50 lines, each with why it is one function (issue 29: shrink this list).
 LONG_FUNCTIONS = {
-    "viz/widget.py:stepper_widget": "the ipywidgets controls and their wiring, in one place",
     "viz/draw.py:draw": "the drawing's options, checked, then one render",
 }
 
