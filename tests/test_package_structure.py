@@ -194,7 +194,8 @@ def test_no_package_reads_another_packages_private_names():
 
 #: Functions over 50 lines, each with why it is one function (issue 29: shrink this list).
 LONG_FUNCTIONS = {
-    "viz/draw.py:draw": "the drawing's options, checked, then one render",
+    "viz/draw.py:draw": "its docstring, the API page's entry for each of its options, is 51 "
+                        "lines; the body (options checked, then one render) is 24",
 }
 
 
