@@ -21,7 +21,9 @@ lesson's algorithm read backwards:
 * ``LoopIteration``: a while loop starts an iteration.
 * ``Finish``: the gradients returned, one per source.
 
-This module is pure Python (no widgets), so tests check frames directly.
+This module is pure Python (no widgets), so tests check frames directly. The frames'
+data are in ``frame_types.py``, the folding in ``backprop_fold.py`` (one handler per
+event) and ``fold_state.py`` (what the events have built so far).
 """
 from types import MappingProxyType
 
@@ -47,7 +49,6 @@ def backprop_frames(trace, labels=None, prefix="t", start=0):
     return BackpropFrames(trace, frames, tuple(folder.nodes), MappingProxyType(folder.names),
                           MappingProxyType(folder.labels), folder.targets, folder.sources,
                           folder.namer)
-
 
 
 def _events_of(trace):
