@@ -7,14 +7,16 @@
     tape.gradient(y, a)          # det(a) * inv(a)^T = [[3, -1], [-1, 2]]
 
 Each function is an op of ``teachgrad/ops/`` (``matrix.py``: inv, solve, det,
-slogdet; ``factorizations.py``: cholesky, eigh, svd, qr, pinv; ``norms.py``: norm),
+slogdet; ``factorizations.py``: cholesky, eigh, qr; ``singular_values.py``: svd, pinv;
+``norms.py``: norm),
 declared there once with its adjoint; this module only gathers them under numpy's
 names. Every one takes ``name=`` and works on batches of matrices (leading axes).
 """
-from .ops.factorizations import cholesky, eigh, pinv, qr, svd
+from .ops.factorizations import cholesky, eigh, qr
 from .ops.matrix import det, inv, slogdet, solve
 from .ops.naming import takes_name as _takes_name, unnamed_ops as _unnamed_ops
 from .ops.norms import norm
+from .ops.singular_values import pinv, svd
 
 __all__ = ["inv", "solve", "det", "slogdet", "cholesky", "eigh", "svd", "qr", "pinv", "norm"]
 

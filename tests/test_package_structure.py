@@ -136,18 +136,11 @@ def test_the_files_a_lesson_points_at_read_in_one_sitting():
 
 #: Files under teachgrad/viz/ over 300 lines; they are split in issue 31's viz work.
 VIZ_FILES_OVER_300 = {
-    "viz/frames.py": "split pending in issue 31's viz work",
-    "viz/backprop_stepper.py": "split pending in issue 31's viz work",
-    "viz/jvp_stepper.py": "split pending in issue 31's viz work",
 }
 
 #: Files outside viz/ still over 300 lines, each with why it is not split yet.
 FILES_OVER_300 = {
-    "ops/conv.py": "split pending (issue 29): the conv ops and their kernels' choice",
-    "autodiff/custom.py": "split pending (issue 29): custom_gradient vs recompute_grad",
-    "ops/rearrange.py": "split pending (issue 29)",
     "tensor.py": "split pending (issue 29): Tensor vs Variable vs the converters",
-    "ops/factorizations.py": "split pending (issue 29)",
     "autodiff/tape.py": "split pending (issue 29): recording vs reading",
 }
 
@@ -201,9 +194,8 @@ def test_no_package_reads_another_packages_private_names():
 
 #: Functions over 50 lines, each with why it is one function (issue 29: shrink this list).
 LONG_FUNCTIONS = {
-    "viz/draw.py:draw": "the drawing's options, checked, then one render",
-    "viz/local_jacobian.py:_build": "the local Jacobian's rows and columns, in one table",
-    "viz/widget.py:stepper_widget": "the ipywidgets controls and their wiring, in one place",
+    "viz/draw.py:draw": "its docstring, the API page's entry for each of its options, is 51 "
+                        "lines; the body (options checked, then one render) is 24",
 }
 
 

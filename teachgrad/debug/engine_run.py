@@ -15,7 +15,7 @@ flow on the path is explained from its structure alone.
 from .. import backend
 from ..autodiff import events
 from ..autodiff.aggregation import aggregate
-from ..autodiff.custom import custom_gradient_p
+from ..autodiff.custom_op import custom_gradient_p
 from ..autodiff.engine import backward
 from ..graph.session import Session
 from ..ops import IndexedSlices, ones_like

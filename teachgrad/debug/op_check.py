@@ -12,7 +12,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..autodiff.custom import checkable, custom_gradient_p
+from ..autodiff.custom_op import checkable, custom_gradient_p
 from ..autodiff.forward import jvp_of
 from ..autodiff.rule_calls import call_vjp
 from ..ops import IndexedSlices

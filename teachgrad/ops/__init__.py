@@ -33,7 +33,8 @@ from .scans import argsort, cumprod, cumsum, diff, sort
 from .aggregate import all, any, argmax, argmin, prod, std, var
 from .diagonals import diag, diagonal, trace, tril, triu, undiagonal
 from .rearrange import (atleast_1d, atleast_2d, atleast_3d, flatten, flip, fliplr, flipud,
-                        moveaxis, ravel, repeat, roll, rot90, swapaxes, tile, unrepeat, untile)
+                        moveaxis, ravel, roll, rot90, swapaxes)
+from .repeating import repeat, tile, unrepeat, untile
 from .padding import pad, unpad
 from .stacking import array_split, column_stack, dstack, hstack, vstack
 from .selection import select, take

@@ -10,7 +10,7 @@
 """
 from .. import validate
 from .arithmetic import not_equal, power
-from .factorizations import svdvals_p
+from .singular_values import svdvals_p
 from .core import bind
 from .grad_util import as_tensor
 from .math import abs, sqrt, square

@@ -27,11 +27,12 @@ What a browser test can rely on, inside the widget (class ``tg-stepper-widget``)
 from .. import validate
 from ..autodiff import events
 from ..debug.report import escape
-from . import follow, render
-from .frames import DONE, PROCESSING, QUEUED, SKIPPED, WAITING, backprop_frames, gradient_texts
+from . import render
+from .backprop_drawing import PassDrawing
+from .frames import DONE, PROCESSING, QUEUED, SKIPPED, WAITING, backprop_frames
 from .values import (format_block, format_sum, format_value, join_words, loop_label,
                      node_label)
-from .widget import INTERVAL, MAX_FRAMES, VIEW, Stepper, steps_words, text_table
+from .widget import INTERVAL, MAX_FRAMES, Stepper, steps_words, text_table
 
 #: Rows shown in a frame's tables before "... and N more".
 MAX_ROWS = 24
@@ -63,8 +64,7 @@ class BackpropStepper(Stepper):
         self.frames = backprop_frames(self.trace, labels=_checked_labels(labels))
         super().__init__(len(self.frames), max_frames, start, interval)
         self.gradients = None
-        self._drawing = self._svg = None
-        self._drawing_note = ""
+        self._pass = PassDrawing(self.trace, self.frames)
 
     @classmethod
     def from_gradient(cls, tape, target, sources, output_gradients=None,
@@ -81,41 +81,18 @@ class BackpropStepper(Stepper):
         stepper.gradients = grads
         return stepper
 
-    # -- the drawing ----------------------------------------------------------------
+    # -- the drawing (backprop_drawing.PassDrawing) ------------------------------------
     def drawing(self):
         """The ``tg.viz.draw`` drawing of the pass's nodes (None if it cannot be drawn).
 
         It names what the frames name, and each tensor's ``grad = ...`` line is
         as wide as the longest running sum it shows (see ``graph_html``)."""
-        if self._drawing is None and not self._drawing_note:
-            from .draw import draw
-            tensors = self._tensors()
-            longest = {tensors[key]: max(texts, key=len)
-                       for key, texts in self._versions().items() if key in tensors}
-            try:
-                self._drawing = draw(self.trace, names=self.frames.namer, gradients=longest,
-                                     fit=False)   # the widget fits it, full size a click away
-            except ValueError as error:   # no Start event, or too many nodes to draw
-                self._drawing_note = f"The graph is not drawn: {error}"
-        return self._drawing
+        return self._pass.drawing()
 
     def graph_html(self, scope):
         """The drawing as SVG, its element ids prefixed with ``scope`` ("" if not drawn),
         with every version of each running sum, for the frames to show one each."""
-        return "" if not self._rendered() else self._svg.replace("@SCOPE@", scope)
-
-    def _rendered(self):
-        """Render the drawing once (dot runs once); False if there is none."""
-        drawing = self.drawing()
-        if drawing is not None and self._svg is None and not self._drawing_note:
-            svg, note = render.drawing_svg(drawing, "@SCOPE@")   # dot runs once
-            self._drawing_note = note or ""
-            if svg is not None:
-                lines = drawing.tensor_lines()
-                svg = render.with_versions(svg, {lines[key]: texts for key, texts
-                                                 in self._versions().items() if key in lines})
-            self._svg = svg
-        return self._svg is not None
+        return self._pass.graph_html(scope)
 
     def final_style(self, scope):
         return self.frame_style(len(self.frames) - 1, f"#{scope}")
@@ -123,60 +100,7 @@ class BackpropStepper(Stepper):
     def frame_style(self, index, root):
         """The drawing's colours, running sums and travelling edges in frame ``index``,
         for the drawing under the CSS selector ``root``."""
-        frame = self.frames[index]
-        return render.state_style(root, self._drawn(frame)) + self._sums_style(frame, root)
-
-    # -- running sums and travelling contributions -----------------------------------
-    def _tensors(self):
-        """{tensor id: tensor} for every tensor of the pass."""
-        found = {t.id: t for t in self.frames.targets + self.frames.sources}
-        for node in self.frames.nodes:
-            found.update((t.id, t) for t in node.inputs + node.outputs)
-        return found
-
-    def _versions(self):
-        """{tensor id: the texts of its gradient, in the order the frames show them}."""
-        if getattr(self, "_texts", None) is None:
-            self._texts = {}
-            for frame in self.frames.frames:
-                for key, text in gradient_texts(frame).items():
-                    texts = self._texts.setdefault(key, [])
-                    if text not in texts:
-                        texts.append(text)
-        return self._texts
-
-    def _dot_name(self, tensor):
-        drawing = self.drawing()
-        name = drawing.tensor_names.get(tensor.id)
-        if name is None:
-            producer = next((n for n in self.frames.nodes
-                             if any(t is tensor for t in n.outputs)), None)
-            name = drawing.node_names.get(producer)
-        return name
-
-    def _sums_style(self, frame, root):
-        """The frame's running sums shown in the drawing, and, in a CallVJP frame, the
-        edges its contributions travel along highlighted."""
-        if not self._rendered():
-            return ""
-        lines, versions = self.drawing().tensor_lines(), self._versions()
-        shown = [(render.version_key(*lines[key]), versions[key].index(text))
-                 for key, text in gradient_texts(frame).items() if key in lines]
-        edges = []
-        if frame.kind == "CallVJP":
-            head = self.drawing().node_names.get(frame.node)
-            for x, g in zip(frame.node.inputs, frame.event.input_grads):
-                tail = self._dot_name(x) if g is not None else None
-                if tail is not None and head is not None:
-                    edges.append((tail, head))
-        return render.version_style(root, shown, edges)
-
-    def _drawn(self, frame):
-        drawing = self.drawing()
-        if drawing is None:
-            return {}
-        return render.drawn_states(frame.states, frame.tensor_states, drawing.node_names,
-                                   drawing.tensor_names)
+        return self._pass.frame_style(index, root)
 
     # -- HTML -------------------------------------------------------------------------
     def frame_html(self, index, scope):
@@ -184,7 +108,7 @@ class BackpropStepper(Stepper):
         id ``scope``), then its sentence and tables."""
         frame = self.frames[index]
         labels = self.frames.labels
-        parts = [self.frame_style(index, f"#{scope}"), self._follow(frame, scope),
+        parts = [self.frame_style(index, f"#{scope}"), self._pass.follow(frame, scope),
                  f'<div class="tg-step">Step {index} of 0 to {len(self.frames) - 1}: '
                  f"{frame.kind}</div>",
                  f'<p class="tg-sentence">{escape(frame.sentence)}</p>']
@@ -207,24 +131,12 @@ class BackpropStepper(Stepper):
                 f'data-processing="{self.frames.names.get(node, "") if node else ""}">'
                 + "".join(parts) + "</div>")
 
-    def _follow(self, frame, scope):
-        """The style that keeps the node being processed (else the last one popped, or
-        the targets' at the start) in the drawing's box (``follow.follow_style``)."""
-        if not self._rendered():
-            return ""
-        if getattr(self, "_centres", None) is None:
-            self._centres = follow.centres(self._svg)
-        node = frame.processing or next(
-            (f.processing for f in reversed(self.frames.frames[:frame.index])
-             if f.processing is not None), None) or next(iter(frame.queue), None)
-        name = self.drawing().node_names.get(node) if node is not None else None
-        return follow.follow_style(f"#{scope}", self._centres.get(name), VIEW)
 
     def header_html(self):
         title = (f"<b>{escape(self._title())}</b>: {steps_words(len(self.frames))}, one per "
                  f"event.")
         self.graph_html("@SCOPE@")   # renders the drawing once, or finds why it cannot
-        notes = [n for n in (self.window_note(), self._drawing_note) if n]
+        notes = [n for n in (self.window_note(), self._pass.note) if n]
         note = "".join(f'<div class="tg-note">{escape(n)}</div>' for n in notes)
         return f'{render.STYLE}<div class="tg-stepper">{title}{render.legend()}{note}</div>'
 

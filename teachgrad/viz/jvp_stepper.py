@@ -23,18 +23,13 @@ backward pass's ``.tg-queue``.
 """
 from ..autodiff import events
 from ..debug.report import escape
-from . import collect, follow, render
-from .dot import Options
-from .draw import draw_scene
-from .labels import LabelOptions
+from . import render
 from .backprop_stepper import gradient_table
-from .frames import DONE, NOT_REACHED, PROCESSING, QUEUED
+from .frames import PROCESSING, QUEUED
+from .jvp_drawings import follow_node, forward_drawing, forward_style, transpose_drawings
 from .jvp_frames import jvp_frames
 from .values import format_value
-from .widget import INTERVAL, MAX_FRAMES, VIEW, Stepper, steps_words, text_table
-
-#: Transposed ops whose transpose tape is drawn, at most (each is one run of dot).
-MAX_DRAWINGS = 40
+from .widget import INTERVAL, MAX_FRAMES, Stepper, steps_words, text_table
 
 _PHASES = {"native": "native JVP rule", "aid": "1. the aid vector u",
            "backward": "2. g(u) = J^T u", "transpose": "3. the transpose tape",
@@ -95,100 +90,23 @@ class JVPStepper(Stepper):
         self._notes = []
         self._centres = {}        # id(svg) -> follow.centres(svg)
 
-    # -- drawings -------------------------------------------------------------------
+    # -- drawings (jvp_drawings) -------------------------------------------------------
     def _drawn_ops(self):
         """{op index: (drawing, svg with "@SCOPE@")} for the transpose tapes in the window."""
         if self._drawings is None:
-            from .draw import draw
-            self._drawings = {}
-            first, stop = self.window
-            ops = sorted({f.op_index for f in self.frames.frames[first:stop]
-                          if f.op_index in self.frames.transposes})
-            if len(ops) > MAX_DRAWINGS:
-                self._notes.append(f"Only the first {MAX_DRAWINGS} of the {len(ops)} transpose "
-                                   f"tapes are drawn.")
-            for k in ops[:MAX_DRAWINGS]:
-                try:
-                    transpose = self.frames.transposes[k]
-                    # gradients=False: its frames tell the running sums, not the totals
-                    drawing = draw(transpose.trace, names=transpose.namer, gradients=False)
-                except ValueError as error:
-                    self._notes.append(f"The transpose tape of op {k} is not drawn: {error}")
-                    continue
-                svg, note = render.drawing_svg(drawing, "@SCOPE@")
-                self._note(note)
-                if svg is None:
-                    break
-                self._drawings[k] = (drawing, svg)
+            self._drawings = transpose_drawings(self.frames, self.window, self._notes)
         return self._drawings
-
-    def _note(self, note):
-        if note and note not in self._notes:
-            self._notes.append(note)
 
     def _forward_drawn(self):
         """The forward ops drawn once, each tensor with its value and tangent; () if not."""
         if self._forward is None:
-            self._forward = ()
-            frames = self.frames
-            tangents, sources = {}, []
-            made = {t.id for e in frames.events for t in e.node.outputs}
-            for e in frames.events:
-                for t, d in zip(e.node.inputs, e.input_tangents):
-                    if d is not None and t.id not in tangents:
-                        tangents[t.id] = format_value(d)
-                        if t.id not in made:
-                            sources.append(t)
-                for t, d in zip(e.node.outputs, e.output_tangents):
-                    if d is not None:
-                        tangents[t.id] = format_value(d)
-            scene = collect.Scene(list(frames.nodes), sources=tuple(sources),
-                                  targets=tuple(frames.events[-1].node.outputs))
-            options = Options(label_options=LabelOptions(gradient_word="tangent"),
-                              gradients=tangents, fit=False)
-            try:
-                drawing = draw_scene(scene, options, frames.namer)
-            except ValueError as error:
-                self._notes.append(f"The forward computation is not drawn: {error}")
-                return self._forward
-            svg, note = render.drawing_svg(drawing, "@SCOPE@")
-            self._note(note)
-            if svg is None:
-                return self._forward
-            lines = drawing.tensor_lines()
-            svg = render.with_versions(svg, {lines[k]: [text] for k, text in tangents.items()
-                                             if k in lines}, "tangent")
-            self._forward = (drawing, svg, lines, {s.id for s in sources})
+            self._forward = forward_drawing(self.frames, self._notes)
         return self._forward
 
     def frame_style(self, index, root):
         """The forward drawing in frame ``index``: the ops done, the op being
         differentiated, and the tangents known so far (under the CSS selector ``root``)."""
-        drawn = self._forward_drawn()
-        if not drawn:
-            return ""
-        drawing, _, lines, sources = drawn
-        frame = self.frames[index]
-        k = frame.op_index if frame.op_index >= 0 else self._ops_before(index)
-        states, known = {}, set(sources)
-        for i, event in enumerate(self.frames.events):
-            node = event.node
-            if i < k or (i == k and frame.phase in ("native", "tangent")):
-                states[node] = DONE
-                known.update(t.id for t in node.outputs)
-            elif i == k and frame.op_index >= 0:
-                states[node] = PROCESSING
-            else:
-                states.setdefault(node, NOT_REACHED)
-        tensor_states = {key: DONE for key in sources}
-        shown = [(render.version_key(*lines[key]), 0) for key in known if key in lines]
-        return (render.state_style(root, render.drawn_states(
-                    states, tensor_states, drawing.node_names, drawing.tensor_names))
-                + render.version_style(root, shown))
-
-    def _ops_before(self, index):
-        """For a loop frame: how many ops came before it."""
-        return 1 + max([f.op_index for f in self.frames.frames[:index]] or [-1])
+        return forward_style(self.frames, self._forward_drawn(), index, root)
 
     def graph_html(self, scope):
         parts = []
@@ -238,16 +156,7 @@ class JVPStepper(Stepper):
                 + self._follow(drawn, node, f"#{scope} .tg-op-{k}"))
 
     def _follow(self, drawn, node, root):
-        """The style keeping ``node`` of a drawing (``(drawing, svg, ...)``) in the box's
-        view, as the BackpropStepper does (``follow.follow_style``)."""
-        if not drawn or node is None:
-            return ""
-        centres = self._centres.get(id(drawn[1]))
-        if centres is None:
-            centres = self._centres[id(drawn[1])] = follow.centres(drawn[1])
-        # the box's height less the lines above the drawing (the zoom link, its title)
-        return follow.follow_style(root, centres.get(drawn[0].node_names.get(node)),
-                                   f"calc({VIEW} - 4em)")
+        return follow_node(self._centres, drawn, node, root)
 
     # -- HTML -------------------------------------------------------------------------
     def frame_html(self, index, scope):

@@ -138,6 +138,22 @@ class LocalJacobian:
     def _build(self, cotangent, tangent):
         node = self.node
         needed = [x.dtype.kind == "f" for x in node.inputs]
+        rows, columns = self._vjp_rows(needed), self._jvp_columns()
+        self.blocks = {key: _Block(key[0], key[1], np.array(rows[key]).reshape(
+            node.outputs[key[0]].size, node.inputs[key[1]].size),
+            np.array(columns[key]).reshape(node.inputs[key[1]].size,
+                                           node.outputs[key[0]].size).T) for key in rows}
+        self.agree = all(np.allclose(b.matrix, b.from_jvp, rtol=1e-6, atol=1e-9)
+                         for b in self.blocks.values())
+        self.cotangent = self._vectors(cotangent, [node.outputs[k] for k in self.outputs])
+        self.tangent = self._vectors(tangent, [node.inputs[i] for i in self.inputs])
+        self.vjp = self._vjp_of_cotangent(needed)
+        self.jvp = self._jvp_of_tangent()
+        self.broadcast = self._broadcasts()
+
+    def _vjp_rows(self, needed):
+        """{(output k, input i): the block's rows}, one VJP per one-hot output cotangent."""
+        node = self.node
         rows = {(k, i): [] for k in self.outputs for i in self.inputs}
         for k in self.outputs:
             y = node.outputs[k]
@@ -147,6 +163,11 @@ class LocalJacobian:
                     g = grads[i]
                     rows[(k, i)].append(np.zeros(node.inputs[i].size) if g is None
                                         else _numpy(g).ravel())
+        return rows
+
+    def _jvp_columns(self):
+        """{(output k, input i): the block's columns}, one JVP per one-hot input tangent."""
+        node = self.node
         columns = {(k, i): [] for k in self.outputs for i in self.inputs}
         for i in self.inputs:
             x = node.inputs[i]
@@ -158,36 +179,42 @@ class LocalJacobian:
                     t = outs[k]
                     columns[(k, i)].append(np.zeros(node.outputs[k].size) if t is None
                                            else _numpy(t).ravel())
-        self.blocks = {key: _Block(key[0], key[1], np.array(rows[key]).reshape(
-            node.outputs[key[0]].size, node.inputs[key[1]].size),
-            np.array(columns[key]).reshape(node.inputs[key[1]].size,
-                                           node.outputs[key[0]].size).T) for key in rows}
-        self.agree = all(np.allclose(b.matrix, b.from_jvp, rtol=1e-6, atol=1e-9)
-                         for b in self.blocks.values())
-        self.cotangent = self._vectors(cotangent, [node.outputs[k] for k in self.outputs])
-        self.tangent = self._vectors(tangent, [node.inputs[i] for i in self.inputs])
+        return columns
+
+    def _vjp_of_cotangent(self, needed):
+        """{input i: u^T J}, the VJP of the cotangent vectors given (``self.cotangent``)."""
+        node = self.node
         u = [None] * len(node.outputs)
         for k, value in zip(self.outputs, self.cotangent):
             u[k] = Tensor(backend.xp.asarray(value.reshape(node.outputs[k].shape),
                                              dtype=node.outputs[k].dtype))
         grads = call_vjp(node, u, needed)
-        self.vjp = {i: np.zeros(node.inputs[i].size) if grads[i] is None
-                    else _numpy(grads[i]).ravel() for i in self.inputs}
-        self.jvp = {}
+        return {i: np.zeros(node.inputs[i].size) if grads[i] is None
+                else _numpy(grads[i]).ravel() for i in self.inputs}
+
+    def _jvp_of_tangent(self):
+        """{(output k, input i): J t}, for each input's own tangent vector (``self.tangent``)."""
+        node = self.node
+        jvp = {}
         for i, value in zip(self.inputs, self.tangent):   # J t for each input's own t
             t = [None] * len(node.inputs)
             t[i] = Tensor(backend.xp.asarray(value.reshape(node.inputs[i].shape),
                                              dtype=node.inputs[i].dtype))
             outs = jvp_of(node, t)
             for k in self.outputs:
-                self.jvp[(k, i)] = np.zeros(node.outputs[k].size) if outs[k] is None \
+                jvp[(k, i)] = np.zeros(node.outputs[k].size) if outs[k] is None \
                     else _numpy(outs[k]).ravel()
-        self.broadcast = {i: _broadcast_sources(tuple(node.inputs[i].shape),
-                                                tuple(node.outputs[k].shape))
-                          for i in self.inputs for k in self.outputs[:1]
-                          if tuple(node.inputs[i].shape) != tuple(node.outputs[k].shape)
-                          and _broadcast_sources(tuple(node.inputs[i].shape),
-                                                 tuple(node.outputs[k].shape)) is not None}
+        return jvp
+
+    def _broadcasts(self):
+        """{input i: its broadcast sources}, for inputs shaped unlike the first output."""
+        node = self.node
+        return {i: _broadcast_sources(tuple(node.inputs[i].shape),
+                                      tuple(node.outputs[k].shape))
+                for i in self.inputs for k in self.outputs[:1]
+                if tuple(node.inputs[i].shape) != tuple(node.outputs[k].shape)
+                and _broadcast_sources(tuple(node.inputs[i].shape),
+                                       tuple(node.outputs[k].shape)) is not None}
 
     def _one_hot_outputs(self, k, r):
         grads = [None] * len(self.node.outputs)

@@ -27,6 +27,7 @@ import uuid
 
 from ..debug.report import escape
 from . import follow, render
+from .step_controls import step_buttons, step_controls
 
 #: Milliseconds per step when playing.
 INTERVAL = 800
@@ -214,47 +215,15 @@ def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL
     last = len(frame_html) - 1
     frames = widgets.Stack([widgets.HTML(value=h) for h in frame_html], selected_index=0,
                            layout=widgets.Layout(flex="1 1 50%", min_width="320px"))
-    play = widgets.Play(value=0, min=0, max=last, step=1, interval=interval,
-                        show_repeat=False, tooltip="play / pause; the square goes back to step 0")
-    slider = widgets.IntSlider(value=0, min=0, max=last, description="step",
-                               continuous_update=True,
-                               layout=widgets.Layout(width="auto", flex="1 1 240px",
-                                                     min_width="200px", max_width="420px"))
-    box = widgets.BoundedIntText(value=0, min=0, max=last, step=1,
-                                 tooltip="its arrows step one at a time",
-                                 layout=widgets.Layout(width="80px"))
-    speed = widgets.IntSlider(value=interval, min=100, max=3000, step=100,
-                              description="ms/step",
-                              layout=widgets.Layout(width="auto", flex="0 1 260px",
-                                                    min_width="180px"))
+    play, slider, box, speed = step_controls(widgets, last, interval)
     links = [widgets.jslink((play, "value"), (slider, "value")),
              widgets.jslink((slider, "value"), (frames, "selected_index")),
              widgets.jslink((slider, "value"), (box, "value")),
              widgets.jslink((speed, "value"), (play, "interval"))]
-    back = widgets.Button(description="◀ back", tooltip="one step back (needs a running kernel; the slider does not)",
-                          layout=widgets.Layout(width="auto", min_width="80px", flex="0 0 auto"))
-    step = widgets.Button(description="step ▶", tooltip="one step on (needs a running kernel; the slider does not)",
-                          layout=widgets.Layout(width="auto", min_width="80px", flex="0 0 auto"))
-    reset = widgets.Button(description="reset", tooltip="back to step 0 (needs a running kernel; the Play stop button does not)",
-                           layout=widgets.Layout(width="auto", min_width="80px", flex="0 0 auto"))
-
-    def move(delta):
-        slider.value = min(max(slider.value + delta, 0), last)
-
-    def restart(_):
-        play.playing = False
-        slider.value = 0
-
-    back.on_click(lambda _: move(-1))
-    step.on_click(lambda _: move(1))
-    reset.on_click(restart)
+    back, step, reset = step_buttons(widgets, play, slider, last)
     # The drawing and the frames scroll in boxes of their own, at most VIEW tall, under
     # the controls, which wrap to the column's width and stick to the top of the view.
-    least = f"min({max(graph_width, 300)}px, 100%)" if graph_width else "300px"
-    graph = widgets.HTML(value=graph_html,
-                         layout=widgets.Layout(flex="1 1 40%", min_width=least,
-                                               overflow="auto", max_height=VIEW))
-    graph.add_class("tg-graph-box")    # a CSS container: follow.follow_style reads its width
+    graph = _graph_box(widgets, graph_html, graph_width)
     frames.layout.max_height = VIEW
     frames.layout.overflow = "auto"
     kernel = widgets.HTML(f'<span class="tg-kernel-note" title="{KERNEL_ONLY}">'
@@ -274,3 +243,14 @@ def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL
                      "speed": speed, "back": back, "step": step, "reset": reset,
                      "graph": graph, "links": links, "controls": controls, "kernel": kernel}
     return root
+
+
+def _graph_box(widgets, graph_html, graph_width):
+    """The drawing's box, scrolling, at most ``VIEW`` tall and at least ``graph_width``
+    (or 300 px) wide."""
+    least = f"min({max(graph_width, 300)}px, 100%)" if graph_width else "300px"
+    graph = widgets.HTML(value=graph_html,
+                         layout=widgets.Layout(flex="1 1 40%", min_width=least,
+                                               overflow="auto", max_height=VIEW))
+    graph.add_class("tg-graph-box")    # a CSS container: follow.follow_style reads its width
+    return graph
