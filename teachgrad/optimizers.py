@@ -266,17 +266,21 @@ class Adam(Optimizer):
     def _update(self, g, w, lr_t):
         b1, b2 = self.beta_1, self.beta_2
         m, v = self._slot(w, "m"), self._slot(w, "v")
-        # Each product and difference has its Variable on the left: unrecorded, lr_t and
-        # square(g) are raw arrays, and a CuPy array on the left of an operator does not
-        # hand it to a Variable on its right as a numpy array does. (The same numbers:
-        # v - c (v - g^2) is v + c (g^2 - v) to the bit.)
-        m.assign(m + (1 - b1) * (g - m))
-        v.assign(v - (1 - b2) * (v - square(g)))
+        # m_t and v_t, the moments after this step, are assigned to the slots and used
+        # as they are for the step (not read back from the slots). Each difference has
+        # its Variable on the left: unrecorded, square(g) is a raw array, and a CuPy
+        # array on the left of an operator does not hand it to a Variable on its right
+        # as a numpy array does. (The same numbers: v - c (v - g^2) is v + c (g^2 - v)
+        # to the bit.)
+        m_t = m + (1 - b1) * (g - m)
+        v_t = v - (1 - b2) * (v - square(g))
+        m.assign(m_t)
+        v.assign(v_t)
         if self.amsgrad:
             v_hat = self._slot(w, "vhat")
-            v_hat.assign(maximum(v_hat, v))
-            v = v_hat
-        w.assign(w - m * lr_t / (sqrt(v) + self.epsilon))
+            v_t = maximum(v_hat, v_t)
+            v_hat.assign(v_t)
+        w.assign(w - m_t * lr_t / (sqrt(v_t) + self.epsilon))
 
 
 def _unrecorded_updates_on_arrays():
