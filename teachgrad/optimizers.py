@@ -40,9 +40,12 @@ __all__ = ["Adam", "Optimizer", "SGD"]
 
 class Optimizer:
     r"""What SGD and Adam share: the checks on ``apply_gradients``, gradient clipping and
-    weight decay, the slots, the step count. A subclass gives ``_update(g, w, step)``,
-    which assigns ``w`` its new value (``g`` a dense tensor of ``w``'s dtype, ``step`` the
-    step number from 1, as a tensor of that dtype). Every optimizer takes the options
+    weight decay, the slots, the step count. A subclass gives ``_update(g, w, per_step)``,
+    which assigns ``w`` its new value (``g`` a dense tensor of ``w``'s dtype), and may give
+    ``_per_step(step)``: what its rule needs once per step, not once per Variable (Adam's
+    bias-corrected learning rate), from ``step``, the step number from 1 as a tensor of
+    the Variables' dtype. ``_update`` gets it as ``per_step``; like TensorFlow's
+    optimizers, a step computes it once per dtype. Every optimizer takes the options
     below, as in Keras 3.
 
     Args:
@@ -106,11 +109,18 @@ class Optimizer:
             if self.weight_decay is not None:
                 for w in variables:
                     w.assign(w - w * self.weight_decay * self.learning_rate)
+            per_step = {}   # dtype -> what _per_step computed for it
             for g, w in zip(grads, variables):
-                step = cast(self.iterations + 1, w.dtype)
-                self._update(g, w, step)
+                if w.dtype not in per_step:
+                    per_step[w.dtype] = self._per_step(cast(self.iterations + 1, w.dtype))
+                self._update(g, w, per_step[w.dtype])
             self.iterations.assign_add(1)
         return self.iterations
+
+    def _per_step(self, step):
+        """What the rule needs at step ``step`` (a tensor) for every Variable alike: by
+        default ``step`` itself."""
+        return step
 
     def _clipped(self, grads):
         r"""The gradients clipped as Keras clips them (``_clip_gradients``). A norm of 0
@@ -207,7 +217,7 @@ class SGD(Optimizer):
         self.momentum = _hyper(momentum, "momentum", "SGD", upper=1.0)
         self.nesterov = validate.boolean(nesterov, "nesterov", "SGD")
 
-    def _update(self, g, w, step):
+    def _update(self, g, w, step):   # SGD's rule does not depend on the step
         lr, mu = self.learning_rate, self.momentum
         if mu == 0:
             w.assign(w - lr * g)
@@ -247,21 +257,30 @@ class Adam(Optimizer):
         self.beta_2 = _hyper(beta_2, "beta_2", "Adam", upper=1.0, open_upper=True)
         self.epsilon = _hyper(epsilon, "epsilon", "Adam")
 
-    def _update(self, g, w, step):
+    def _per_step(self, step):
+        r"""The learning rate with both bias corrections, the same for every Variable:
+        $\eta_t = \eta \sqrt{1 - \beta_2^t} / (1 - \beta_1^t)$."""
+        return self.learning_rate * sqrt(1 - power(self.beta_2, step)) / (
+            1 - power(self.beta_1, step))
+
+    def _update(self, g, w, lr_t):
         b1, b2 = self.beta_1, self.beta_2
         m, v = self._slot(w, "m"), self._slot(w, "v")
-        lr_t = self.learning_rate * sqrt(1 - power(b2, step)) / (1 - power(b1, step))
-        # Each product and difference has its Variable on the left: unrecorded, lr_t,
-        # square(g) and a clipped g are raw arrays, and a CuPy array on the left of an
-        # operator does not hand it to a Variable on its right as a numpy array does.
-        # (The same numbers: m - c (m - g) is m + c (g - m) to the bit.)
-        m.assign(m - (1 - b1) * (m - g))
-        v.assign(v - (1 - b2) * (v - square(g)))
+        # m_t and v_t, the moments after this step, are assigned to the slots and used
+        # as they are for the step (not read back from the slots). Each difference has
+        # its Variable on the left: unrecorded, square(g) and a clipped g are raw arrays,
+        # and a CuPy array on the left of an operator does not hand it to a Variable on
+        # its right as a numpy array does. (The same numbers: m - c (m - g) is
+        # m + c (g - m), and v - c (v - g^2) is v + c (g^2 - v), to the bit.)
+        m_t = m - (1 - b1) * (m - g)
+        v_t = v - (1 - b2) * (v - square(g))
+        m.assign(m_t)
+        v.assign(v_t)
         if self.amsgrad:
             v_hat = self._slot(w, "vhat")
-            v_hat.assign(maximum(v_hat, v))
-            v = v_hat
-        w.assign(w - m * lr_t / (sqrt(v) + self.epsilon))
+            v_t = maximum(v_hat, v_t)
+            v_hat.assign(v_t)
+        w.assign(w - m_t * lr_t / (sqrt(v_t) + self.epsilon))
 
 
 def _unrecorded_updates_on_arrays():

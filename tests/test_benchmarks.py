@@ -11,7 +11,7 @@ BENCHMARKS = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
 @pytest.mark.parametrize("script", ["mlp_gradient.py", "forward_mode.py", "recompute_grad.py",
                                     "while_loop.py", "stepper_frames.py", "graph_fusion.py",
                                     "draw_graph.py", "chain_split.py", "bind_paths.py",
-                                    "cnn_split.py",
+                                    "cnn_split.py", "mlp_split.py",
                                     "gpu_fusion.py", "peers/run.py", "peers/cnn.py",
                                     "peers/gpu_peers.py", "gpu_conv_formulations.py",
                                     "vectorized_jacobian.py"])
