@@ -34,6 +34,7 @@ from .ops import IndexedSlices, cast, clip, maximum, power, sqrt, square
 from .ops import sum as reduce_sum
 from .state import override, state
 from .tensor import SymbolicTensor, Tensor, Variable
+from .validate import hyperparameter, optional_hyperparameter
 
 __all__ = ["Adam", "Optimizer", "SGD"]
 
@@ -63,8 +64,8 @@ class Optimizer:
             validate.fail(TypeError, "tg.optimizers.Optimizer", "name", "a non-empty string "
                           "(the prefix of its Variables' names)", name)
         self.name = name
-        self.learning_rate = _hyper(learning_rate, "learning_rate", name)
-        self.weight_decay = _optional_hyper(weight_decay, "weight_decay", name)
+        self.learning_rate = hyperparameter(learning_rate, "learning_rate", name)
+        self.weight_decay = optional_hyperparameter(weight_decay, "weight_decay", name)
         clipping = {"clipnorm": clipnorm, "clipvalue": clipvalue,
                     "global_clipnorm": global_clipnorm}
         given = [key for key, value in clipping.items() if value is not None]
@@ -72,9 +73,9 @@ class Optimizer:
             validate.fail(ValueError, f"tg.optimizers.{name}", given[1], "None when `"
                           f"{given[0]}` is set: only one of `clipnorm`, `clipvalue` and "
                           "`global_clipnorm` can be set (as in Keras)", clipping[given[1]])
-        self.clipnorm = _optional_hyper(clipnorm, "clipnorm", name)
-        self.clipvalue = _optional_hyper(clipvalue, "clipvalue", name)
-        self.global_clipnorm = _optional_hyper(global_clipnorm, "global_clipnorm", name)
+        self.clipnorm = optional_hyperparameter(clipnorm, "clipnorm", name)
+        self.clipvalue = optional_hyperparameter(clipvalue, "clipvalue", name)
+        self.global_clipnorm = optional_hyperparameter(global_clipnorm, "global_clipnorm", name)
         self.iterations = Variable(backend.xp.asarray(0, dtype="int64"), trainable=False,
                                    name=f"{name}/iterations")
         self._slots = {}    # (Variable id, slot name) -> (Variable, its slot Variable)
@@ -148,7 +149,7 @@ class Optimizer:
         pairs, seen = [], set()
         for pair in list(grads_and_vars):
             if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-                validate.fail(TypeError, where, name, accepted + f"; one item is not a pair",
+                validate.fail(TypeError, where, name, accepted + "; one item is not a pair",
                               pair)
             g, w = pair
             if not isinstance(w, Variable):
@@ -214,7 +215,7 @@ class SGD(Optimizer):
                  clipnorm=None, clipvalue=None, global_clipnorm=None):
         super().__init__(learning_rate, "SGD", weight_decay, clipnorm, clipvalue,
                          global_clipnorm)
-        self.momentum = _hyper(momentum, "momentum", "SGD", upper=1.0)
+        self.momentum = hyperparameter(momentum, "momentum", "SGD", upper=1.0)
         self.nesterov = validate.boolean(nesterov, "nesterov", "SGD")
 
     def _update(self, g, w, step):   # SGD's rule does not depend on the step
@@ -253,9 +254,9 @@ class Adam(Optimizer):
         super().__init__(learning_rate, "Adam", weight_decay, clipnorm, clipvalue,
                          global_clipnorm)
         self.amsgrad = validate.boolean(amsgrad, "amsgrad", "Adam")
-        self.beta_1 = _hyper(beta_1, "beta_1", "Adam", upper=1.0, open_upper=True)
-        self.beta_2 = _hyper(beta_2, "beta_2", "Adam", upper=1.0, open_upper=True)
-        self.epsilon = _hyper(epsilon, "epsilon", "Adam")
+        self.beta_1 = hyperparameter(beta_1, "beta_1", "Adam", upper=1.0, open_upper=True)
+        self.beta_2 = hyperparameter(beta_2, "beta_2", "Adam", upper=1.0, open_upper=True)
+        self.epsilon = hyperparameter(epsilon, "epsilon", "Adam")
 
     def _per_step(self, step):
         r"""The learning rate with both bias corrections, the same for every Variable:
@@ -296,17 +297,3 @@ def _unrecorded_updates_on_arrays():
         return override(arrays=True)
     return contextlib.nullcontext()
 
-
-def _optional_hyper(value, name, where):
-    """None (not used), or a hyperparameter >= 0."""
-    return None if value is None else _hyper(value, name, where)
-
-
-def _hyper(value, name, where, upper=None, open_upper=False):
-    """A hyperparameter: a finite number >= 0 (and <= ``upper``, or < when ``open_upper``)."""
-    number = validate.number(value, name, f"tg.optimizers.{where}", minimum=0.0)
-    if upper is not None and (number > upper or (open_upper and number == upper)):
-        bound = f"< {upper}" if open_upper else f"<= {upper}"
-        validate.fail(ValueError, f"tg.optimizers.{where}", name, f"a number >= 0 and {bound}",
-                      value)
-    return number

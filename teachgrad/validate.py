@@ -279,3 +279,18 @@ def callable_(value, name, where, hint=""):
     if not callable(value):
         fail(TypeError, where, name, "a function (something callable)", value, hint)
     return value
+
+
+def hyperparameter(value, name, where, upper=None, open_upper=False):
+    """An optimizer's hyperparameter (``where``: ``"Adam"``...): a finite number >= 0
+    (and <= ``upper``, or < when ``open_upper``)."""
+    checked = number(value, name, f"tg.optimizers.{where}", minimum=0.0)
+    if upper is not None and (checked > upper or (open_upper and checked == upper)):
+        bound = f"< {upper}" if open_upper else f"<= {upper}"
+        fail(ValueError, f"tg.optimizers.{where}", name, f"a number >= 0 and {bound}", value)
+    return checked
+
+
+def optional_hyperparameter(value, name, where):
+    """None (not used), or a hyperparameter >= 0."""
+    return None if value is None else hyperparameter(value, name, where)
