@@ -315,9 +315,10 @@ def _loop_counts(target, producer):
 
 
 def _queue_backward(target, sources, producer, count=_loop_counts, reporting=False,
-                    lifo=False):
+                    lifo=False, overwrite=False):
     """A right engine: pending counts, then a FIFO queue (``count`` may replace the walk;
-    ``reporting`` uses tg.exercises' Pending and Queue; ``lifo`` pops from the back)."""
+    ``reporting`` uses tg.exercises' Pending and Queue; ``lifo`` pops from the back;
+    ``overwrite``, a wrong one, keeps only a tensor's last cotangent instead of adding)."""
     import collections
     pending = count(target, producer)
     if reporting:
@@ -328,7 +329,9 @@ def _queue_backward(target, sources, producer, count=_loop_counts, reporting=Fal
         node = queue.pop() if lifo else queue.popleft()
         outs = [sum(grads.pop(t.id)) if t.id in grads else None for t in node.outputs]
         for x, g in zip(node.inputs, ex.call_rule(node, outs)):
-            if g is not None:
+            if g is not None and overwrite:
+                grads[x.id] = [g]
+            elif g is not None:
                 grads.setdefault(x.id, []).append(g)
             if producer(x) is not None:
                 pending[producer(x)] -= 1
@@ -447,6 +450,27 @@ def test_a_wrong_engine_is_replayed_beside_the_engine_on_the_failing_graph():
     assert not feedback and "the tape's is" in feedback.message
     beside = feedback.beside()
     assert beside is not None and beside.first is None     # same steps, wrong result
+    end = len(beside.reference.frames) - 1
+    assert beside.values_part is not None and beside.values_part[0] == end   # at Finish
+    assert "take the same steps, but the values part" in beside.note
+
+
+def test_beside_names_the_first_rule_call_handed_a_wrong_cotangent():
+    """An engine that overwrites a tensor's cotangents instead of adding them takes
+    the engine's steps; Beside names the first rule call whose values differ."""
+    def overwrites(target, sources, producer):
+        return _queue_backward(target, sources, producer, reporting=True, overwrite=True)
+    def used_three_times(x, y):
+        p = x * y
+        return tg.sin(p) * tg.exp(p) + p
+    run = ex.record(used_three_times, 0.5, 2.0)
+    with tg.viz.record() as rec:
+        run.tape.gradient(run.target, run.sources)
+    beside = ex.Beside(rec.traces[0], ex.replay(overwrites, run), run)
+    assert beside.first is None and beside.values_part is not None
+    k, j = beside.values_part
+    assert type(rec.traces[0].events[k]).__name__ == "CallVJP"
+    assert f"teachgrad's step {k} and your step {j}" in beside.note
 
 
 def test_answer_repeats_what_the_exercise_asks_for():

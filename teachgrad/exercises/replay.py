@@ -8,6 +8,8 @@ first step where they part (``first_difference``).
 """
 import collections
 
+import numpy as np
+
 from ..viz.widget import display_with_export_copy
 from .guard import student_code
 from .protocol import steps, watch, watching
@@ -137,6 +139,40 @@ def first_difference(reference, yours, run):
             mine[k][0] if k < len(mine) else len(yours.events) - 1)
 
 
+def first_value_difference(reference, yours):
+    """Where two traces that take the same steps first hand on different values: the
+    first rule call whose cotangents in or out differ (where both runs computed them),
+    or the end if only the final gradients do, as ``(step in reference, step in
+    yours)``; None when all agree."""
+    def compared(trace):
+        return [(k, e) for k, e in enumerate(trace.events)
+                if type(e).__name__ in ("CallVJP", "Finish")]
+    for (k, a), (j, b) in zip(compared(reference), compared(yours)):
+        if not all(_same_value(x, y) for x, y in zip(_values(a), _values(b))) or \
+                len(_values(a)) != len(_values(b)):
+            return k, j
+    return None
+
+
+def _values(event):
+    if type(event).__name__ == "Finish":
+        return tuple(event.gradients)
+    return tuple(event.output_grads) + tuple(event.input_grads)
+
+
+def _same_value(a, b):
+    if a is None or b is None:   # not computed by one run (the engine skips what no one
+        return True              # needs, a student's call_rule does not): nothing to compare
+    a, b = _host(a), _host(b)
+    return a.shape == b.shape and np.allclose(a, b, rtol=1e-6, atol=1e-9, equal_nan=True)
+
+
+def _host(value):
+    if hasattr(value, "to_dense"):          # an IndexedSlices
+        value = value.to_dense()
+    return np.asarray(value.numpy() if hasattr(value, "numpy") else value, dtype=float)
+
+
 #: The narrowest a stepper of ``Beside`` gets: two side by side from twice this.
 PANEL_MIN = "540px"
 _REFERENCE = "teachgrad's run (the reference)"
@@ -153,9 +189,15 @@ class Beside:
         names = run.names()    # x0, n0, n1, ...: the names the check's messages use
         self.reference = viz.BackpropStepper(reference, labels=names)
         self.yours = viz.BackpropStepper(yours, labels=names)
-        if self.first is None:
+        self.values_part = None if self.first else first_value_difference(reference, yours)
+        if self.first is None and self.values_part is None:
             self.note = ("Your run and teachgrad's take the same steps (teachgrad's also "
                          "reports each sum of several contributions).")
+        elif self.first is None:
+            k, j = self.values_part
+            self.note = (f"Your run and teachgrad's take the same steps, but the values part "
+                         f"at teachgrad's step {k} and your step {j}: step both steppers "
+                         f"there and compare the gradients each hands on.")
         else:
             self.note = (f"The runs part at teachgrad's step {self.first[0]} and your step "
                          f"{self.first[1]} (teachgrad's run comes first, yours second; each "
