@@ -647,6 +647,27 @@ def test_gradient_column_is_filled_for_every_tensor_and_sums_read_well():
     assert sub == "0.5 - 0.4444 + [1, -2] + -[3]"
 
 
+def test_a_gradient_is_not_more_may_come_once_its_node_is_in_the_queue():
+    """A node whose pending count is 0 has every contribution: the table says so while
+    it waits in the queue (a walk-through found 'more may come' on such gradients)."""
+    from teachgrad.viz.frames import QUEUED
+    rec, _, _ = lesson_two()
+    stepper = tg.viz.BackpropStepper(rec)
+    checked = 0
+    for frame in stepper.frames:
+        queued = [n for n in stepper.frames.nodes if frame.states[n] == QUEUED]
+        html = stepper.frame_html(frame.index, "s")
+        for node in queued:
+            for t in node.outputs:
+                grad = frame.gradients.get(t.id)
+                if grad is None or grad.total is not None:
+                    continue
+                row = re.search(re.escape(grad.label) + r"</td>.*?</tr>", html)
+                assert row and "so far" not in row.group(0), (frame.index, grad.label)
+                checked += 1
+    assert checked > 0
+
+
 def test_a_node_with_a_contribution_is_reached():
     rec, _, _ = lesson_two()
     frames = backprop_frames(rec.traces[0])

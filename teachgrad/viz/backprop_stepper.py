@@ -183,18 +183,21 @@ def gradient_table(frames, frame):
         done = {t.id for n in frames.nodes if frame.states[n] in (DONE, SKIPPED)
                 for t in n.outputs}
         items = [(k, g) for k, g in items if k in sources or k not in done]
-    popped = {t.id for n in frames.nodes if frame.states[n] in (PROCESSING, DONE, SKIPPED)
-              for t in n.outputs}
+    # all in: the node that made the tensor is in the queue (its pending count is 0) or
+    # has been popped; until then more contributions may come
+    all_in = {t.id for n in frames.nodes
+              if frame.states[n] in (QUEUED, PROCESSING, DONE, SKIPPED) for t in n.outputs}
     rows = []
     for key, grad in items[:MAX_ROWS]:
         if grad.total is not None:
             how = ("one contribution, nothing to add" if grad.method == "nop"
                    else f"summed by {grad.method}")
         elif len(grad.contributions) == 1:
-            how = ("one contribution, nothing to add" if key in popped
+            how = ("one contribution, nothing to add" if key in all_in
                    else "so far: more may come")
         else:
-            how = "so far: the running sum"
+            how = ("all in: added up when its node leaves the queue" if key in all_in
+                   else "so far: the running sum")
         blocks = "".join(f'<pre class="tg-value tg-array">{escape(block)}</pre>'
                          for block in map(format_block, grad.contributions) if block)
         rows.append((escape(grad.label),
