@@ -227,7 +227,7 @@ def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL
     frames.layout.max_height = VIEW
     frames.layout.overflow = "auto"
     kernel = widgets.HTML(f'<span class="tg-kernel-note" title="{KERNEL_ONLY}">'
-                          f"back / step / reset: need a kernel</span>")
+                          f"(▶ and the slider also work in a saved notebook)</span>")
     controls = widgets.HBox([play, back, step, reset, kernel, slider, box, speed],
                             layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
     controls.add_class("tg-controls")
