@@ -34,7 +34,7 @@ def test_the_header_counts_the_steps_as_the_frames_number_them():
     stepper = _chain_stepper(3)
     last = len(stepper.frames) - 1
     assert f"{last + 1} steps, 0 to {last}" in stepper.header_html()
-    assert f"Step {last} of 0 to {last}:" in stepper.frame_html(last, "s")
+    assert f"Step {last} (0 to {last}):" in stepper.frame_html(last, "s")
 
 
 def test_a_wide_drawing_keeps_its_text_readable():

@@ -109,7 +109,7 @@ class BackpropStepper(Stepper):
         frame = self.frames[index]
         labels = self.frames.labels
         parts = [self.frame_style(index, f"#{scope}"), self._pass.follow(frame, scope),
-                 f'<div class="tg-step">Step {index} of 0 to {len(self.frames) - 1}: '
+                 f'<div class="tg-step">Step {index} (0 to {len(self.frames) - 1}): '
                  f"{frame.kind}</div>",
                  f'<p class="tg-sentence">{escape(frame.sentence)}</p>']
         if frame.loop is not None:

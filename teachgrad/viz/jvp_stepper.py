@@ -162,11 +162,11 @@ class JVPStepper(Stepper):
     def frame_html(self, index, scope):
         frame = self.frames[index]
         ops = len(self.frames.events)
-        where = (f"op {frame.op_index + 1} of {ops}, {self.frames.labels[frame.node]}"
+        where = (f"op {frame.op_index + 1} of {ops} ({self.frames.labels[frame.node]})"
                  if frame.op_index >= 0 else "a loop")
         parts = [self._style(frame, scope),
-                 f'<div class="tg-step">Step {index} of 0 to {len(self.frames) - 1}: '
-                 f"{escape(where)}: {_PHASES[frame.phase]}</div>",
+                 f'<div class="tg-step">Step {index} (0 to {len(self.frames) - 1}) · '
+                 f"{escape(where)} · {_PHASES[frame.phase]}</div>",
                  f'<p class="tg-sentence">{escape(frame.sentence)}</p>']
         if frame.op_index >= 0:
             parts.append(self._tangent_table(frame))
