@@ -157,6 +157,18 @@ def test_every_catalogue_exercise_can_be_solved(name):
     assert feedback.verdict == "wrong_value" and feedback.message.endswith(exercise.hint)
 
 
+def test_conv2d_exercise_names_the_filters_rules_common_slips():
+    """Lesson 11's exercise 2: a filters' cotangent left in the convolution's layout, or
+    turned like the input's, is named (a walk-through found numbers only)."""
+    right = RIGHT_VJPS["conv2d"][1]
+    untransposed = lambda g, ans, x, w: tg.transpose(right(g, ans, x, w), (2, 0, 1, 3))  # noqa: E731
+    turned = lambda g, ans, x, w: tg.flip(right(g, ans, x, w), (0, 1))  # noqa: E731
+    exercise = ex.get("conv2d")
+    assert "put it back in w's layout" in exercise.check(None, untransposed).message
+    assert "only the input's rule turns the filters" in exercise.check(None, turned).message
+    assert exercise.check(None, right).ok
+
+
 def test_task_texts_do_not_give_the_answer():
     for exercise in ex.list():
         assert exercise.task.startswith("Write") and "=" not in exercise.task.split(" of ")[0]

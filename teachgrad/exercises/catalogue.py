@@ -77,6 +77,23 @@ def _conv2d_unturned(g, ans, x, w):
     return nn.conv2d(padded, ops.transpose(w, (0, 1, 3, 2)), strides=1, padding="VALID")
 
 
+def _conv2d_filters(g, x):
+    """conv2d's filters' cotangent laid out (c, kh, kw, out): the images, batch and
+    channels swapped, convolved with g as the filters."""
+    images, as_filters = ops.transpose(x, (3, 1, 2, 0)), ops.transpose(g, (1, 2, 0, 3))
+    return nn.conv2d(images, as_filters, strides=1, padding="VALID")
+
+
+def _conv2d_filters_untransposed(g, ans, x, w):
+    """The filters' rule without its last transpose back to (kh, kw, c, out)."""
+    return _conv2d_filters(g, x)
+
+
+def _conv2d_filters_turned(g, ans, x, w):
+    """The filters' rule with the result turned by 180 degrees, as the input's is."""
+    return ops.flip(ops.transpose(_conv2d_filters(g, x), (1, 2, 0, 3)), (0, 1))
+
+
 _READY_MADE = [
     Exercise("sin", ops.sin, ([0.3, 1.2, -2.0],), _vjp_task("tg.sin"),
              "which function is the derivative of sin? And the chain rule multiplies by g."),
@@ -122,7 +139,14 @@ _READY_MADE = [
              slips=((0, _conv2d_unturned, "It is what the convolution gives with the filters "
                      "not turned by 180 degrees: in the backward pass the taps are counted "
                      "backwards (p' = kh - 1 - p), so flip the filters along their height and "
-                     "width (tg.flip(w, (0, 1))) as well as swapping their channels."),)),
+                     "width (tg.flip(w, (0, 1))) as well as swapping their channels."),
+                    (1, _conv2d_filters_untransposed, "It is the filters' cotangent laid out "
+                     "(c, kh, kw, out), as the convolution of the images with g gives it: "
+                     "put it back in w's layout (kh, kw, c, out) with "
+                     "tg.transpose(grad, (1, 2, 0, 3))."),
+                    (1, _conv2d_filters_turned, "It is the filters' cotangent turned by 180 "
+                     "degrees: only the input's rule turns the filters; the filters' rule "
+                     "convolves the images with g as it is."))),
     Exercise("sin_jvp", ops.sin, ([0.3, 1.2, -2.0],), _vjp_task("tg.sin", "the JVP rule"),
              "a JVP rule maps the input's tangent x_dot to the output's: the local derivative "
              "times x_dot.", kind="jvp"),

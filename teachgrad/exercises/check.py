@@ -171,7 +171,8 @@ class _Check:
         story = reduction_story(tuple(self.arrays[i].shape), self.out_shape)
         if self.mode == "vjp" and story:
             return hint + " " + story
-        return hint + " In a product, one factor may need tg.transpose."
+        return hint + (" A product or a convolution may need an operand's axes reordered "
+                       "first (tg.transpose).")
 
     # -- VJP ----------------------------------------------------------------------------
     def _check_vjp(self, i, rule):
