@@ -141,7 +141,6 @@ VIZ_FILES_OVER_300 = {
 #: Files outside viz/ still over 300 lines, each with why it is not split yet.
 FILES_OVER_300 = {
     "tensor.py": "split pending (issue 29): Tensor vs Variable vs the converters",
-    "autodiff/tape.py": "split pending (issue 29): recording vs reading",
 }
 
 

@@ -18,7 +18,6 @@ A tape entered while a graph is built (inside ``tg.function``, or ``with
 graph.as_default():``) records that graph's nodes, and its ``gradient`` adds
 gradient nodes to the graph, through the same engine as ``tg.gradients``.
 """
-import warnings
 
 from .. import dtypes, nest, validate
 from ..ops import IndexedSlices, zeros_like
@@ -32,6 +31,7 @@ from .gradients import encloses
 from . import jacobians as _jacobians
 from .seeds import seed_gradients
 from .tape_record import _RELEASED, TapeRecord
+from .why_none import warn_why_none
 
 
 class GradientTape(TapeRecord):
@@ -200,20 +200,8 @@ class GradientTape(TapeRecord):
         if unconnected is UnconnectedGradients.ZERO:
             grads = [zeros_like(s) if g is None else g for g, s in zip(grads, flat_sources)]
         elif self.explain_none and any(g is None for g in grads):
-            self._warn_why_none(flat_sources, grads)
+            warn_why_none(self, flat_sources, grads)
         return nest.pack_sequence_as(sources, grads)
-
-    def _warn_why_none(self, sources, grads):
-        """Say once, in a warning, why a source got None when the usual slip explains it:
-        a tape never entered, a source that is not a float, a forgotten tape.watch."""
-        for i, (s, g) in enumerate(zip(sources, grads)):
-            if g is not None:
-                continue
-            reason = _why_none(self, s)
-            if reason:
-                label = s.name or ("the source" if len(sources) == 1 else f"source {i}")
-                warnings.warn(f"GradientTape.gradient: the gradient with respect to {label} "
-                              f"is None: {reason}", stacklevel=4)
 
     def _read_target(self, variable):
         """A Variable given as a target: the snapshot of it that this tape watches last
@@ -248,33 +236,6 @@ class GradientTape(TapeRecord):
         if not parts:
             return None
         return aggregate(parts, None)[0]
-
-def _why_none(tape, source):
-    """The slip that gives ``source`` no gradient on ``tape``, in words (None: the target
-    just does not depend on it, which is not a mistake)."""
-    if not tape._spans:
-        return ("the tape was never entered, so it recorded nothing. Compute the target "
-                "inside `with tg.GradientTape() as tape:`.")
-    if not dtypes.is_floating(source.dtype):
-        return (f"it has dtype {source.dtype}, and only floating-point tensors get gradients. "
-                f"Make it from a float (3.0, not 3) or tg.cast it to tg.float32/tg.float64.")
-    if isinstance(source, Variable):
-        if source.id in tape._watched:
-            return None
-        if not source.trainable:
-            return ("it is a Variable made with trainable=False, which tapes do not watch by "
-                    "themselves. Call tape.watch on it inside the `with` block (or make it "
-                    "trainable).")
-        if not tape._watch_accessed_variables:
-            return ("the tape was made with watch_accessed_variables=False, so it watches "
-                    "only what tape.watch was given. Call tape.watch on it inside the "
-                    "`with` block.")
-        return None   # trainable and never read in the block: the target does not use it
-    if source.id not in tape._watched:
-        return ("the tape does not watch it: only Variables are watched by themselves. Call "
-                "tape.watch on it inside the `with` block, before it is used.")
-    return None
-
 
 def _one_cotangent(output_gradients):
     """Is ``output_gradients`` a list of one cotangent (None or a tensor)?"""
