@@ -11,16 +11,21 @@ from .core import bind, operand, defbatch, defeffect, defvjp_all, primitive
 from .shape import _axis, repeat_unbatched, reshape_as, shifted_axes_rule
 
 
+def _joined(values, axis, where):
+    """The checked arguments of a join: a non-empty sequence of values, an int axis."""
+    values = validate.sequence(values, "values", where)
+    if type(axis) is not int:
+        validate.one_axis(axis, None, "axis", where)
+    if not values:
+        validate.fail(ValueError, where, "values", "a non-empty list of tensors", values)
+    return values
+
+
 # concat: join along an existing axis.  The cotangent is split at the same places.
 concat_p = primitive("concat", lambda *xs, axis: backend.xp.concatenate(xs, axis=axis))
 defeffect(concat_p, "fresh")
 def concat(values, axis=0):
-    values = validate.sequence(values, "values", "tg.concat")
-    if type(axis) is not int:
-        validate.one_axis(axis, None, "axis", "tg.concat")
-    if not values:
-        validate.fail(ValueError, "tg.concat", "values", "a non-empty list of tensors", values)
-    return bind(concat_p, *values, axis=axis)
+    return bind(concat_p, *_joined(values, axis, "tg.concat"), axis=axis)
 def _concat_vjp(ct, ans, *xs, axis):
     sizes = [x.shape[axis] for x in xs]
     if None in sizes:
@@ -34,11 +39,7 @@ defbatch(concat_p, shifted_axes_rule(concat_p, "axis"))
 stack_p = primitive("stack", lambda *xs, axis: backend.xp.stack(xs, axis=axis))
 defeffect(stack_p, "fresh")
 def stack(values, axis=0):
-    values = validate.sequence(values, "values", "tg.stack")
-    if type(axis) is not int:
-        validate.one_axis(axis, None, "axis", "tg.stack")
-    if not values:
-        validate.fail(ValueError, "tg.stack", "values", "a non-empty list of tensors", values)
+    values = _joined(values, axis, "tg.stack")
     shapes = {tuple(v.shape) if isinstance(v, Tensor) else np.shape(v) for v in values}
     if len(shapes) > 1 and all(None not in s for s in shapes):
         raise ValueError(f"stack: all tensors in values must have the same shape, got "
