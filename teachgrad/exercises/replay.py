@@ -148,8 +148,8 @@ def first_value_difference(reference, yours):
         return [(k, e) for k, e in enumerate(trace.events)
                 if type(e).__name__ in ("CallVJP", "Finish")]
     for (k, a), (j, b) in zip(compared(reference), compared(yours)):
-        if not all(_same_value(x, y) for x, y in zip(_values(a), _values(b))) or \
-                len(_values(a)) != len(_values(b)):
+        ours, theirs = _values(a), _values(b)
+        if len(ours) != len(theirs) or not all(map(_same_value, ours, theirs)):
             return k, j
     return None
 
