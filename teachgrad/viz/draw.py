@@ -17,7 +17,7 @@ In a notebook the result shows itself as SVG. It draws
 Ops are boxes and tensors no drawn op made are ellipses; targets have a double
 outline and sources a thick one. ``collect.py`` gathers what to draw,
 ``layout.py`` places it in clusters and colours it, ``dot.py`` writes the DOT
-text and ``wasm.py`` draws it in the browser when ``dot`` is missing.
+text and ``wasm.py`` draws it where ``dot`` cannot run.
 """
 import dataclasses
 
@@ -47,9 +47,10 @@ class Drawing(graphviz.Digraph):
         (``t0, t1, ...``): inputs that no drawn op made (a watched x, a
         constant), and targets or sources without a producer.
 
-    Without the ``dot`` program, a notebook still shows it: ``_repr_mimebundle_``
-    then sends HTML that draws it with the Graphviz build for WebAssembly
-    bundled in teachgrad (see ``wasm.py``).
+    Where the ``dot`` program cannot be started (not installed; Pyodide, where no
+    process starts), a notebook still shows it: ``_repr_mimebundle_`` then sends
+    HTML with the drawing laid out in Python, which the Graphviz build for
+    WebAssembly bundled in teachgrad redraws in a live notebook (see ``wasm.py``).
     """
 
     def __init__(self, *args, node_names=None, tensor_names=None, **kwargs):
@@ -70,8 +71,9 @@ class Drawing(graphviz.Digraph):
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         try:
             return super()._repr_mimebundle_(include, exclude, **kwargs)
-        except graphviz.ExecutableNotFound:
-            return wasm.mimebundle(self.source, text=repr(self))
+        except wasm.CANNOT_START:
+            svg, _ = wasm.svg(self)
+            return wasm.mimebundle(self.source, svg, text=repr(self))
 
     def tensor_lines(self):
         """``{tensor id: (DOT name, line prefix)}``: the DOT node whose label writes each
@@ -85,9 +87,14 @@ class Drawing(graphviz.Digraph):
         return lines
 
     def html(self):
-        """HTML that draws this graph in the browser with the bundled WebAssembly
-        Graphviz (no ``dot`` program needed); what a notebook shows without ``dot``."""
-        return wasm.html(self.source)
+        """The HTML of this drawing, for a page of one's own: the SVG from ``dot``, or
+        where ``dot`` cannot be started, the layout made in Python with a note, redrawn
+        by the bundled Graphviz on a page that includes ``wasm.loader_html()`` once.
+        It needs no network, and no script to be readable."""
+        svg, by_dot = wasm.svg(self)
+        if by_dot:
+            return f'<div class="teachgrad-viz">{svg[svg.index("<svg"):]}</div>'
+        return wasm.html(self.source, svg)
 
 
 def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,

@@ -13,10 +13,9 @@ All text that comes from a model (op names, tensor names) is HTML-escaped here.
 import collections
 import re
 
-import graphviz
 
 from ..debug.report import escape
-from . import follow, plain_layout, wasm
+from . import follow, wasm
 from .frames import DONE, NOT_REACHED, PROCESSING, QUEUED, SKIPPED, STATES, WAITING
 
 #: Each state's colours (fill, outline), then extra CSS for the node's outline and group.
@@ -29,8 +28,7 @@ COLOURS = {
     SKIPPED: ("#eeeeee", "#757575", "stroke-width:1;stroke-dasharray:4 2", "opacity:0.8"),
 }
 #: Said under a stepper's drawing laid out without ``dot``.
-NO_DOT = ("Graphviz's dot program is not installed, so teachgrad laid this graph out itself "
-          "(more simply). " + wasm.INSTALL_GRAPHVIZ)
+NO_DOT = wasm.LAID_OUT_HERE
 #: The fill of the node being processed (what a browser test can look for).
 PROCESSING_FILL = COLOURS[PROCESSING][0]
 
@@ -137,17 +135,14 @@ def value(text):
 def drawing_svg(drawing, scope):
     """The drawing as inline SVG, its nodes classed ``tg-node tg-node-<name>``.
 
-    Returns ``(svg, note)``. Without Graphviz's ``dot`` program the drawing is
-    laid out in Python (``plain_layout.py``: widgets run no scripts, so the
-    browser's Graphviz cannot draw a stepper's graph), and ``note`` says so.
+    Returns ``(svg, note)``. Where Graphviz's ``dot`` program cannot be started
+    (``wasm.CANNOT_START``: not installed, or no processes, as in Pyodide) the
+    drawing is laid out in Python (``plain_layout.py``: widgets run no scripts,
+    so the browser's Graphviz cannot draw a stepper's graph), and ``note`` says so.
+    The SVG is plain inline markup: a page shows it with no script or loader.
     """
-    note = None
-    try:
-        svg = drawing.pipe(format="svg").decode("utf-8")
-    except graphviz.ExecutableNotFound:
-        svg = plain_layout.svg(drawing.source)
-        note = NO_DOT
-    return _classed(svg, scope), note
+    svg, by_dot = wasm.svg(drawing)
+    return _classed(svg, scope), None if by_dot else NO_DOT
 
 
 def _classed(svg, scope):
