@@ -10,10 +10,12 @@ every call of student code goes through ``student_code``:
 
 * **Time.** After ``LIMITS`` seconds the block is stopped with ``Stopped`` (a
   ``BaseException``, so that a student's own ``except Exception:`` cannot swallow
-  it) and the check explains it; the kernel lives on. This uses ``SIGALRM``, which
-  Python offers on Linux and macOS, in the main thread (where a notebook runs its
-  cells). Elsewhere there is no clock, and only the step budgets hold: a backward
-  pass may call ``call_rule`` only so often (``protocol.steps``).
+  it) and the check explains it; the kernel lives on. In the main thread of Linux
+  and macOS (where a notebook runs its cells) this uses ``SIGALRM``. Where there is
+  no ``SIGALRM`` (Windows, Pyodide and JupyterLite) or in another thread, a trace
+  function (``sys.settrace``) looks at the clock at each line the student's code
+  runs: slower, but it needs neither signals nor threads. A backward pass may
+  also call ``call_rule`` only so often (``protocol.steps``).
 * **Output.** What the code prints is shown, up to ``PRINT_LIMIT`` characters;
   the rest is counted and said, not shown.
 * **Inputs.** ``read_only(array)`` is a copy the code cannot write into: a rule
@@ -62,18 +64,36 @@ def read_only(array):
     return copy
 
 
-def _clock_available():
-    return hasattr(signal, "setitimer") and \
+def _alarm_available():
+    """Whether ``SIGALRM`` can stop the block: the platform has it, and this is the
+    main thread (the only one Python delivers signals to)."""
+    return all(hasattr(signal, name) for name in ("setitimer", "getitimer", "SIGALRM")) and \
         threading.current_thread() is threading.main_thread()
+
+
+def _too_long(what, seconds):
+    return Stopped(f"{what} ran for more than {seconds:g} seconds, so the check stopped it. "
+                   f"A loop whose condition never changes (a `while` that never takes "
+                   f"anything off its queue, or never counts down), or a function that "
+                   f"calls itself without end?")
 
 
 @contextlib.contextmanager
 def time_limit(seconds, what):
     """Stop the block with ``Stopped`` once it has run ``seconds``. An alarm set by
     whoever called the check (a test's own time limit) still goes off when it is due."""
-    if seconds is None or not _clock_available():
+    if seconds is None:
         yield
-        return
+    elif _alarm_available():
+        with _alarm_limit(seconds, what):
+            yield
+    else:
+        with _traced_limit(seconds, what):
+            yield
+
+
+@contextlib.contextmanager
+def _alarm_limit(seconds, what):
     start = time.monotonic()
     outer_handler = signal.getsignal(signal.SIGALRM)
     outer_left, outer_interval = signal.getitimer(signal.ITIMER_REAL)
@@ -83,10 +103,7 @@ def time_limit(seconds, what):
         if outer_due is not None and time.monotonic() >= outer_due - 1e-3 and \
                 callable(outer_handler):
             return outer_handler(signum, frame)
-        raise Stopped(f"{what} ran for more than {seconds:g} seconds, so the check stopped "
-                      f"it. A loop whose condition never changes (a `while` that never takes "
-                      f"anything off its queue, or never counts down), or a function that "
-                      f"calls itself without end?")
+        raise _too_long(what, seconds)
     signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, min(seconds, outer_left) if outer_left else seconds)
     try:
@@ -98,6 +115,44 @@ def time_limit(seconds, what):
         if outer_due is not None:
             signal.setitimer(signal.ITIMER_REAL, max(outer_due - time.monotonic(), 1e-3),
                              outer_interval)
+
+
+_deadlines = threading.local()   # this thread's traced limits: [(due, Stopped), ...]
+
+
+@contextlib.contextmanager
+def _traced_limit(seconds, what):
+    """The limit without signals: a trace function checks the clock at every line and
+    call (of every frame this thread runs), and raises ``Stopped`` in the student's
+    frame once the earliest of this thread's limits is due. Code stuck in one long C
+    call (a huge numpy product) is stopped when it returns."""
+    stack = _deadlines.__dict__.setdefault("stack", [])
+    stack.append((time.monotonic() + seconds, _too_long(what, seconds)))
+    due = min(stack, key=lambda entry: entry[0])
+
+    def tracer(frame, event, arg):
+        if event in ("call", "line") and time.monotonic() >= due[0]:
+            raise due[1]
+        return tracer
+    block = _block_frame()    # the frame holding the ``with``: running already, so
+    outer, outer_local = sys.gettrace(), block.f_trace   # settrace alone skips it
+    sys.settrace(tracer)
+    block.f_trace = tracer
+    try:
+        yield
+    finally:
+        sys.settrace(outer)
+        block.f_trace = outer_local
+        stack.pop()
+
+
+def _block_frame():
+    """The first frame up the stack outside this module and contextlib."""
+    frame = sys._getframe(1)
+    while frame.f_back is not None and \
+            frame.f_globals.get("__name__") in (__name__, "contextlib"):
+        frame = frame.f_back
+    return frame
 
 
 class _Capped:
