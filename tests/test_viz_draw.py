@@ -5,6 +5,7 @@ Issue 7, drawing part. The DOT text is deterministic, so most tests compare it
 ``dot`` (skipped without it), and the browser fallback is run in node (skipped
 without node).
 """
+import base64
 import hashlib
 import json
 import pathlib
@@ -487,13 +488,18 @@ def test_without_dot_the_notebook_gets_the_python_layout_and_its_dot_text(monkey
     bundle = drawing._repr_mimebundle_()
     html = bundle["text/html"]
     assert "Viz.js" not in html and len(html) < 40_000   # the library is not in the drawing
-    assert html.startswith('<div id="teachgrad-viz-') and "<svg" in html
-    assert "src=" not in html and "cdn" not in html.lower()
+    assert html.startswith('<div id="teachgrad-viz-') and "<svg" not in html
+    (picture,) = re.findall(r'<img [^>]*src="data:image/svg\+xml;base64,([^"]+)"', html)
+    svg = base64.b64decode(picture).decode("utf-8")     # the Python layout, as an image
+    assert svg.startswith("<svg") and "<script" not in svg
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in svg
+    assert re.findall(r'src="([a-z]+:)', html) == ["data:"]    # nothing from the network
+    assert "cdn" not in html.lower().replace(picture.lower(), "")
     assert "laid this graph out itself" in html          # and says so
     assert html.count("<script>") == 1 and html.count("</script>") == 1
     before, redraw = html.split("<script>")
     assert "<script" not in redraw.split("</script>")[0]  # no markup from the names
-    assert "<script" not in before and "&lt;script&gt;alert(1)&lt;/script&gt;" in before
+    assert "<script" not in before
     literal = re.search(r"var dot = (\".*?\");\n", redraw).group(1)
     assert json.loads(literal) == drawing.source           # the DOT, as an escaped string
     assert "text/plain" in bundle
@@ -588,7 +594,7 @@ def test_missing_vendored_file_keeps_the_python_layout_and_says_how_to_get_dot(
     wasm.viz_js.cache_clear()
     try:
         g, x, y = tiny_graph()
-        assert "<svg" in tg.viz.draw(g)._repr_mimebundle_()["text/html"]
+        assert "data:image/svg+xml;base64," in tg.viz.draw(g)._repr_mimebundle_()["text/html"]
         with pytest.raises(RuntimeError, match="apt-get install graphviz"):
             wasm.loader_html()
     finally:

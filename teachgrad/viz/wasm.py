@@ -17,6 +17,7 @@ is emptied when the cell finishes, so the saved notebook stays as small as with
 ``dot``. Where it is not loaded (a reopened notebook, an export, a page whose
 scripts do not run), the Python layout stays.
 """
+import base64
 import functools
 import hashlib
 import importlib.resources
@@ -111,8 +112,9 @@ def loader_html():
 
 
 def html(dot_source, svg_text):
-    """The HTML of a drawing made without ``dot``: ``svg_text`` (the Python layout)
-    with a note under it, redrawn by the page's Graphviz where ``loader_html`` ran.
+    """The HTML of a drawing made without ``dot``: ``svg_text`` (the Python layout) as
+    an image, with a note under it, redrawn by the page's Graphviz (as inline SVG)
+    where ``loader_html`` ran.
 
     The DOT text enters the page only as an escaped JavaScript string, and what
     either layout makes of it is SVG whose text is XML-escaped: names in the graph
@@ -121,9 +123,19 @@ def html(dot_source, svg_text):
     element_id = f"teachgrad-viz-{uuid.uuid4().hex}"
     redraw = _REDRAW % {"id": js_string(element_id), "note_id": js_string(element_id + "-note"),
                         "dot": js_string(dot_source), "drawn": js_string(DRAWN_IN_BROWSER)}
-    return (f'<div id="{element_id}" class="teachgrad-viz">{svg_text[svg_text.index("<svg"):]}'
-            f'</div>\n<div id="{element_id}-note" class="teachgrad-viz-note" '
+    return (f'<div id="{element_id}" class="teachgrad-viz">'
+            f'{svg_img(svg_text, "the graph, laid out by teachgrad")}</div>\n'
+            f'<div id="{element_id}-note" class="teachgrad-viz-note" '
             f'style="color:#555;font-size:12px">{LAID_OUT_HERE}</div>\n<script>{redraw}</script>')
+
+
+def svg_img(svg_text, alt):
+    """An ``<img>`` showing ``svg_text`` (a data: URL). Inline SVG would lose its
+    shapes to the sanitizer of an untrusted notebook, which keeps their text as a
+    jumble of names; an image keeps the picture, and has no text to jumble."""
+    data = base64.b64encode(svg_text[svg_text.index("<svg"):].encode("utf-8")).decode("ascii")
+    return (f'<img alt="{alt}" style="max-width:100%" '
+            f'src="data:image/svg+xml;base64,{data}">')
 
 
 def mimebundle(dot_source, svg_text, text):
