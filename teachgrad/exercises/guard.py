@@ -117,25 +117,24 @@ def _alarm_limit(seconds, what):
                              outer_interval)
 
 
-_deadlines = threading.local()   # this thread's traced limits: [(due, Stopped), ...]
-
-
 @contextlib.contextmanager
 def _traced_limit(seconds, what):
     """The limit without signals: a trace function checks the clock at every line and
     call (of every frame this thread runs), and raises ``Stopped`` in the student's
-    frame once the earliest of this thread's limits is due. Code stuck in one long C
-    call (a huge numpy product) is stopped when it returns."""
-    stack = _deadlines.__dict__.setdefault("stack", [])
-    stack.append((time.monotonic() + seconds, _too_long(what, seconds)))
-    due = min(stack, key=lambda entry: entry[0])
+    frame once due. Inside another traced limit, the earlier of the two is kept (the
+    outer tracer carries its own as ``.due``). Code stuck in one long C call (a huge
+    numpy product) is stopped when it returns."""
+    outer = sys.gettrace()
+    due = (time.monotonic() + seconds, _too_long(what, seconds))
+    due = min(due, getattr(outer, "due", due), key=lambda entry: entry[0])
 
     def tracer(frame, event, arg):
         if event in ("call", "line") and time.monotonic() >= due[0]:
             raise due[1]
         return tracer
+    tracer.due = due
     block = _block_frame()    # the frame holding the ``with``: running already, so
-    outer, outer_local = sys.gettrace(), block.f_trace   # settrace alone skips it
+    outer_local = block.f_trace                           # settrace alone skips it
     sys.settrace(tracer)
     block.f_trace = tracer
     try:
@@ -143,7 +142,6 @@ def _traced_limit(seconds, what):
     finally:
         sys.settrace(outer)
         block.f_trace = outer_local
-        stack.pop()
 
 
 def _block_frame():
