@@ -28,7 +28,7 @@ def test_lessons_copies_the_course_into_a_new_folder(tmp_path, capsys):
     assert cli.main(["lessons", str(tmp_path / "new" / "course")]) == 0
     written = sorted(p.name for p in (tmp_path / "new" / "course").iterdir())
     assert written == [p.name for p in files.lessons()]
-    assert "13 lessons in" in capsys.readouterr().out
+    assert f"{len(written)} lessons in" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("command", ["lessons", "student-edition", "otter"])

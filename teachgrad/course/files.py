@@ -22,7 +22,7 @@ class MissingCourse(RuntimeError):
 
 
 def _folder(name):
-    shipped = importlib.resources.files(__package__).joinpath("shipped", name)
+    shipped = importlib.resources.files(__package__) / "shipped" / name
     if shipped.is_dir():
         # A wheel installs unpacked, so the resource is a real folder (a pathlib.Path).
         return pathlib.Path(str(shipped))
