@@ -37,7 +37,7 @@ hub-proxy:
 	@bash scripts/install-hub-proxy.sh
 
 test: setup chromium hub-proxy
-	TEACHGRAD_REQUIRE_BROWSER=1 TEACHGRAD_REQUIRE_HUB=1 $(PYTHON) -m pytest
+	TEACHGRAD_REQUIRE_BROWSER=1 TEACHGRAD_REQUIRE_HUB=1 TEACHGRAD_REQUIRE_NBVAL=1 $(PYTHON) -m pytest
 
 # Only the class test: eight students run lesson 2 at once on a local JupyterHub (about
 # half a minute); it writes what it measured to test-output/hub/class.json.

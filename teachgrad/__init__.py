@@ -41,4 +41,4 @@ from .tensor import SymbolicTensor, Tensor, Variable, constant, convert_to_tenso
 from . import debug, exercises, linalg, nn, optimizers
 from .debug import explain_gradient
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402  (pyproject.toml reads it there)

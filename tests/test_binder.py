@@ -77,8 +77,9 @@ def test_post_build_puts_the_student_edition_in_the_image(tmp_path):
     the course's config, and the git history is left out."""
     import shutil
     repo = tmp_path / "repo"
-    for folder in ("binder", "course", "notebooks", "scripts"):
-        shutil.copytree(ROOT / folder, repo / folder)
+    for folder in ("binder", "course", "notebooks", "scripts", "teachgrad"):
+        shutil.copytree(ROOT / folder, repo / folder)     # scripts/ run teachgrad.course
+    shutil.copy(ROOT / "pyproject.toml", repo / "pyproject.toml")
     (repo / ".git").mkdir()
     venv = tmp_path / "image-venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
