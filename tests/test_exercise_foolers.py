@@ -26,7 +26,7 @@ import pytest
 
 import teachgrad as tg
 from teachgrad.exercises import guard
-from teachgrad.exercises.contracts import contracts
+from teachgrad.exercises.lessons import contracts
 
 matplotlib.use("Agg")
 ROOT = pathlib.Path(__file__).resolve().parent.parent

@@ -1,5 +1,5 @@
 """Each lesson exercise's contract, declared once: what the answer is, what it is called on,
-and what it must not do. A check cell runs ``tg.exercises.check_exercise(name)``, and every
+and what it must not do. A check cell runs ``tg.exercises.check_exercise(name)`` (``lessons``), and every
 guard comes from the contract, so a new exercise cannot skip one.
 
     CONTRACT = Contract("jacobian_forward", lesson=13, number=3, kind="function",
@@ -7,6 +7,7 @@ guard comes from the contract, so a new exercise cannot skip one.
                         check=_check_jacobian, forbidden={...}, accepted={...})
     register_contract(CONTRACT)
 
+(the lessons' own are in ``lesson12``, ``lesson13``, ..., gathered by ``lessons``).
 ``kind`` says what the student gives: ``"function"`` (called by the check on fresh inputs
 it makes, of at least two sizes, after the answer was defined; see ``calls``),
 ``"rule"`` (a batching or gradient rule the check installs and runs) or ``"prediction"``
@@ -77,21 +78,6 @@ def register_contract(contract):
     return contract
 
 
-def contracts():
-    """Every lesson exercise's contract, in lesson and exercise order."""
-    _load()
-    return sorted(_CONTRACTS.values(), key=lambda c: (c.lesson, c.number))
-
-
-def contract(name):
-    """The contract of the exercise whose answer is called ``name``."""
-    _load()
-    try:
-        return _CONTRACTS[name]
-    except KeyError:
-        raise ValueError(f"No lesson exercise's answer is called {name!r}; there are: "
-                         f"{', '.join(sorted(_CONTRACTS))}.") from None
-
-
-def _load():
-    from . import lesson12, lesson13  # noqa: F401  (each registers its contracts)
+def registered():
+    """``{name: contract}`` of every registered contract (a copy)."""
+    return dict(_CONTRACTS)
