@@ -288,3 +288,21 @@ def test_no_fooler_passes_and_the_solutions_do(contract, verdicts):
     got = verdicts[contract.name]
     wrong = {name: verdict for name, (verdict, _) in got.items() if verdict is not None}
     assert not wrong, "\n".join(f"{name}: {verdict}" for name, verdict in wrong.items())
+
+
+def test_a_stub_reached_from_a_later_cell_says_which_exercise_to_write(capsys):
+    """In a kernel, a lesson exercise's stub run through teachgrad (tg.scan) is one line."""
+    from IPython.core.interactiveshell import InteractiveShell
+    shell = InteractiveShell()
+    assert tg.exercises.explain_stubs(shell)
+    shell.run_cell("import teachgrad as tg\n"
+                   "def rnn_step(params, h, x_t):\n    raise NotImplementedError()\n")
+    capsys.readouterr()
+    result = shell.run_cell("tg.scan(lambda h, x: rnn_step(None, h, x), tg.zeros((3, 2)), "
+                            "initializer=tg.zeros(2))")
+    shown = capsys.readouterr().out
+    assert isinstance(result.error_in_exec, NotImplementedError)
+    assert "Not yet: write `rnn_step` in exercise 1 first" in shown, shown
+    assert "Traceback" not in shown and len(shown.splitlines()) == 1, shown
+    shell.run_cell("def other():\n    raise NotImplementedError('mine')\nother()")
+    assert "Traceback" in capsys.readouterr().out     # any other stub: as before

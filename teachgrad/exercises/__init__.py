@@ -33,6 +33,7 @@ from .contracts import Contract, register_contract
 from .lessons import check_exercise, contract, contracts
 from .prediction import check_prediction
 from .feedback import VERDICTS, Feedback, NotYet
+from .stubs import explain_stubs
 
 list = exercises   # noqa: A001 (tg.exercises.list(): the registered exercises and their tasks)
 
@@ -40,6 +41,7 @@ __all__ = ["BackwardFeedback", "Beside", "Contract", "Exercise", "Feedback", "No
            "NotYet", "Pending", "Queue", "Recorded", "VERDICTS", "answer", "call_rule",
            "check_backward", "check_exercise", "check_jvp", "check_loss",
            "check_prediction", "check_value", "check_vjp", "contract", "contracts",
-           "exercises", "first_difference", "get", "names", "record", "register",
-           "register_contract", "replay", "unregister", "watching_rules"]
+           "exercises", "explain_stubs", "first_difference", "get", "names", "record",
+           "register", "register_contract", "replay", "unregister", "watching_rules"]
+explain_stubs()   # in a kernel: a stub reached from a later cell says which exercise it is
 # `list` stays out of __all__, so that `from teachgrad.exercises import *` keeps Python's list.

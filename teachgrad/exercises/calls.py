@@ -38,12 +38,10 @@ class Answer:
         self.name = contract.name
         self.fn = lesson.get(self.name)
         if self.fn is None:
-            raise NotYet(f"Not yet: `{self.name}` is not defined yet. Exercise "
-                         f"{contract.number} asks for {contract.expect}: write it in its cell "
-                         f"(in place of `raise NotImplementedError(...)`) and run that cell.")
+            raise NotYet(undefined(contract))
         if not callable(self.fn):
-            raise NotYet(f"Not yet: `{self.name}` is {_a(self.fn)}, not a function. Exercise "
-                         f"{contract.number} asks for {contract.expect}.")
+            raise NotYet(f"Not yet: `{self.name}` is {_a(self.fn)}, not a function. The "
+                         f"exercise asks for {contract.expect}.")
 
     def call(self, *args, **kwargs):
         """``fn(*args, **kwargs)`` under the contract's guards; what it returned."""
@@ -84,7 +82,7 @@ def run_student(contract, fn, args, kwargs, lesson, forbid=(), what=None):
         raise NotYet(stub_message(contract, error, lesson)) from None
     except Exception as error:      # noqa: BLE001 -- said in words, with its line
         raise NotYet(f"Not yet: {what} raised {type(error).__name__}: "
-                     f"{_sentence(error)} Exercise {contract.number} asks for "
+                     f"{_sentence(error)} The exercise asks for "
                      f"{contract.expect}.") from error
     changed = kept.changed()
     if changed:
@@ -95,6 +93,13 @@ def run_student(contract, fn, args, kwargs, lesson, forbid=(), what=None):
     return out
 
 
+def undefined(contract):
+    """The message for an answer that is not defined (or still None)."""
+    return (f"Not yet: `{contract.name}` is not defined yet. The exercise (number "
+            f"{contract.number}) asks for {contract.expect}: write it in its cell (in place "
+            f"of `raise NotImplementedError(...)`), run that cell, then this one again.")
+
+
 def stub_message(contract, error, lesson):
     """What to say when a stub raised ``error`` (a NotImplementedError): the answer's own,
     or that of an earlier exercise (``contract.needs``) that the answer reached."""
@@ -102,16 +107,19 @@ def stub_message(contract, error, lesson):
     names = [frame.name for frame in frames]
     for needed, number in contract.needs:
         if needed in names:
-            return not_written(needed, number)
+            return not_written(needed, number, contract)
     return (f"Not yet: `{contract.name}` is not written yet: it still raises "
-            f"NotImplementedError. Exercise {contract.number} asks for {contract.expect}. "
+            f"NotImplementedError. The exercise asks for {contract.expect}. "
             f"Replace that line with your code, run its cell, then run this one again.")
 
 
-def not_written(name, number):
-    """The message for a stub of exercise ``number`` reached from a later cell."""
+def not_written(name, number, contract=None):
+    """The message for a stub of exercise ``number`` reached from a later cell (the check
+    of ``contract``, when one is given)."""
+    asks = f" The exercise asks for {contract.expect}, and its check runs `{name}`." \
+        if contract is not None else ""
     return (f"Not yet: write `{name}` in exercise {number} first: it still raises "
-            f"NotImplementedError, and this cell runs it.")
+            f"NotImplementedError, and this cell runs it.{asks}")
 
 
 def run_needed(contract, lesson, *args):
@@ -121,12 +129,12 @@ def run_needed(contract, lesson, *args):
     for needed, number in contract.needs:
         fn = lesson.get(needed)
         if not callable(fn):
-            raise NotYet(not_written(needed, number))
+            raise NotYet(not_written(needed, number, contract))
         try:
             with student_code(f"`{needed}`", "answer"):
                 fn(*args)
         except NotImplementedError:
-            raise NotYet(not_written(needed, number)) from None
+            raise NotYet(not_written(needed, number, contract)) from None
         except (NotYet, Stopped):
             raise
         except Exception as error:      # noqa: BLE001
@@ -140,7 +148,7 @@ def tensor_result(contract, got, about, shape=None):
     it is instead of a teachgrad tensor of ``shape``."""
     if got is None:
         raise NotYet(f"Not yet: {about} is None: `{contract.name}` gives nothing back (a "
-                     f"function without `return`?). Exercise {contract.number} asks for "
+                     f"function without `return`?). The exercise asks for "
                      f"{contract.expect}.")
     if not isinstance(got, Tensor):
         raise NotYet(f"Not yet: {about} is {_a(got)}, not a teachgrad tensor. Compute it "

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import autodiff, ops
 from ..tensor import Variable, constant
-from .calls import Answer, given, run_needed
+from .calls import Answer, given, run_needed, undefined
 from .contracts import Contract, register_contract
 from .differences import must_match
 from .feedback import NotYet
@@ -51,7 +51,9 @@ def _check_rnn_step(lesson):
 
 
 def _check_predicted_fate(lesson):
-    predicted = lesson.get("predicted_fate")
+    if PREDICTED_FATE.name not in lesson:
+        raise NotYet(undefined(PREDICTED_FATE))
+    predicted = lesson[PREDICTED_FATE.name]
     params, hidden, Q, xs, ys, norms = given(lesson, "params", "HIDDEN", "Q", "xs", "ys",
                                               "state_gradient_norms")
     check_words(predicted, PREDICTED_FATE)

@@ -136,8 +136,8 @@ def check_words(predicted, contract):
     name, words = contract.name, contract.words
     allowed = ", ".join(f'"{w}"' for w in words[:-1]) + f' or "{words[-1]}"'
     if predicted is None or predicted is Ellipsis:
-        raise NotYet(f"Not yet: `{name}` is still empty ({predicted!r}). Exercise "
-                     f"{contract.number} asks for {contract.expect}.")
+        raise NotYet(f"Not yet: `{name}` is still empty ({predicted!r}). The exercise asks "
+                     f"for {contract.expect}.")
     values = predicted.items() if isinstance(predicted, dict) else [(None, predicted)]
     for key, value in values:
         if value not in words:
