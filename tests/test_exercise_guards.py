@@ -274,3 +274,12 @@ def test_check_prediction_takes_tensors_and_arrays_as_numbers():
 def test_check_loss_never_passes_what_is_not_a_curve(losses):
     with pytest.raises(ex.NotYet):
         ex.check_loss(losses, below=0.1)
+
+
+def test_a_rule_that_is_not_a_function_is_told_so():
+    """A student's rule that is a number (a cell that assigned instead of defining) gets a
+    verdict in words, not a TypeError (issue 39)."""
+    feedback = ex.check_vjp(tg.sin, 3.0, POINT)
+    assert feedback.verdict == "wrong_type" and "a float (3.0), not a function" in str(feedback)
+    feedback = ex.check_vjp(tg.multiply, [lambda g, ans, x, y: g * y, "g * x"], [[1.0], [2.0]])
+    assert feedback.verdict == "wrong_type" and "input 1 is a str" in str(feedback)
