@@ -24,6 +24,7 @@ import numpy as np
 from ..tensor import Tensor, Variable
 from .feedback import NotYet
 from .guard import Stopped, student_code
+from .student import described
 
 
 class Answer:
@@ -169,17 +170,14 @@ def _parameters(fn, count):
         names = list(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
         names = []
-    return (names + [f"argument {i}" for i in range(count)])[:count] if len(names) >= count \
-        else [f"argument {i}" for i in range(count)]
+    return names[:count] if len(names) >= count else [f"argument {i}" for i in range(count)]
 
 
 def _a(value):
-    shown = repr(value)
-    shown = shown if len(shown) <= 40 else shown[:37] + "..."
-    kind = "a numpy array" if isinstance(value, np.ndarray) else \
-        ("an " if type(value).__name__[0] in "aeiou" else "a ") + type(value).__name__
-    return f"{kind} ({shown})" if not isinstance(value, np.ndarray) else \
-        f"{kind} of shape {value.shape}"
+    """``value`` in a few words; a numpy array by its shape, not its numbers."""
+    if isinstance(value, np.ndarray):
+        return f"a numpy array of shape {value.shape}"
+    return described(value)
 
 
 def _sentence(error):

@@ -40,7 +40,8 @@ def say_difference(got, expected, rtol=1e-6, atol=1e-9):
     if got.ndim >= 1 and got.shape[0] > 1:
         rows = [i for i in range(got.shape[0])
                 if not np.allclose(got[i], expected[i], rtol=rtol, atol=atol)]
-        return (f"{_spans(rows, 'row')} differ{'s' if len(rows) == 1 else ''} (of "
+        words = ("row", "rows") if got.ndim > 1 else ("entry", "entries")
+        return (f"{_spans(rows, *words)} differ{'s' if len(rows) == 1 else ''} (of "
                 f"{got.shape[0]}); the others are right")
     return "its values are off"
 
@@ -55,8 +56,8 @@ def _factor(got, expected):
     return None
 
 
-def _spans(indices, word):
-    """[3, 4, 5, 6, 7, 9] as 'rows 3-7 and 9'."""
+def _spans(indices, word, words):
+    """[3, 4, 5, 6, 7, 9] as 'rows 3-7 and 9' (``word`` for one, ``words`` for more)."""
     spans, start = [], None
     for k, i in enumerate(indices):
         if start is None:
@@ -66,8 +67,7 @@ def _spans(indices, word):
             start = None
     shown = spans[:4] + (["more"] if len(spans) > 4 else [])
     joined = ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else shown[0]
-    plural = len(indices) > 1
-    return f"{word}{'s' if plural else ''} {joined}"
+    return f"{words if len(indices) > 1 else word} {joined}"
 
 
 def _show(array):
