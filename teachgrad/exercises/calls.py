@@ -96,9 +96,9 @@ def run_student(contract, fn, args, kwargs, lesson, forbid=(), what=None):
 
 def undefined(contract):
     """The message for an answer that is not defined (or still None)."""
-    return (f"Not yet: `{contract.name}` is not defined yet. The exercise (number "
-            f"{contract.number}) asks for {contract.expect}: write it in its cell (in place "
-            f"of `raise NotImplementedError(...)`), run that cell, then this one again.")
+    return (f"Not yet: `{contract.name}` is not defined yet. The exercise asks for "
+            f"{contract.expect}: write it in exercise {contract.number}'s cell (in place of "
+            f"`raise NotImplementedError(...)`), run that cell, then this one again.")
 
 
 def stub_message(contract, error, lesson):

@@ -1,6 +1,6 @@
 """Each lesson exercise's contract, declared once: what the answer is, what it is called on,
-and what it must not do. A check cell runs ``tg.exercises.check_exercise(name)`` (``lessons``), and every
-guard comes from the contract, so a new exercise cannot skip one.
+and what it must not do. A check cell runs ``tg.exercises.check_exercise(name)``
+(``lessons``), and every guard comes from the contract, so a new exercise cannot skip one.
 
     CONTRACT = Contract("jacobian_forward", lesson=13, number=3, kind="function",
                         expect="a function (f, x) returning the Jacobian of f at x",
@@ -42,7 +42,6 @@ class Contract:
       needs: ``((name, number), ...)``: earlier exercises' answers the check runs.
       forbidden: ``{what it does: source}``: answers that must fail.
       accepted: ``{what it does: source}``: other right answers, which must pass.
-      reads: the lesson's names the check uses (a missing one is named, not a NameError).
     """
     name: str
     lesson: int
@@ -55,7 +54,6 @@ class Contract:
     needs: tuple = ()
     forbidden: dict = field(default_factory=dict)
     accepted: dict = field(default_factory=dict)
-    reads: tuple = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:

@@ -260,5 +260,6 @@ JACOBIAN_FORWARD = register_contract(Contract(
     accepted={
         "vmap's rows, transposed": (
             "def jacobian_forward(f, x):\n"
-            "    rows = tg.vmap(lambda t: tg.jvp(f, [x], [t])[1])(tg.constant(np.eye(x.shape[0])))\n"
+            "    eye = tg.constant(np.eye(x.shape[0]))\n"
+            "    rows = tg.vmap(lambda t: tg.jvp(f, [x], [t])[1])(eye)\n"
             "    return tg.transpose(rows)\n")}))
