@@ -274,3 +274,29 @@ def test_check_prediction_takes_tensors_and_arrays_as_numbers():
 def test_check_loss_never_passes_what_is_not_a_curve(losses):
     with pytest.raises(ex.NotYet):
         ex.check_loss(losses, below=0.1)
+
+
+def test_a_rule_that_is_not_a_function_is_told_so():
+    """A student's rule that is a number (a cell that assigned instead of defining) gets a
+    verdict in words, not a TypeError (issue 39)."""
+    feedback = ex.check_vjp(tg.sin, 3.0, POINT)
+    assert feedback.verdict == "wrong_type" and "a float (3.0), not a function" in str(feedback)
+    feedback = ex.check_vjp(tg.multiply, [lambda g, ans, x, y: g * y, "g * x"], [[1.0], [2.0]])
+    assert feedback.verdict == "wrong_type" and "input 1 is a str" in str(feedback)
+
+
+def test_a_big_array_is_said_in_words_not_shown():
+    """check_value on 305 numbers: never a wall of numbers (issue 39)."""
+    right = np.linspace(0.1, 3.0, 305)
+    said = {}
+    for name, got in {"zeros": np.zeros(305), "factor": 1.5 * right, "rows":
+                      np.where(np.arange(305) // 61 == 3, 0.0, right)}.items():
+        with pytest.raises(ex.NotYet) as caught:
+            ex.check_value(got, right, about="your gradient")
+        said[name] = str(caught.value)
+        assert len(said[name]) < 300 and "0.1" not in said[name], said[name]
+    assert "all zero" in said["zeros"] and "1.5 times" in said["factor"]
+    rows = np.where((np.arange(40)[:, None] // 1 >= 3) & (np.arange(40)[:, None] <= 7), 0.0,
+                    np.ones((40, 2)))
+    with pytest.raises(ex.NotYet, match="rows 3-7 differ"):
+        ex.check_value(rows, np.ones((40, 2)), about="the Jacobian")

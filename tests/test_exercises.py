@@ -517,3 +517,23 @@ def test_counts_are_compared_exactly():
     with pytest.raises(ex.NotYet, match="too high"):
         ex.check_prediction(205520897, 205520896, about="the flops")
     assert ex.check_prediction(3.0000000001, 3.0, about="a slope")
+
+
+@pytest.mark.parametrize("name", sorted({**RIGHT_VJPS, **RIGHT_JVPS}))
+def test_a_rule_right_at_the_given_point_only_is_not_right(name):
+    """A rule that returns what it computed the first time (the right cotangent at the
+    exercise's point, ignoring its arguments) fails at the second point the check makes."""
+    right = {**RIGHT_VJPS, **RIGHT_JVPS}[name]
+    right = right if isinstance(right, (list, tuple)) else [right]
+
+    def once(rule):
+        memo = []
+
+        def remembered(*args):
+            if not memo:
+                memo.append(tg.constant(rule(*args).numpy()))
+            return memo[0]
+        return remembered
+    feedback = ex.get(name).check(*[once(rule) for rule in right])
+    assert not feedback and "not at a second one the check chose" in str(feedback), \
+        str(feedback)

@@ -25,11 +25,13 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import otter_edition  # noqa: E402
 from student_edition import _solution_lines as solution_lines  # noqa: E402
+from test_student_edition import FOOLERS  # noqa: E402  (lessons 12 and 13's foolers)
 
 sys.path.remove(str(ROOT / "scripts"))
 
 LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 GRADED = [p for p in LESSONS if p.name.startswith(("01_", "07_"))]
+FOOLED = [p for p in LESSONS if p.name.startswith(("12_", "13_"))]
 STUB = re.compile(r"^( *)# YOUR CODE HERE\n *raise NotImplementedError\(.*\)$", re.M)
 
 
@@ -102,12 +104,14 @@ def solution_regions(cell):
     return regions
 
 
-def solved(student, path):
-    """The otter student edition with every stub replaced by the lesson's solution."""
+def solved(student, path, answers=None):
+    """The otter student edition with every stub replaced by the lesson's solution, or by
+    ``answers[grade_id]`` (one snippet per solution region) where given."""
     notebook = nbformat.from_dict(json.loads(json.dumps(student)))
-    regions = iter([r for c in nbformat.read(path, as_version=4).cells
-                    if c.cell_type == "code" and otter_edition.grading(c).get("solution")
-                    for r in solution_regions(c)])
+    cells = [c for c in nbformat.read(path, as_version=4).cells
+             if c.cell_type == "code" and otter_edition.grading(c).get("solution")]
+    regions = iter([r for c in cells for r in (
+        answers[otter_edition.grading(c)["grade_id"]] if answers else solution_regions(c))])
 
     def one(match):
         return "\n".join(match.group(1) + line for line in next(regions).split("\n"))
@@ -129,6 +133,9 @@ def otter_run(autograder, notebook, folder):
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     tests = json.loads((folder / "results.json").read_text())["tests"]
+    failed = [t["name"] for t in tests if "max_score" in t and t["score"] != t["max_score"]]
+    said = "\n".join(t.get("output") or "" for t in tests)    # "Public Tests" too
+    assert not any(f"{name} results: All test cases passed" in said for name in failed), said
     return {t["name"]: (t["score"], t["max_score"]) for t in tests if "max_score" in t}
 
 
@@ -141,3 +148,12 @@ def test_otter_gives_solutions_full_marks_and_stubs_none(assigned, path, tmp_pat
     assert all(score == max_score for score, max_score in full.values()), full
     none = otter_run(autograder, student, tmp_path / "stubs")
     assert all(score == 0 for score, _ in none.values()) and len(none) == len(full), none
+
+
+@pytest.mark.parametrize("path", FOOLED, ids=lambda p: p.stem)
+def test_otter_gives_the_foolers_nothing_and_the_solutions_full_marks(assigned, path, tmp_path):
+    student, autograder = assigned[path.name]
+    full = otter_run(autograder, solved(student, path), tmp_path / "solver")
+    assert full and all(score == max_score for score, max_score in full.values()), full
+    fooled = otter_run(autograder, solved(student, path, FOOLERS), tmp_path / "fooler")
+    assert all(score == 0 for score, _ in fooled.values()) and len(fooled) == len(full), fooled

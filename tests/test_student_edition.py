@@ -156,35 +156,79 @@ def nbgrader(root, *args, timeout=600):
     return result
 
 
-def test_autograder_gives_solutions_full_marks_and_stubs_none(tmp_path):
-    """Each lesson is its own nbgrader assignment, laid out as ``--course`` lays out an
-    instructor's course directory (with course/nbgrader_config.py), and graded by it."""
+def autograde(root, lessons, students):
+    """Each lesson its own nbgrader assignment, laid out as ``--course`` lays out an
+    instructor's course directory (with course/nbgrader_config.py), submitted by each of
+    ``students`` (``{name: fill(notebook, lesson path)}``) and graded by nbgrader's
+    autograder. Returns ``{(lesson stem, student): (score, max_score)}``."""
     edition = _script_module()
-    names = edition.make_course(tmp_path, GRADED)
-    assert names == [path.stem for path in GRADED]
+    names = edition.make_course(root, lessons)
+    assert names == [path.stem for path in lessons]
     for name in names:
-        nbgrader(tmp_path, "generate_assignment", name, "--force")
-    for student in ("solver", "stubs"):
-        for path in GRADED:
-            submitted = tmp_path / "submitted" / student / path.stem
+        nbgrader(root, "generate_assignment", name, "--force")
+    for student, fill_in in students.items():
+        for path in lessons:
+            submitted = root / "submitted" / student / path.stem
             submitted.mkdir(parents=True)
-            notebook = nbformat.read(tmp_path / "release" / path.stem / path.name,
-                                     as_version=4)
-            if student == "solver":     # the student's answers: the solutions themselves
-                fill_with_solutions(notebook, path)
-            nbformat.write(notebook, submitted / path.name)
+            notebook = nbformat.read(root / "release" / path.stem / path.name, as_version=4)
+            nbformat.write(fill_in(notebook, path), submitted / path.name)
     for name in names:
-        nbgrader(tmp_path, "autograde", name, "--create", "--force")
+        nbgrader(root, "autograde", name, "--create", "--force")
 
     from nbgrader.api import Gradebook
-    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gradebook:
-        for path in GRADED:
-            solver = gradebook.find_submission(path.stem, "solver")
-            stubs = gradebook.find_submission(path.stem, "stubs")
-            checks = sum(1 for c in nbformat.read(path, as_version=4).cells if is_check(c))
-            assert solver.max_score >= checks > 0, path.name
-            assert solver.score == solver.max_score, path.name
-            assert stubs.score == 0, path.name
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        return {(path.stem, student): (found.score, found.max_score)
+                for path in lessons for student in students
+                for found in [gradebook.find_submission(path.stem, student)]}
+
+
+def test_autograder_gives_solutions_full_marks_and_stubs_none(tmp_path):
+    scores = autograde(tmp_path, GRADED, {"solver": fill_with_solutions,
+                                          "stubs": lambda notebook, path: notebook})
+    for path in GRADED:
+        score, max_score = scores[(path.stem, "solver")]
+        checks = sum(1 for c in nbformat.read(path, as_version=4).cells if is_check(c))
+        assert max_score >= checks > 0, path.name
+        assert score == max_score, path.name
+        assert scores[(path.stem, "stubs")][0] == 0, path.name
+
+
+# Answers that fooled the checks of lessons 12 and 13 before issue 39, one per solution
+# region: each writes into an input, ignores its arguments, or does the exercise another way
+# than it asks.
+FOOLERS = {
+    "l12-ex1-step": ["h.numpy()[...] += 0.25\nreturn tg.tanh(h @ W + x_t @ U + b)"],
+    "l12-ex2-predict": ['predicted_fate = {0.5: "vanish", 1.0: "vanishes", 2.0: "explodes", '
+                        '4.0: "explodes"}'],
+    "l12-ex3-truncate": ["xs.numpy()[...] *= 0.5\n"
+                         "for start in range(0, steps, k):\n"
+                         "    hs = run_rnn(params, xs[start:start + k], h)\n"
+                         "    total = total + tg.sum((readout(params, hs) - ys[start:start + k]) "
+                         "** 2)\n"
+                         "    h = tg.stop_gradient(hs[-1])"],
+    "l13-ex1-solution": ["x, = values\n"
+                         "return tg.stack([tg.ops.bind(clip_norm_op, x[i], max_norm=max_norm, "
+                         "axes=axes) for i in range(x.shape[0])]), True"],
+    "l13-ex2-solution": ["X.numpy()[...] = 0.0\nreturn tg.zeros(w.shape)"],
+    "l13-ex3-solution": ["return J_vmap"],
+}
+FOOLED = [p for p in LESSONS if p.name.startswith(("12_", "13_"))]
+
+
+def fill_with_foolers(notebook, path):
+    for cell in notebook.cells:
+        if cell.cell_type == "code" and is_solution(cell):
+            fill(cell, FOOLERS[nbgrader_meta(cell)["grade_id"]])
+    return notebook
+
+
+def test_autograder_gives_the_foolers_nothing_and_the_solutions_full_marks(tmp_path):
+    scores = autograde(tmp_path, FOOLED, {"solver": fill_with_solutions,
+                                          "fooler": fill_with_foolers})
+    for path in FOOLED:
+        score, max_score = scores[(path.stem, "solver")]
+        assert score == max_score > 0, path.name
+        assert scores[(path.stem, "fooler")] == (0, max_score), path.name
 
 
 def fill_with_solutions(notebook, solved_path):

@@ -17,7 +17,7 @@ nothing of what the student reads or runs:
   as otter's (``# BEGIN SOLUTION NO PROMPT``), followed by a prompt that otter puts in
   the student edition: the same stub as nbgrader's, ``raise NotImplementedError("write
   your answer here, then run this cell again")``;
-- its test is the check cell itself: an exception-based otter test that runs the check
+- its test is the check cell itself: a public exception-based otter test that runs the check
   cell's code on the notebook's variables, so a right answer scores and a stub does not;
 - the check cell stays in the notebook after the question, locked, so a student sees
   the same teaching messages as in nbgrader's edition (otter adds no grader.check cell);
@@ -94,9 +94,11 @@ def otter_markers(source):
 
 def test_cell(check):
     """An otter exception-based test that runs the check cell's code on the notebook's
-    variables (``env``); the check raises unless the answer is right."""
+    variables (``env``); the check raises unless the answer is right. It is public (not
+    hidden): the check cell is in the student edition anyway, and otter's summary of the
+    public tests must say that a failed check failed, not "All test cases passed!"."""
     meta = grading(check)
-    source = (f'""" # BEGIN TEST CONFIG\npoints: {meta.get("points", 1)}\nhidden: true\n'
+    source = (f'""" # BEGIN TEST CONFIG\npoints: {meta.get("points", 1)}\nhidden: false\n'
               f'""" # END TEST CONFIG\n'
               f"def test_check(env):\n"
               f"    exec(compile({check.source!r}, {meta['grade_id']!r}, 'exec'), env)\n")

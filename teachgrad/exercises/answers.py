@@ -19,6 +19,7 @@ import inspect
 import numpy as np
 
 from .. import backend, validate
+from .differences import SHOWN, say_difference
 from .feedback import Feedback, NotYet
 from .guard import Stopped, student_code
 
@@ -128,7 +129,8 @@ def check_value(got, expected, about, hint=None, rtol=1e-6, atol=1e-9):
     """Compare a number (or array) the student computed with the right one.
 
     Unlike a prediction, a computed value may be shown beside the right one: the
-    code that computes it is the exercise. Returns ``Feedback("right", ...)``
+    code that computes it is the exercise. A big array is not shown: what is off is
+    said in words ("it is all zero", "rows 3-7 differ"). Returns ``Feedback("right", ...)``
     or raises ``NotYet``.
     """
     validate.text(about, "about", "tg.exercises.check_value")
@@ -145,6 +147,8 @@ def check_value(got, expected, about, hint=None, rtol=1e-6, atol=1e-9):
                    f"{expected_array.shape}.")
     elif np.allclose(got_array, expected_array, rtol=rtol, atol=atol):
         return Feedback("right", f"{about} is right.")
+    elif got_array.size > SHOWN:    # never a wall of numbers: what is off, in words
+        message = f"{about} is not right: {say_difference(got_array, expected_array)}."
     else:
         message = (f"{about} came out as {_show(got_array)}, but should be "
                    f"{_show(expected_array)}.")

@@ -36,10 +36,11 @@ from ..debug import rulecheck
 from ..tensor import Tensor, constant
 from .again import differentiable_again
 from .compare import ATOL, compare
+from .elsewhere import at_another_point
 from .explain_shapes import jvp_shape_story, reduction_story, vjp_shape_story
 from .feedback import Feedback, NotYet
 from .guard import Stopped, read_only, student_code
-from .student import arity, as_inputs, result_array
+from .student import arity, as_inputs, described as _a, result_array
 
 
 def check_vjp(f, rules, inputs, seed=0, slips=()):
@@ -78,13 +79,10 @@ class _Check:
         where = f"tg.exercises.check_{mode}"
         self.f, self.mode = validate.callable_(f, "f", where), mode
         self.rules = list(rules) if isinstance(rules, (list, tuple)) else [rules]
-        for rule in self.rules:
-            if rule is not None and not callable(rule):
-                validate.fail(TypeError, where, "rules", "a function (one per input of f, "
-                              "None for an input without a gradient)", rule)
         self.arrays = as_inputs(inputs, arity(f, len(self.rules)), where)
         validate.arity(f, len(self.arrays), "f", where)
-        self.rng = np.random.default_rng(validate.integer(seed, "seed", where, minimum=0))
+        self.seed = validate.integer(seed, "seed", where, minimum=0)
+        self.rng = np.random.default_rng(self.seed)
         self.h = rulecheck.step_size([np.float64])[0]
         try:
             self.ans = self.evaluate(self.arrays)[0]
@@ -111,11 +109,16 @@ class _Check:
             return Feedback("wrong_count", f"f takes {n} input{'s' if n != 1 else ''}, so give "
                             f"{n} rule{'s' if n != 1 else ''} (one per input, None for an input "
                             f"without a gradient), not {len(self.rules)}.")
+        for i, rule in enumerate(self.rules):
+            if rule is not None and not callable(rule):   # a student's rule: said, not raised
+                return Feedback("wrong_type", f"the rule for input {i} is {_a(rule)}, not a "
+                                f"function: give a function rule(g, ans, *inputs) (x_dot first "
+                                f"for a JVP), or None for an input without a gradient.", i)
         self.out_shape = tuple(self.ans.shape)
         self.g = read_only(self.rng.standard_normal(self.out_shape))   # a VJP rule's g
         try:
             for check in (self._check_vjp if self.mode == "vjp" else self._check_jvp,
-                          self._again):
+                          self._elsewhere, self._again):
                 for i, rule in enumerate(self.rules):
                     found = None if rule is None else check(i, rule)
                     if found is not None:
@@ -275,6 +278,10 @@ class _Check:
         return compare(got_array, expected, i, "output", "J x_dot",
                         lambda: jt(np.ones(x_shape)),
                         "the derivative without the tangent: multiply by x_dot")
+
+    def _elsewhere(self, i, rule):
+        """Is the rule for input ``i`` right at a second point too (``elsewhere``)?"""
+        return at_another_point(self, i, rule)
 
     def _again(self, i, rule):
         """Can the rule for input ``i`` be differentiated again (``again``)?"""

@@ -127,3 +127,22 @@ def _a(value):
 
 def _why(key, hints):
     return f" ({hints[key]})" if key in hints else ""
+
+
+def check_words(predicted, contract):
+    """``NotYet`` unless ``predicted`` (or each value of it, for a dict) is one of the
+    words ``contract.words`` allows: a typo is named, with the words to choose from,
+    before the prediction is compared with what happened."""
+    name, words = contract.name, contract.words
+    allowed = ", ".join(f'"{w}"' for w in words[:-1]) + f' or "{words[-1]}"'
+    if predicted is None or predicted is Ellipsis:
+        raise NotYet(f"Not yet: `{name}` is still empty ({predicted!r}). The exercise asks "
+                     f"for {contract.expect}.")
+    values = predicted.items() if isinstance(predicted, dict) else [(None, predicted)]
+    for key, value in values:
+        if value not in words:
+            where = "" if key is None else f" (for {key!r})"
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+            raise NotYet(f"Not yet: {shown}{where} is not one of the words this exercise "
+                         f"uses: write {allowed}, spelled as here.")
+

@@ -63,7 +63,8 @@ def dense(value):
     return value
 
 
-def _returned(value):
+def described(value):
+    """``value`` in a few words: its type and a short repr (``a float (3.0)``)."""
     text = repr(value)
     text = text if len(text) <= 60 else text[:57] + "..."
     kind = type(value).__name__
@@ -89,7 +90,7 @@ def result_array(got, i, what):
             numbers = False
     if not numbers:
         return None, Feedback("wrong_type", f"the rule for input {i} returned "
-                              f"{_returned(got)}, not a tensor of numbers. A rule returns "
+                              f"{described(got)}, not a tensor of numbers. A rule returns "
                               f"one tensor: {what}, computed with teachgrad ops (tg.cos(x), "
                               f"g * ...).", i)
     return array.astype(np.float64), None
