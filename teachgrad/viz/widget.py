@@ -134,8 +134,10 @@ class Stepper:
             data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
             picture = (f'<img class="tg-first-frame" alt="the drawing of the first step" '
                        f'style="max-width:100%" src="data:image/svg+xml;base64,{data}">')
+        first = self.frames[self.window[0]]
         return (f'<div class="tg-stepper {css_class}">'
                 f'<p class="tg-note"><i>{note}</i></p>{picture}'
+                f'<p class="tg-first-step">Step {first.index}: {escape(first.sentence)}</p>'
                 f"<details><summary>All {len(self.frames)} steps, as text</summary>"
                 f'<pre class="tg-steps">{escape(text)}</pre></details></div>')
 

@@ -53,7 +53,7 @@
       if (timer) { stop(); return; }
       if (at === last) { show(0); }
       play.textContent = "\u275A\u275A pause";
-      timer = setInterval(function () { if (at >= last) { stop(); } else { show(at + 1); } },
+      timer = setInterval(function () { show(at + 1); if (at >= last) { stop(); } },
                           data.interval);
     };
     show(0);
