@@ -43,7 +43,7 @@ def test_a_wide_drawing_keeps_its_text_readable():
     least = follow.readable_width(svg)
     width_pt = float(re.search(r'<svg width="([\d.]+)pt"', svg).group(1))
     smallest = min(float(f) for f in re.findall(r'font-size="([\d.]+)"', svg))
-    assert smallest * least / width_pt >= 9          # px of the smallest text, at its narrowest
+    assert smallest * least / width_pt >= 12         # px of the smallest text, at its narrowest
     widget = stepper.widget
     assert widget.tg_parts["graph"].layout.min_width == f"min({least}px, 100%)"
     assert f"min-width: {least}px" in widget.tg_parts["graph"].value
