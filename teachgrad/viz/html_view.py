@@ -50,7 +50,7 @@ STYLE = f"""<style>
   align-items: flex-start;}}
 .{VIEW_CLASS} .tg-graph-box {{flex: 1 1 40%; overflow: auto; position: relative;}}
 .{VIEW_CLASS} .tg-view-frame {{flex: 1 1 50%; min-width: 320px;}}
-div.{VIEW_CLASS} table :is(td, th) {{text-align: left;}}
+div.{VIEW_CLASS} table :is(td, th) {{text-align: left !important;}}
 </style>"""
 
 
