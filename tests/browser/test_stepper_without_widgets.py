@@ -5,7 +5,8 @@ default settings (issue 38).
    saved (JupyterLab saves no widget state by default), its kernel shut down, the page
    reloaded: every stepper's widget output says "model not found", and the stepper's HTML
    view (``teachgrad/viz/html_view.py``) hides that and steps in its place: Step, the
-   slider and Play move its frame, one stepper on show each.
+   slider and Play move its frame, one stepper on show each. The same saved notebook
+   opened in Notebook 7 does the same.
 2. ``test_an_untrusted_notebook_shows_the_first_steps_text``: a notebook executed
    elsewhere (nbclient: unsigned, so JupyterLab does not trust it) shows each stepper's
    sanitised static text/html: its note, the first step's sentence and the steps as text,
@@ -63,6 +64,18 @@ def test_lesson2_saved_and_reopened_steps_in_the_page(page, lab, output_dir):
     page.wait_for_timeout(1000)                        # nothing comes back later
     assert page.evaluate(FAILED, PANEL)["shown"] == 0
     assert page.evaluate(VISIBLE_STEPPERS, PANEL) == ["tg-stepper tg-html-view"] * count
+    # the same notebook in Notebook 7 (its kernel shut down again): the same outputs
+    page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
+    page.goto(f"{lab.base_url}/notebooks/{name}", wait_until="domcontentloaded")
+    page.wait_for_function(
+        f"""count => {{
+            const failed = ({FAILED})('');
+            return failed.all === count && failed.shown === 0 &&
+                document.querySelectorAll('.tg-html-view .tg-frame').length === count;
+        }}""", arg=count, timeout=60_000, polling=200)
+    assert page.evaluate(VISIBLE_STEPPERS, "") == ["tg-stepper tg-html-view"] * count
+    page.locator(".tg-html-view").first.scroll_into_view_if_needed()
+    step_the_html_view(page)
 
 
 def test_an_untrusted_notebook_shows_the_first_steps_text(page, lab, small_stepper,
