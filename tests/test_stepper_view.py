@@ -164,3 +164,15 @@ def test_the_play_buttons_have_glyphs_without_font_awesome():
         assert f'.tg-stepper-widget .widget-play .fa-{icon}::before {{content: "{glyph}";}}' \
             in header
     assert ".widget-play .fa::before {font-family: var(--jp-ui-font-family" in header
+
+
+def test_without_dot_the_view_carries_the_drawing_laid_out_in_python(monkeypatch):
+    import shutil
+    monkeypatch.setenv("PATH", "/nonexistent")       # graphviz finds no `dot`
+    assert shutil.which("dot") is None
+    stepper = _chain_stepper(3)
+    data = html_view.frames_of(stepper.html_view())
+    assert data["graph"].count("<svg") == 1 and "tg-node-n0" in data["graph"]
+    assert "<script" not in data["graph"]             # no Viz.js: plain_layout drew it
+    assert "laid this graph out itself" in data["header"]
+    assert len(data["frames"]) == len(stepper.frames)
