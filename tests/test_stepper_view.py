@@ -108,7 +108,8 @@ def test_a_stepper_displays_its_widget_then_a_view_of_every_frame():
     html, scope = view_output["text/html"], stepper._scope
     # hidden until its script runs; the live widget (its root has the scope) hides it too
     assert (f'<div class="tg-stepper {html_view.VIEW_CLASS} {scope}" data-scope="{scope}" '
-            f'data-wait="{html_view.WAIT}" style="display:none"></div>') in html
+            f'data-wait="{html_view.WAIT}" data-lm-suppress-shortcuts="true" '
+            f'style="display:none"></div>') in html
     assert html_view.hide_style(scope) in stepper.widget.children[0].value
     assert scope in stepper.widget._dom_classes
     assert f"<script>{html_view.script()}</script>" in html

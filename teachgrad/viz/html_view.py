@@ -80,13 +80,16 @@ def view_html(scope, header, graph, frames, first=0, interval=800, wait=WAIT):
     ``graph`` are HTML (the graph inside its scrolling box, "" when there is none);
     ``frames`` one HTML string per frame, numbered from ``first``; ``interval`` the
     milliseconds per step when playing; ``wait`` how long the script waits for the live
-    widget before it shows the view (0 where none is displayed)."""
+    widget before it shows the view (0 where none is displayed). ``data-lm-suppress-shortcuts``
+    asks JupyterLab to keep its notebook shortcuts out of the view (the script itself keeps
+    the slider's keys the slider's)."""
     if not frames:
         raise ValueError("A stepper's HTML view needs at least one frame to show.")
     data = {"header": STYLE + header + f'<div class="tg-note"><i>{NOTE}</i></div>',
             "graph": graph, "frames": list(frames), "first": first, "interval": interval}
     return (f'<div class="tg-html-stepper"><div class="tg-stepper {VIEW_CLASS} {scope}" '
-            f'data-scope="{scope}" data-wait="{wait}" style="display:none"></div>'
+            f'data-scope="{scope}" data-wait="{wait}" data-lm-suppress-shortcuts="true" '
+            f'style="display:none"></div>'
             f'<script type="application/x-teachgrad-frames" class="tg-view-data">'
             f"{pack(data)}</script><script>{script()}</script></div>")
 

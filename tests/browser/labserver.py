@@ -356,9 +356,10 @@ def stateless(notebook):
 
 def step_the_html_view(page, root="", i=0, timeout_ms=10_000):
     """Step the ``i``-th stepper HTML view on show under ``root`` (``html_view.py``) with
-    each of its controls, checking each moves the frame: Step (0 to 1), Back (to 0), a
-    click at the slider's right end (to the last step), Back (one before), Play (from
-    there on to the last step, paused there). Returns the view's locator."""
+    each of its controls, checking each moves the frame: Step (0 to 1), Back (to 0), the
+    slider's right arrow and Home keys (to 1, to 0), a click at the slider's right end (to
+    the last step), Back (one before), Play (from there on to the last step, stopping
+    there). Returns the view's locator."""
     view = page.locator(f"{root} .tg-html-view:visible".strip()).nth(i)
     slider = view.locator(".tg-view-slider")
 
@@ -373,6 +374,10 @@ def step_the_html_view(page, root="", i=0, timeout_ms=10_000):
     view.locator(".tg-view-step").click()
     shown(1)
     view.locator(".tg-view-back").click()
+    shown(0)
+    slider.press("ArrowRight")     # the slider's keys (JupyterLab would take them for cells)
+    shown(1)
+    slider.press("Home")
     shown(0)
     box = slider.bounding_box()
     page.mouse.click(box["x"] + box["width"] - 2, box["y"] + box["height"] / 2)

@@ -56,6 +56,14 @@
       timer = setInterval(function () { show(at + 1); if (at >= last) { stop(); } },
                           data.interval);
     };
+    /* the slider's own keys stay the slider's: the notebook (JupyterLab, Notebook 7) would
+       take an arrow key to move between cells. Stopped on the way down, at the window,
+       before any handler of the page's; the slider still moves (its default action). */
+    window.addEventListener("keydown", function (event) {
+      if (view.contains(event.target) && /^(Arrow|Home$|End$|Page)/.test(event.key)) {
+        event.stopPropagation();
+      }
+    }, true);
     show(0);
   }
 
