@@ -67,6 +67,29 @@ def test_an_engine_that_does_not_wait_is_replayed_without_a_crash():
         assert "n0" in text and "t1" not in text
 
 
+def test_beside_displays_its_widget_then_both_steppers_html_views():
+    from unittest import mock
+
+    import IPython.display
+
+    from teachgrad.viz import html_view
+    beside = _beside(_engine())
+    sent = []
+    with mock.patch.object(IPython.display, "display",
+                           lambda data, raw=False: sent.append(data)):
+        beside._ipython_display_()
+    widget_output, views = sent
+    assert "application/vnd.jupyter.widget-view+json" in widget_output
+    assert list(views) == ["text/html"]
+    html = views["text/html"]
+    for stepper, title in ((beside.reference, "teachgrad's run"), (beside.yours, "Your run")):
+        assert f'data-scope="{stepper._scope}"' in html
+        assert html_view.hide_style(stepper._scope) in stepper.widget.children[0].value
+    headers = [html_view.unpack(part.split("</script>")[0])["header"]
+               for part in html.split('class="tg-view-data">')[1:]]
+    assert "teachgrad's run" in headers[0] and "Your run" in headers[1]
+
+
 def test_an_engine_with_no_pending_counts_has_every_node_in_its_stepper():
     beside = _beside(_engine(wait=False, pending_dict=False))
     frames = beside.yours.frames

@@ -548,6 +548,32 @@ def test_jvp_widget_builds():
 
 
 # -- what shows without widgets -------------------------------------------------------
+def test_jvp_html_view_holds_every_frame_and_restyles_its_own_drawings():
+    from teachgrad.viz import html_view
+    rec, *_ = forward_mode(transpose=True)
+    stepper = tg.viz.JVPStepper(rec)
+    scope = stepper._scope
+    data = html_view.frames_of(stepper.html_view())
+    widget_frames = [c.value for c in parts_of(stepper)["frames"].children]
+    # the widget's frames, each restyling the view's drawings (scope-v) instead
+    assert data["frames"] == [h.replace(scope, scope + "-v") for h in widget_frames]
+    assert "Forward mode" in data["header"] and data["interval"] == stepper.interval
+    if shutil.which("dot"):
+        assert data["graph"].count("<svg") == 4 and f'id="{scope}-v"' in data["graph"]
+        walked = next(f for f in stepper.frames.frames
+                      if f.phase == "transpose" and f.inner.processing is not None)
+        assert f"#{scope}-v .tg-op-0{{display:block;order:-1}}" in data["frames"][walked.index]
+
+
+def test_a_stepper_with_no_drawing_has_a_view_with_no_drawing():
+    from teachgrad.viz import html_view
+    stepper = tg.viz.BackpropStepper(lesson_two()[0])
+    stepper._pass.note = "The graph is not drawn: too big"     # as draw() says of a big one
+    data = html_view.frames_of(stepper.html_view())
+    assert data["graph"] == "" and "too big" in data["header"]
+    assert len(data["frames"]) == len(stepper.frames)
+
+
 def test_static_text_is_the_same_in_every_run():
     def text():
         tg.sin(tg.constant(1.0)) * 2       # shifts the global node ids between the runs
@@ -763,8 +789,9 @@ def test_widget_fits_a_notebook_column_with_its_controls_in_view():
     assert "tg-controls" in parts["controls"]._dom_classes
     for part in ("play", "step", "back", "reset", "slider", "box", "speed"):
         assert parts[part] in parts["controls"].children
-    assert parts["graph"].layout.max_height == parts["frames"].layout.max_height == VIEW
-    assert parts["graph"].layout.overflow == parts["frames"].layout.overflow == "auto"
+    # one box scrolls, the drawing's; the frame takes the height it needs (no second fold)
+    assert parts["graph"].layout.max_height == VIEW and parts["graph"].layout.overflow == "auto"
+    assert parts["frames"].layout.max_height is None and parts["frames"].layout.overflow is None
     assert root.children[2].layout.flex_flow == "row wrap"   # narrow: drawing above frames
     widths = [parts[p].layout.width for p in ("slider", "speed")]
     assert all(not w or not w.endswith("px") or int(w[:-2]) <= 420 for w in widths)

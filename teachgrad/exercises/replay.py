@@ -10,7 +10,8 @@ import collections
 
 import numpy as np
 
-from ..viz.widget import display_with_export_copy
+from ..viz.html_view import WAIT
+from ..viz.widget import display_with_view
 from .guard import student_code
 from .protocol import steps, watch, watching
 
@@ -235,8 +236,7 @@ class Beside:
         return bundle
 
     def _ipython_display_(self):
-        # an offline HTML export shows both first steps instead of an empty box
-        display_with_export_copy(
-            self._repr_mimebundle_(),
-            self.reference.export_html(f"<h4>{_REFERENCE}</h4>")
-            + self.yours.export_html(f"<h4>{_YOURS}</h4>"))
+        # where the widget cannot render, both steppers step in the page (html_view.py)
+        display_with_view(self._repr_mimebundle_, lambda wait=WAIT: (
+            self.reference.html_view(f"<h4>{_REFERENCE}</h4>", wait)
+            + self.yours.html_view(f"<h4>{_YOURS}</h4>", wait)))

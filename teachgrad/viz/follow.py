@@ -16,8 +16,12 @@ works at any zoom: it works in a saved notebook too.
 import math
 import re
 
-#: The smallest a drawing's text may get, in CSS pixels.
-SMALLEST_TEXT = 9.5
+#: The smallest a drawing's text may get, in CSS pixels (no stepper text is smaller).
+SMALLEST_TEXT = 12
+#: Room kept under a drawing moved up to its bottom edge (CSS pixels): a box that scrolls
+#: sideways loses that much height to its scrollbar, and a node at the drawing's bottom
+#: stays clear of the box's edge.
+MARGIN = 24
 
 _SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"\s+viewBox="([-\d. ]+)"')
 _FONT = re.compile(r'font-size="([\d.]+)"')
@@ -71,12 +75,13 @@ def _shape(body):
 def follow_style(root, centre, view):
     """A ``<style>`` that moves the drawing under ``root`` inside its box, so that the
     point ``centre`` (fractions, from ``centres``) is near the box's middle, and no
-    edge of the drawing comes inside the box. ``view`` is the box's most height (a CSS
+    edge of the drawing comes inside the box (the bottom one no further than ``MARGIN``).
+    ``view`` is the box's most height (a CSS
     length, ``60vh``); its width is the box's own (``cqw``: the box is a container)."""
     if centre is None:
         return ""
     fx, fy = (round(min(max(v, 0.0), 1.0) * 100, 2) for v in centre)
     x = f"min(0px, max(calc(100cqw - 100%), calc(50cqw - {fx}%)))"
-    y = f"min(0px, max(calc({view} - 100%), calc({view} / 2 - {fy}%)))"
+    y = f"min(0px, max(calc({view} - 100% - {MARGIN}px), calc({view} / 2 - {fy}%)))"
     return (f"<style>{root} svg{{transform:translate({x}, {y});"
             f"transition:transform 0.2s}}</style>")

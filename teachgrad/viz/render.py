@@ -38,9 +38,6 @@ WORDS = {NOT_REACHED: "not reached", WAITING: "waiting", QUEUED: "in the queue",
 # The filled outline of a node (a periphery drawn around a target has fill="none").
 _SHAPES = '>:is(path,polygon,ellipse):not([fill="none"])'
 
-#: The class of the copy of a stepper's first step that an HTML export shows where the
-#: widget cannot load (``widget.Stepper.export_html``).
-EXPORT_CLASS = "tg-export-first"
 #: The Play widget's buttons as unicode glyphs: ipywidgets draws them with Font Awesome
 #: icons (``<i class="fa fa-play">``), and Notebook 7 and HTML exports have no Font Awesome.
 #: With it or without, the stepper's buttons show these.
@@ -51,9 +48,8 @@ PLAY_GLYPHS = (".tg-stepper-widget .widget-play .fa::before {font-family: "
                    f'.tg-stepper-widget .widget-play .fa-{icon}::before {{content: "{glyph}";}}\n'
                    for icon, glyph in GLYPHS.items()))
 
-#: Shared by every frame; it lives in a widget that is always on the page. It also hides
-#: the copy of the first step that a stepper leaves for an HTML export
-#: (``EXPORT_CLASS``): where this style is on the page, the widget runs.
+#: Shared by every frame; it lives in a widget that is always on the page (and in the
+#: stepper's HTML view, ``html_view.py``). No text in it is under 12 px.
 STYLE = """<style>
 .tg-stepper {font-family: var(--jp-ui-font-family, Helvetica, Arial, sans-serif);
   font-size: 13px; line-height: 1.4;}
@@ -72,17 +68,18 @@ STYLE = """<style>
 .tg-stepper pre.tg-array {margin: 2px 0 0 0; padding: 2px 4px; background: #f7f7f7;
   line-height: 1.25; overflow-x: auto;}
 .tg-stepper .tg-graph svg {max-width: 100%; height: auto;}
-.tg-graph-box {container-type: inline-size;}
-.tg-kernel-note {color: #666; font-size: 11px; margin: 0 6px;}
+.tg-graph-box {container-type: inline-size; position: relative;}
+.tg-kernel-note {color: #555; font-size: 12px; margin: 0 6px;}
 .tg-stepper .tg-zoom {display: none;}
 .tg-stepper .tg-zoom-label {cursor: pointer; color: #1f6fc5; font-size: 12px;
-  text-decoration: underline;}
+  text-decoration: underline; position: absolute; top: 0; right: 0; z-index: 2;
+  background: rgba(255, 255, 255, 0.85); padding: 0 4px;}
 .tg-stepper .tg-zoom:checked ~ .tg-graph svg {max-width: none;}
 .tg-stepper-widget .tg-controls {position: sticky; top: 0; z-index: 3;
   background: var(--jp-layout-color0, white);}
 .tg-stepper .tg-empty {color: #777; font-style: italic;}
 .tg-stepper .tg-g {display: none;}
-""" + f":root div.{EXPORT_CLASS} {{display: none !important;}}\n" + PLAY_GLYPHS + "".join(
+""" + PLAY_GLYPHS + "".join(
     f".tg-stepper .tg-chip.tg-state-{state} {{background: {fill}; border-color: {line};}}\n"
     for state, (fill, line, _, _) in COLOURS.items()) + "</style>"
 

@@ -16,17 +16,23 @@ number, ``selected_index``, made in the browser:
   arrow keys or the step box instead.
 
 The controls come first, wrap to the notebook column's width and stick to the
-top of the view; under them the drawing (shrunk to fit, full size one click
-away) sits beside the Stack, each scrolling in a box at most ``VIEW`` tall, so
-the controls stay in sight at every step. The header carries the shared style
-sheet: it and the drawing are always on the page. A frame restyles the drawing through the
-``<style>`` it carries, and that style leaves the page with the frame.
+top of the view; under them the drawing (shrunk to fit, never so far that its text
+gets under 12 px, full size one click away), the one box that scrolls (at most
+``VIEW`` tall: the frame's style keeps the node being processed inside it,
+``follow.py``), beside the Stack, which takes the height its frame needs. The header
+carries the shared style sheet: it and the drawing are always on the page. A frame
+restyles the drawing through the ``<style>`` it carries, and that style leaves the page
+with the frame.
+
+Where no widget manager holds the widget's model (a reopened notebook saved without
+widget state, VS Code, an nbconvert export offline), the stepper's HTML view
+(``html_view.py``), displayed as a second output, steps in its place.
 """
 import base64
 import uuid
 
 from ..debug.report import escape
-from . import follow, render
+from . import follow, html_view, render
 from .step_controls import step_buttons, step_controls
 
 #: Milliseconds per step when playing.
@@ -35,26 +41,13 @@ INTERVAL = 800
 MAX_FRAMES = 600
 #: The most height the drawing and the frame each take before they scroll.
 VIEW = "60vh"
-#: What the static view says of a notebook saved without its widgets (JupyterLab does
-#: not save widget state by default, and then an export shows this view instead).
-SAVE_STATE = ("To keep it stepping in a saved notebook or an HTML export, with no kernel, "
-              "save its widget state: in JupyterLab, Settings > Save Widget State "
-              "Automatically, then run the notebook and save it.")
 #: What the Back, Step and Reset buttons say of themselves: they run Python.
 KERNEL_ONLY = ("Back, Step and Reset need a running kernel; Play, the slider and the step "
                "box work without one (in a saved notebook too).")
-#: What an HTML export says above its copy of the first step, shown where the widget does
-#: not load (nbconvert's page loads the widget library from a CDN: offline, nothing).
-EXPORT_NOTE = ("The interactive stepper cannot load here: its widget library comes from the "
-               "internet, which this page cannot reach.")
-#: Unhides an export's copy of the first step (hidden by its own ``style`` attribute):
-#: where a widget runs, the stepper's own style sheet hides it again (``render.STYLE``,
-#: more specific); where the stepper's text/html view shows (an export of a notebook saved
-#: without widget state), it is hidden too. A renderer that strips ``<style>`` and keeps
-#: ``style=`` (JupyterLab, for untrusted output) leaves it hidden.
-EXPORT_STYLE = (f"<style>div.{render.EXPORT_CLASS} {{display: block !important;}}"
-                f":root:has(.tg-stepper.tg-static) div.{render.EXPORT_CLASS} "
-                f"{{display: none !important;}}</style>")
+#: What the widget output's text/html says: it shows where no script runs (GitHub, an
+#: untrusted notebook), and where one does, the stepper's HTML view takes its place.
+STATIC_NOTE = ("An interactive stepper: run the notebook in Jupyter (trust it if asked) to "
+               "step through it.")
 #: Steps listed in the text shown where no widget runs.
 MAX_TEXT_STEPS = 200
 
@@ -90,39 +83,49 @@ class Stepper:
     def widget(self):
         """The ipywidgets view (built on first use)."""
         if self._widget is None:
-            first, stop = self.window
-            html = [self.frame_html(i, self._scope) for i in range(first, stop)]
             svg = self.graph_html(self._scope)
-            self._widget = stepper_widget(html, render.fitted(self._scope, svg),
-                                          self.header_html(), self._scope, self.interval,
+            self._widget = stepper_widget(self._frames_html(), render.fitted(self._scope, svg),
+                                          self.header_html() + html_view.hide_style(self._scope),
+                                          self._scope, self.interval,
                                           follow.readable_width(svg))
         return self._widget
 
+    def _frames_html(self):
+        """The HTML of the frames the widget holds (made once: the widget and the HTML
+        view share it)."""
+        if getattr(self, "_frames_cache", None) is None:
+            first, stop = self.window
+            self._frames_cache = [self.frame_html(i, self._scope) for i in range(first, stop)]
+        return self._frames_cache
+
+    def html_view(self, title="", wait=html_view.WAIT):
+        """The stepper as one HTML output that steps with no widget manager
+        (``html_view.py``): the frames the widget holds, under ``title`` (HTML). Its
+        drawing's ids are its own (the stepper's scope and ``-v``), so that the widget's
+        frames never restyle it."""
+        scope = self._scope + "-v"
+        svg = self.graph_html(scope)
+        graph = ""
+        if svg:
+            least = follow.readable_width(svg)
+            width = f"min({max(least, 300)}px, 100%)" if least else "300px"
+            graph = (f'<div class="tg-graph-box" style="min-width:{width};max-height:{VIEW}">'
+                     f"{render.fitted(scope, svg)}</div>")
+        frames = [h.replace(self._scope, scope) for h in self._frames_html()]
+        return html_view.view_html(self._scope, title + self.header_html(), graph, frames,
+                                   self.window[0], self.interval, wait)
+
     def static_html(self):
-        """What shows where no widget runs (a lesson opened fresh, before its kernel runs
-        or while it is untrusted; GitHub; nbconvert): a short note, a picture of the
-        first step, and the steps as text.
+        """What shows where no script runs (GitHub, an untrusted notebook) and where the
+        widget cannot render and the HTML view has not replaced it: a short note, a
+        picture of the first step, and the steps as text.
 
         The picture is an ``<img>`` of a standalone SVG (its style inside it), never
         inline SVG: a renderer that strips SVG elements would leave their text behind.
         The same steps give the same HTML."""
-        note = ("An interactive stepper: run the notebook (and trust it if asked) to step "
-                "through it. " + SAVE_STATE)
-        return self._first_step_html("tg-static", note, "")
+        return self._first_step_html("tg-static", STATIC_NOTE)
 
-    def export_html(self, title=""):
-        """A copy of the first step for an HTML export whose widget cannot load.
-
-        nbconvert renders an output's widget view, not its text/html, once the notebook
-        holds widget state, and its page loads the widget library from a CDN: offline, the
-        stepper's box stays empty. So the stepper shows this as an output of its own
-        (``_ipython_display_``): hidden (``style=``, and the widget's style sheet), unless
-        ``EXPORT_STYLE`` applies and no widget and no ``static_html`` view is on the page.
-        ``title`` (HTML) goes above it."""
-        return EXPORT_STYLE + self._first_step_html(render.EXPORT_CLASS, EXPORT_NOTE,
-                                                    ' hidden style="display:none"', title)
-
-    def _first_step_html(self, css_class, note, attributes, title=""):
+    def _first_step_html(self, css_class, note):
         text = self.text()
         svg = self.first_picture()
         picture = ""
@@ -131,8 +134,10 @@ class Stepper:
             data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
             picture = (f'<img class="tg-first-frame" alt="the drawing of the first step" '
                        f'style="max-width:100%" src="data:image/svg+xml;base64,{data}">')
-        return (f'<div class="tg-stepper {css_class}"{attributes}>{title}'
+        first = self.frames[self.window[0]]
+        return (f'<div class="tg-stepper {css_class}">'
                 f'<p class="tg-note"><i>{note}</i></p>{picture}'
+                f'<p class="tg-first-step">Step {first.index}: {escape(first.sentence)}</p>'
                 f"<details><summary>All {len(self.frames)} steps, as text</summary>"
                 f'<pre class="tg-steps">{escape(text)}</pre></details></div>')
 
@@ -161,16 +166,21 @@ class Stepper:
         return bundle
 
     def _ipython_display_(self):
-        display_with_export_copy(self._repr_mimebundle_(), self.export_html())
+        display_with_view(self._repr_mimebundle_, self.html_view)
 
 
-def display_with_export_copy(bundle, export_html):
-    """Display ``bundle`` (a widget's, with its text/html view), then ``export_html`` as an
-    output of its own (text/html only: nbval compares no HTML, so a lesson's tests see
-    the same outputs as before): what an offline HTML export shows instead of the widget."""
+def display_with_view(bundle, view):
+    """Display ``bundle()`` (a widget's mimebundle, with its static text/html), then
+    ``view()`` (``html_view.py``) as an output of its own (text/html only: nbval compares
+    no HTML, so a lesson's tests see the same outputs as before): the stepper wherever
+    the widget cannot render. In Colab, where each output is a frame of its own, the view
+    alone (``html_view.in_colab``)."""
     from IPython.display import display
-    display(bundle, raw=True)
-    display({"text/html": export_html}, raw=True)
+    if html_view.in_colab():
+        display({"text/html": view(wait=0), "text/plain": bundle()["text/plain"]}, raw=True)
+        return
+    display(bundle(), raw=True)
+    display({"text/html": view()}, raw=True)
 
 
 def steps_words(count):
@@ -200,8 +210,8 @@ def _window(count, max_frames, start):
 
 def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL,
                    graph_width=None):
-    """A VBox: the header, the controls, then the drawing beside the frames (below
-    it in a narrow column), each scrolling in a box at most ``VIEW`` tall.
+    """A VBox: the header, the controls, then the drawing (scrolling in a box at most
+    ``VIEW`` tall) beside the frames (below it in a narrow column).
 
     ``frame_html`` is one HTML string per frame; ``scope`` is the stepper's
     unique id, given to the widget as a CSS class as well. ``graph_width`` (CSS
@@ -221,11 +231,10 @@ def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL
              widgets.jslink((slider, "value"), (box, "value")),
              widgets.jslink((speed, "value"), (play, "interval"))]
     back, step, reset = step_buttons(widgets, play, slider, last)
-    # The drawing and the frames scroll in boxes of their own, at most VIEW tall, under
-    # the controls, which wrap to the column's width and stick to the top of the view.
+    # The drawing is the one box that scrolls (at most VIEW tall); the frame beside it, or
+    # under it in a narrow column, takes the height it needs, with no fold of its own. The
+    # controls wrap to the column's width and stick to the top of the view.
     graph = _graph_box(widgets, graph_html, graph_width)
-    frames.layout.max_height = VIEW
-    frames.layout.overflow = "auto"
     kernel = widgets.HTML(f'<span class="tg-kernel-note" title="{KERNEL_ONLY}">'
                           f"(▶ and the slider also work in a saved notebook)</span>")
     controls = widgets.HBox([play, back, step, reset, kernel, slider, box, speed],

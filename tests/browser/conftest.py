@@ -94,6 +94,40 @@ def page(browser, lab, request, output_dir):
         context.close()
 
 
+SMALL_STEPPER = """
+import teachgrad as tg
+x = tg.constant(0.5, name="x")
+with tg.GradientTape() as tape:
+    tape.watch(x)
+    a = tg.sin(x, name="a")
+    z = tg.multiply(a, x, name="z")
+with tg.viz.record() as rec:
+    tape.gradient(z, x)
+stepper = tg.viz.BackpropStepper(rec.traces[0])
+stepper
+"""
+
+
+@pytest.fixture(scope="session")
+def small_stepper(tmp_path_factory):
+    """A notebook with one small BackpropStepper, executed once by nbclient with its widget
+    state saved (as JupyterLab's "Save Widget State Automatically" does), and the
+    stepper's text (``stepper.text()``, printed by its second cell). ``labserver.stateless(nb)``
+    gives a copy saved as JupyterLab saves by default: with no widget state."""
+    import nbformat
+    from nbclient import NotebookClient
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                       "language": "python"}
+    notebook.cells = [nbformat.v4.new_code_cell(SMALL_STEPPER),
+                      nbformat.v4.new_code_cell("print(stepper.text())")]
+    work = tmp_path_factory.mktemp("small_stepper")
+    NotebookClient(notebook, timeout=120, kernel_name="python3", store_widget_state=True,
+                   resources={"metadata": {"path": str(work)}}).execute()
+    assert "application/vnd.jupyter.widget-state+json" in notebook.metadata["widgets"]
+    return notebook, notebook.cells[1].outputs[0]["text"], work
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield

@@ -311,13 +311,14 @@ def kernel_output(page, code, timeout_ms=30_000):
 
 
 #: The stepper views on show under the CSS selector ``root`` ("" for the whole page): a
-#: running widget, its text/html view (a notebook not run, or saved without widget
-#: state), the copy of its first step that an HTML export shows where the widget cannot
-#: load. Each stepper should show one of them, never two.
+#: running widget, its static text/html (an untrusted notebook, a page where no script
+#: runs), the HTML view that steps in the page (where no widget manager holds the
+#: widget's model). Each stepper should show one of them, never two.
 VISIBLE_STEPPERS = """root => [...document.querySelectorAll(
-        ['.tg-stepper-widget', '.tg-stepper.tg-static', '.tg-export-first']
+        ['.tg-stepper-widget', '.tg-stepper.tg-static', '.tg-html-view']
             .map(s => (root + ' ' + s).trim()).join(', '))]
-    .filter(e => e.checkVisibility()).map(e => e.className)"""
+    .filter(e => e.checkVisibility())
+    .map(e => e.className.split(' ').filter(c => !/^tg-[0-9a-f]{12}/.test(c)).join(' '))"""
 
 #: The Play widget's icons in the steppers under ``root``: the glyph each draws (its
 #: ``::before``), the font it asks for, and its width.
@@ -344,3 +345,46 @@ def play_icons(page, root=""):
             assert "awesome" not in icon["font"].lower() and icon["width"] > 4, icons
     return icons
 
+
+
+def stateless(notebook):
+    """A copy of ``notebook`` without its widget state (what JupyterLab saves by default)."""
+    import nbformat
+    return nbformat.from_dict(dict(notebook, metadata={
+        k: v for k, v in notebook.metadata.items() if k != "widgets"}))
+
+
+def step_the_html_view(page, root="", i=0, timeout_ms=10_000):
+    """Step the ``i``-th stepper HTML view on show under ``root`` (``html_view.py``) with
+    each of its controls, checking each moves the frame: Step (0 to 1), Back (to 0), the
+    slider's right arrow and Home keys (to 1, to 0), a click at the slider's right end (to
+    the last step), Back (one before), Play (from there on to the last step, stopping
+    there). Returns the view's locator."""
+    view = page.locator(f"{root} .tg-html-view:visible".strip()).nth(i)
+    slider = view.locator(".tg-view-slider")
+
+    def shown(step):
+        view.locator(f".tg-frame[data-step='{step}']").wait_for(timeout=timeout_ms)
+        assert view.locator(".tg-frame").count() == 1          # one frame in the page
+        assert slider.input_value() == str(step)
+
+    shown(0)
+    last = int(slider.get_attribute("max"))
+    assert last >= 2, last
+    view.locator(".tg-view-step").click()
+    shown(1)
+    view.locator(".tg-view-back").click()
+    shown(0)
+    slider.press("ArrowRight")     # the slider's keys (JupyterLab would take them for cells)
+    shown(1)
+    slider.press("Home")
+    shown(0)
+    box = slider.bounding_box()
+    page.mouse.click(box["x"] + box["width"] - 2, box["y"] + box["height"] / 2)
+    shown(last)
+    view.locator(".tg-view-back").click()
+    shown(last - 1)
+    view.locator(".tg-view-play").click()
+    shown(last)
+    assert "play" in view.locator(".tg-view-play").inner_text()   # stopped at the end
+    return view

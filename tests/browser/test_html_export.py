@@ -1,68 +1,28 @@
 """A stepper in a notebook exported to HTML (``jupyter nbconvert --to html``), in Chromium.
 
 A notebook saved with its widget state exports each stepper as a widget view: nbconvert
-drops the output's text/html and leaves an empty box that a script from a CDN
-(``@jupyter-widgets/html-manager``) fills. Opened without network, the box stays empty.
-So a stepper also displays a copy of its first step as an output of its own
-(``Stepper.export_html``), hidden wherever the widget runs. Each test runs the same small
-notebook through nbclient (which saves the widget state, as JupyterLab's "Save Widget
-State Automatically" does) and nbconvert's HTML exporter, then opens the page from disk
-with every network request blocked or answered here:
+drops the output's text/html and leaves a box that a script from a CDN
+(``@jupyter-widgets/html-manager``) fills. Saved without widget state (JupyterLab's
+default), it exports the output's static text/html. Either way, offline, no widget runs:
+the stepper's HTML view (``teachgrad/viz/html_view.py``), an output of its own, steps in
+the page instead. The tests export the small notebook of ``conftest.small_stepper``
+(executed once by nbclient) and open the page from disk with every network request
+blocked or answered here:
 
-* offline: the copy of the first step shows (its note, its picture loaded, its steps as
-  text), and it is the only stepper on show; saved without widget state, the stepper's
-  text/html view shows, and the copy does not;
+* offline, saved with or without widget state: the HTML view is the one stepper on
+  show, and Step, the slider and Play move its frame; its steps are the stepper's;
 * with the widget library (the vendored copy in docs/_static/widgets/ answers the CDN's
-  URLs; any font from elsewhere stays blocked): the widget runs, the copy is hidden, and
-  the Play buttons show unicode glyphs in the page's font, not Font Awesome icons.
+  URLs; any font from elsewhere stays blocked): the widget runs, the HTML view stays
+  hidden, and the Play buttons show unicode glyphs in the page's font, not Font Awesome
+  icons.
 """
-import nbformat
-import pytest
-from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-from labserver import REPO, VISIBLE_STEPPERS, play_icons
+from labserver import REPO, VISIBLE_STEPPERS, play_icons, stateless, step_the_html_view
+
+from teachgrad.viz.html_view import WAIT
 
 WIDGETS = REPO / "docs" / "_static" / "widgets"
-
-CODE = """
-import teachgrad as tg
-x = tg.constant(0.5, name="x")
-with tg.GradientTape() as tape:
-    tape.watch(x)
-    a = tg.sin(x, name="a")
-    z = tg.multiply(a, x, name="z")
-with tg.viz.record() as rec:
-    tape.gradient(z, x)
-stepper = tg.viz.BackpropStepper(rec.traces[0])
-stepper
-"""
-
-COPY = """() => {
-    const copy = document.querySelector('.tg-export-first');
-    const img = copy.querySelector('img.tg-first-frame');
-    return {visible: copy.checkVisibility(), text: copy.innerText,
-            steps: copy.querySelector('pre.tg-steps').textContent,
-            picture: img ? img.naturalWidth : 0,
-            emptyBoxes: [...document.querySelectorAll('.jupyter-widgets.jp-OutputArea-output')]
-                .filter(b => !b.querySelector('.tg-stepper-widget')).length};
-}"""
-
-
-@pytest.fixture(scope="module")
-def executed(tmp_path_factory):
-    """The notebook, executed with its widget state saved, and the stepper's text."""
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                       "language": "python"}
-    notebook.cells = [nbformat.v4.new_code_cell(CODE),
-                      nbformat.v4.new_code_cell("print(stepper.text())")]
-    work = tmp_path_factory.mktemp("export")
-    NotebookClient(notebook, timeout=120, kernel_name="python3", store_widget_state=True,
-                   resources={"metadata": {"path": str(work)}}).execute()
-    assert "application/vnd.jupyter.widget-state+json" in notebook.metadata["widgets"]
-    text = notebook.cells[1].outputs[0]["text"]
-    return notebook, text, work
 
 
 def _export(notebook, path):
@@ -94,41 +54,36 @@ def _open(browser, url, answers=None):
     return context, page, asked
 
 
-def test_offline_export_shows_the_first_step_instead_of_an_empty_box(browser, executed,
-                                                                     output_dir):
-    notebook, text, work = executed
-    context, page, asked = _open(browser, _export(notebook, work / "offline.html"))
-    try:
-        assert any("html-manager" in url for url in asked), asked   # the CDN was blocked
-        page.wait_for_function("() => document.querySelector('.tg-export-first img')"
-                               " && document.querySelector('.tg-export-first img').complete")
-        copy = page.evaluate(COPY)
-        assert copy["visible"] and copy["emptyBoxes"] == 1, copy
-        assert "cannot load here" in copy["text"] and copy["picture"] > 0, copy
-        assert copy["steps"].strip() == text.strip()
-        assert page.evaluate(VISIBLE_STEPPERS, "") == ["tg-stepper tg-export-first"]
-        page.screenshot(path=str(output_dir / "export_offline.png"), full_page=True)
-    finally:
-        context.close()
-    # Saved without widget state, nbconvert shows the stepper's text/html view: the copy
-    # stays hidden.
-    stateless = nbformat.from_dict(dict(notebook, metadata={
-        k: v for k, v in notebook.metadata.items() if k != "widgets"}))
-    context, page, _ = _open(browser, _export(stateless, work / "stateless.html"))
-    try:
-        page.wait_for_selector(".tg-stepper.tg-static img.tg-first-frame")
-        assert page.evaluate(VISIBLE_STEPPERS, "") == ["tg-stepper tg-static"]
-    finally:
-        context.close()
+def test_offline_export_steps_in_the_page(browser, small_stepper, output_dir):
+    notebook, text, work = small_stepper
+    for name, saved in (("offline", notebook), ("stateless", stateless(notebook))):
+        context, page, asked = _open(browser, _export(saved, work / f"{name}.html"))
+        try:
+            if saved is notebook:
+                assert any("html-manager" in url for url in asked), asked  # the CDN blocked
+            page.wait_for_selector(".tg-html-view .tg-frame", timeout=30_000)
+            assert page.evaluate(VISIBLE_STEPPERS, "") == ["tg-stepper tg-html-view"], name
+            view = step_the_html_view(page)
+            assert "run the cell again for the live stepper" in view.inner_text()
+            sentence = text.splitlines()[2].split(None, 2)[2]   # the text table's step 0
+            view.locator(".tg-view-slider").press("Home")
+            view.locator(".tg-frame[data-step='0']").wait_for()
+            assert sentence in view.locator(".tg-frame").inner_text(), name
+            assert page.evaluate(VISIBLE_STEPPERS, "") == ["tg-stepper tg-html-view"], name
+            page.screenshot(path=str(output_dir / f"export_{name}.png"), full_page=True)
+        finally:
+            context.close()
 
 
-def test_export_with_the_widget_library_shows_only_the_widget(browser, executed, output_dir):
-    notebook, _, work = executed
+def test_export_with_the_widget_library_shows_only_the_widget(browser, small_stepper,
+                                                              output_dir):
+    notebook, _, work = small_stepper
     answers = {"require.min.js": WIDGETS / "require.js",
                "/dist/embed-amd.js": WIDGETS / "embed-amd.js"}
     context, page, _ = _open(browser, _export(notebook, work / "online.html"), answers)
     try:
         page.wait_for_selector(".tg-stepper-widget .tg-frame[data-step='0']", timeout=30_000)
+        page.wait_for_timeout(WAIT + 500)      # past the view's wait: it stays hidden
         (shown,) = page.evaluate(VISIBLE_STEPPERS, "")        # one stepper on show: the widget
         assert "tg-stepper-widget" in shown.split(), shown
         # the icons are unicode glyphs in the page's font, whether Font Awesome loads or not

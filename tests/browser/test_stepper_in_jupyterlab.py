@@ -37,6 +37,8 @@ import statistics
 
 import nbformat
 
+from teachgrad.viz.html_view import WAIT
+
 from labserver import (REPO, VISIBLE_STEPPERS, arm_change, changed_after, copy_notebook,
                        kernel_output, open_notebook, play_icons, run_all_cells)
 
@@ -299,11 +301,12 @@ def test_lesson2_names_gradients_and_controls_in_view(page, lab, output_dir):
     chips = page.evaluate(f"""() => [...document.querySelectorAll('{SHOWN_FRAME} .tg-chip')]
                                .map(c => c.textContent)""")
     assert "z" in chips, chips
-    # one stepper on show, the widget: the copy of its first step left for an HTML export
-    # is hidden; the Play buttons draw glyphs whether Font Awesome is there or not
+    # one stepper on show, the widget: its HTML view (html_view.py), past the time it waits
+    # for the widget, stays hidden; the Play buttons draw glyphs, Font Awesome or not
+    page.wait_for_timeout(WAIT + 500)
     (shown,) = page.evaluate(VISIBLE_STEPPERS, PANEL)
     assert "tg-stepper-widget" in shown.split(), shown
-    assert page.locator(f"{PANEL} .tg-export-first").count() == 1
+    assert page.locator(f"{PANEL} .tg-html-view").count() == 1
     assert set(play_icons(page, PANEL)) >= {"fa-play", "fa-stop"}
     _column_fits(page)
     # The controls and the frame stay in the window at every step.
