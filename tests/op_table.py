@@ -374,7 +374,8 @@ OPS = [
     OpSpec("undiagonal", tg.ops.undiagonal, _undiagonal, N.undiagonal_case()),
     OpSpec("trace", tg.trace, np.trace, N.diagonal_case(), primitive="diagonal"),
     # moving entries around
-    OpSpec("reshape", tg.reshape, np.reshape, S.reshape_case()),
+    # np.reshape's `shape` keyword is numpy >= 2.1 (2.0 calls it `newshape`): positional.
+    OpSpec("reshape", tg.reshape, lambda x, shape: np.reshape(x, shape), S.reshape_case()),
     OpSpec("transpose", tg.transpose, np.transpose, S.transpose_case()),
     OpSpec("expand_dims", tg.expand_dims, np.expand_dims, S.expand_dims_case()),
     OpSpec("squeeze", tg.squeeze, np.squeeze, S.squeeze_case()),
