@@ -15,7 +15,7 @@ import itertools
 
 import numpy as np
 
-from . import backend, dtypes, validate
+from . import backend, validate
 from .state import state
 
 _new_id = itertools.count().__next__

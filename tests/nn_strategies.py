@@ -8,7 +8,6 @@ evaluate the op once per input entry, twice).
 """
 import numpy as np
 from hypothesis import assume, strategies as st
-
 from strategies import Case, Domain, arrays, distinct_arrays
 
 

@@ -4,12 +4,11 @@ shapes, strides, dilations, paddings and dtypes, with the input as the rules han
 (contiguous, or a transposed view), and blocks of rows small enough to split an image;
 and max pooling's kernels by taps (``windows.max_of_windows``, ``windows.add_at_maxima``)
 against the loops, ties included."""
+import nn_strategies as NN
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-import nn_strategies as NN
 import teachgrad as tg
 from teachgrad import backend
 from teachgrad.ops import conv_kernels, pooling

@@ -18,18 +18,16 @@ import pkgutil
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+import strategies as S
+from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from op_table import OPS
 
 import teachgrad as tg
 import teachgrad.ops
 from teachgrad import nest
 from teachgrad.autodiff import events
-from teachgrad.ops.core import Op
-
-import strategies as S
-from op_table import OPS
+from teachgrad.ops.op import Op
 
 pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
 

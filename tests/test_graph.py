@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import teachgrad as tg
-from teachgrad.ops.core import bind, primitive
+from teachgrad.ops.core import bind
+from teachgrad.ops.declare import primitive
 
 
 def names(graph):

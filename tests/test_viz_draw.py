@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 import teachgrad as tg
-from teachgrad.ops.core import bind, defvjp, primitive
+from teachgrad.ops.core import bind
+from teachgrad.ops.declare import defvjp, primitive
 
 draw_module = sys.modules["teachgrad.viz.draw"]
 wasm = sys.modules["teachgrad.viz.wasm"]

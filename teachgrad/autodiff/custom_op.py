@@ -6,12 +6,19 @@ JVP (``grad_fn`` transposed), its batching rule, and ``checkable``, the op as
 ``tg.debug.verify_gradients`` judges it.
 """
 from .. import nest, validate
-from ..ops import IndexedSlices
-from ..ops import BatchedTensor, sum as total
-from ..ops.core import bind, defbatch, defvjp_all, primitive, rules_need_tensors
+from ..ops import BatchedTensor, IndexedSlices, sum as total
+from ..ops.core import bind
+from ..ops.declare import (
+    defbatch,
+    defjvp_all,
+    defshape,
+    defvjp_all,
+    primitive,
+    recomputes_in_rule,
+    rules_need_tensors,
+)
 from ..ops.shape import repeat_like
 from ..tensor import Tensor, constant
-from ..ops.declare import defjvp_all, defshape, recomputes_in_rule
 
 
 def _custom_forward(*arrays, n_results, **unused):

@@ -29,8 +29,7 @@ from ..ops import IndexedSlices, ones_like, zeros_like
 from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor
 from . import events
-from .aggregation import UnconnectedGradients
-from .aggregation import unconnected as unconnected_option
+from .aggregation import UnconnectedGradients, unconnected as unconnected_option
 from .pending import trainable
 from .rule_calls import boxed, call_vjp, unboxed
 

@@ -11,7 +11,8 @@ eager code.
 from .. import nest
 from ..graph.concrete import ConcreteFunction, FuncGraph, call_p
 from ..graph.graph import placeholder
-from ..ops.core import bind, defvjp_all, rules_need_tensors
+from ..ops.core import bind
+from ..ops.declare import defvjp_all, rules_need_tensors
 from ..state import override, state
 from .gradients import gradients
 

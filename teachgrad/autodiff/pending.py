@@ -9,7 +9,7 @@ Session's run plan use it too.
 """
 import collections
 
-from ..ops.walk import upstream_nodes   # step 1; imported from here by the drawings
+from ..ops.walk import upstream_nodes  # step 1; imported from here by the drawings
 
 
 def trainable(tensor):

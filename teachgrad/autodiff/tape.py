@@ -23,12 +23,10 @@ from .. import dtypes, nest, validate
 from ..ops import IndexedSlices, zeros_like
 from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor, Variable
-from . import events
-from .aggregation import UnconnectedGradients, aggregate
-from .aggregation import unconnected as unconnected_option
+from . import events, jacobians as _jacobians
+from .aggregation import UnconnectedGradients, aggregate, unconnected as unconnected_option
 from .engine import backward
 from .gradients import encloses
-from . import jacobians as _jacobians
 from .seeds import seed_gradients
 from .tape_record import _RELEASED, TapeRecord
 from .why_none import warn_why_none

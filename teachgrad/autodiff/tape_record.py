@@ -18,8 +18,7 @@ import warnings
 
 from .. import dtypes, nest, validate
 from ..state import state
-from ..tensor import SymbolicTensor, Tensor, Variable
-from ..tensor import next_tensor_id as new_tensor_id
+from ..tensor import SymbolicTensor, Tensor, Variable, next_tensor_id as new_tensor_id
 
 _RELEASED = ("A non-persistent GradientTape can only be used to compute one set of "
              "gradients (or jacobians). Create it with tg.GradientTape(persistent=True) "

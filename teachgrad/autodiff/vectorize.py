@@ -17,8 +17,8 @@ from ..ops import moveaxis
 from ..ops.batching import BatchedTensor, batched_at
 from ..ops.shape import repeat_like
 from ..state import override, state
-from .batch_fallback import Frame
 from ..tensor import Tensor, Variable, constant
+from .batch_fallback import Frame
 
 
 def vmap(fn, in_axes=0, out_axes=0):

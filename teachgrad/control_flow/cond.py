@@ -24,15 +24,13 @@ from .. import backend, dtypes, nest, validate
 from ..autodiff.engine import backward
 from ..autodiff.pending import trainable
 from ..graph.session import plan_for
-from ..ops import IndexedSlices, zeros, zeros_like
-from ..ops import core
+from ..ops import IndexedSlices, core, zeros, zeros_like
+from ..ops.declare import accepts, defbatch, defshape, defvjp_all, primitive, rules_need_tensors
 from ..state import state
-from ..ops.core import defvjp_all, primitive, rules_need_tensors
 from . import batched
 from .outputs import add_output
 from .structure import check_same_structure, paths
 from .subgraph import MirrorGraph, as_tensor, differentiable_sources, entered, trace
-from ..ops.declare import accepts, defshape
 
 
 class Branch:
@@ -260,4 +258,4 @@ if_p = primitive("If", _if_kernel, multiple_results=True)
 defshape(if_p, _if_shapes)
 accepts(if_p, missing=True)
 rules_need_tensors(defvjp_all(if_p, _if_vjp))   # builds and runs branches
-core.defbatch(if_p, batched.unbatchable_node("If"))
+defbatch(if_p, batched.unbatchable_node("If"))

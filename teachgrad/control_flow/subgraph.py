@@ -19,8 +19,9 @@ from ..graph.concrete import FuncGraph
 from ..graph.graph import _no_gradient_scope, placeholder
 from ..ops import BatchedTensor, identity
 from ..ops.batching import unbatchable_gradient
-from ..ops.core import Node, note_capture, note_variable_read
+from ..ops.core import note_capture, note_variable_read
 from ..ops.misc import identity_p
+from ..ops.op import Node
 from ..ops.walk import upstream_nodes
 from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor, Variable, convert_to_tensor

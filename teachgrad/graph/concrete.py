@@ -9,8 +9,8 @@ gradients of gradients work too.
 """
 from .. import validate
 from ..ops.arithmetic import add, subtract
-from ..ops.core import note_variable_read, primitive
-from ..ops.declare import defshape
+from ..ops.core import note_variable_read
+from ..ops.declare import defshape, primitive
 from ..ops.grad_util import compatible
 from ..state import state
 from ..tensor import SymbolicTensor, Tensor, _to_array

@@ -22,7 +22,7 @@ from ..ops.batching import BatchedTensor
 from ..ops.core import bind
 from ..state import state
 from ..tensor import Tensor, _to_array
-from .concrete import ConcreteFunction, FuncGraph, call_p   # noqa: F401 (their import path)
+from .concrete import ConcreteFunction, FuncGraph, call_p
 from .graph import placeholder
 from .retrace import Retracing, drop_oldest
 from .signature import input_signature, is_tensor_argument, variables_key

@@ -12,12 +12,20 @@ import contextlib
 
 from .. import backend, validate
 from ..ops.batching import BatchedTensor, innermost_frame, unbatchable_gradient
-from ..ops.core import Node, defeffect, not_differentiable, note_variable_read, primitive
+from ..ops.core import note_variable_read
+from ..ops.declare import defeffect, defshape, not_differentiable, primitive
+from ..ops.op import Node
 from ..ops.shape_inference import infer_outputs
 from ..state import override, state
-from ..tensor import (SymbolicTensor, Tensor, Variable, _scalar_dtype, _to_array, holds_tensor,
-                      packed)
-from ..ops.declare import defshape
+from ..tensor import (
+    SymbolicTensor,
+    Tensor,
+    Variable,
+    _scalar_dtype,
+    _to_array,
+    holds_tensor,
+    packed,
+)
 
 
 def _placeholder_kernel(**params):

@@ -5,8 +5,9 @@ To add an op: declare it with ``primitive``, give it rules with ``defvjp``
 for ``tg.vectorized_map`` with ``defbatch``; an elementwise op needs none), export it
 here, and add one line to the op table in ``tests/op_table.py``.
 """
-from .core import (Node, Op, bind, defbatch, defjvp, defvjp, defvjp_all, not_differentiable,
-                   primitive)
+from .op import Node, Op
+from .core import bind
+from .declare import defbatch, defjvp, defvjp, defvjp_all, not_differentiable, primitive
 from .batching import BatchedTensor
 from .misc import (cast, identity, identity_n, ones, ones_like, stop_gradient, zeros,
                    zeros_like)

@@ -10,7 +10,8 @@ import math
 from .. import backend, validate
 from .arithmetic import maximum, where
 from .batching import batch_axis
-from .core import bind, defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
+from .core import bind
+from .declare import defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
 from .grad_util import as_tensor, known
 from .math import sqrt
 from .misc import cast

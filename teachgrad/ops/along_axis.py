@@ -7,11 +7,11 @@ an entry was picked twice: that is ``add_along_axis``, the transpose of picking
 (as ``scatter_add`` is ``gather``'s).
 """
 from .. import backend, validate
-from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
+from .core import bind
+from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from .grad_util import as_tensor
 from .misc import zeros_like
 from .shape import _axis, reshape, shifted_axes_rule
-from .declare import defshape
 
 
 def _key(shape, indices, axis):

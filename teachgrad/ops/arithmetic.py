@@ -14,9 +14,10 @@ import sys
 from .. import backend, validate
 from ..state import state
 from ..tensor import Tensor, convert_to_tensor
-from .core import (bind, defbatch, defeffect, defjvp, defvjp, defvjp_all, input_error,
-                   not_differentiable, primitive)
+from .core import bind
+from .declare import defbatch, defeffect, defjvp, defvjp, defvjp_all, not_differentiable, primitive
 from .grad_util import known, value_of
+from .inputs import input_error
 from .math import log
 from .shape import broadcast_as, repeat_unbatched, unbroadcast
 

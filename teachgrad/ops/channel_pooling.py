@@ -17,7 +17,7 @@ mean). TensorFlow refuses that combination (and ``avg_pool`` over channels); tea
 computes it by that definition.
 """
 from .. import validate
-from .conv_checks import check_fits, check_images, pair, padding_mode
+from .conv_checks import check_fits, check_images, padding_mode, pair
 from .grad_util import as_tensor
 from .reduction import max as reduce_max, mean as reduce_mean
 from .shape import reshape

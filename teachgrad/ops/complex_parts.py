@@ -10,10 +10,12 @@ differentiated, as ``sign`` is not). A complex input is refused, naming the argu
 import math
 
 from .. import backend, validate
-from .core import bind, defbatch, defeffect, leading_axes_rule, not_differentiable, primitive
+from .core import bind, leading_axes_rule
+from .declare import defbatch, defeffect, not_differentiable, primitive
 from .grad_util import as_tensor
 from .math import abs as _abs
 from .misc import cast, identity
+
 
 def _real_input(val, name, where):
     """``val`` as a tensor of real numbers (complex values are refused by ``as_tensor``)."""

@@ -27,20 +27,15 @@ ops, so they can be differentiated and transposed like any other code:
 transposes ``unspread`` and ``window_unpad``, are declared in ``conv_moves.py``; the
 argument checks shared with conv1d and pooling are in ``conv_checks.py``.
 """
-from .conv_checks import check_fits, check_images, checked_conv, pair, padding_mode
+from .conv_checks import check_fits, checked_conv
 from .conv_kernels import convolve
-from .conv_moves import spread, unspread, window_pad, window_unpad
-from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
-from .declare import defshape
+from .conv_moves import spread, window_pad
+from .core import bind
+from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from .nhwc_batching import conv_rule
 from .rearrange import flip
 from .shape import transpose
 from .windows import geometry_2d, pad_2d, require_fit
-
-# Also read from here: the moves the rules are made of (conv_moves.py), and the argument
-# checks shared with conv1d and pooling (conv_checks.py).
-__all__ = ["conv2d", "conv2d_p", "spread", "unspread", "window_pad", "window_unpad",
-           "checked_conv", "check_fits", "check_images", "pair", "padding_mode"]
 
 
 def _conv2d_kernel(x, w, strides, padding, dilations):

@@ -7,8 +7,8 @@ four read only the shapes of ``x`` and ``w``, so the padding is worked out when 
 graph runs and sizes unknown when it is built are fine (see ``conv.py``).
 """
 from .. import backend
-from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
-from .declare import defshape
+from .core import bind
+from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from .nhwc_batching import merged_images_rule
 from .windows import geometry_2d, pad_2d
 

@@ -9,20 +9,16 @@ a graph being built (``add_to_graph``), or eager computation.
 
 How an op is declared (``primitive``, ``defvjp``, ``defjvp``, ``defbatch``,
 ``defeffect``, ...) is ``teachgrad.ops.declare``; converting its inputs and naming
-what was wrong is ``teachgrad.ops.inputs``. Both are re-exported here, where the op
-modules import them from.
+what was wrong is ``teachgrad.ops.inputs``.
 """
 import sys
 
 from .. import backend
 from ..state import override, state
-from ..tensor import SymbolicTensor, Tensor, Variable, as_array
+from ..tensor import SymbolicTensor, Tensor, Variable, as_array, convert_to_tensor
 from .batching import BatchedTensor, batched_at, innermost_frame
-from .declare import (  # noqa: F401  (re-exported: the op modules import them from here)
-    Node, Op, defbatch, defeffect, defjvp, defvjp, defvjp_all, fused_op, not_differentiable,
-    primitive, rules_need_tensors)
-from .inputs import input_error, operand, with_context  # noqa: F401  (re-exported too)
-from ..tensor import convert_to_tensor
+from .inputs import input_error, with_context
+from .op import Node
 
 
 def bind(op, *args, **params):

@@ -16,7 +16,7 @@ one block. ``teachgrad.ops.core`` applies ops (``bind``); the backward engine on
 ever sees ``Node``s, the records of applications.
 """
 
-from .op import Node, Op, arrays_of  # noqa: F401  (Node: re-exported with the declaration)
+from .op import Op, arrays_of
 
 
 def primitive(name, forward, multiple_results=False):

@@ -6,12 +6,12 @@ axis. Its VJP writes the cotangent back onto that diagonal of a zero tensor:
 ``undiagonal``, its transpose, whose own VJP is ``diagonal`` again.
 """
 from .. import backend, validate
-from .core import bind, defbatch, defeffect, defjvp, defvjp, leading_axes_rule, primitive
+from .core import bind, leading_axes_rule
+from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from .grad_util import as_tensor, check_entries
-from .reduction import sum
 from .misc import zeros
+from .reduction import sum
 from .shape import broadcast_to, expand_dims, repeat_like, unbroadcast
-from .declare import defshape
 
 
 def _diagonal_axes(x, axis1, axis2, where, name="a"):

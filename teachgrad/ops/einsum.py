@@ -26,10 +26,10 @@ import string
 import numpy as np
 
 from .. import backend, validate
-from .core import bind, defbatch, defeffect, defvjp_all, primitive
+from .core import bind
+from .declare import defbatch, defeffect, defjvp_all, defshape, defvjp_all, primitive
 from .grad_util import as_tensor, known
 from .shape import broadcast_as, broadcast_to, expand_dims, unbroadcast
-from .declare import defjvp_all, defshape
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase   # numpy's order
 

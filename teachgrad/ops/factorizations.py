@@ -1,5 +1,5 @@
 """Matrix factorizations (``tg.linalg``): cholesky, eigh and qr, batched over leading
-axes (svd and pinv are in ``singular_values.py``, and read from here too). Their
+axes (svd and pinv are in ``singular_values.py``). Their
 adjoints are the standard ones (Murray 2016 for Cholesky, Giles 2008 for eigh, Walter &
 Lehmann 2018 for QR), written with teachgrad ops so that they can be differentiated
 again.
@@ -13,8 +13,8 @@ the symmetric G would.
 """
 from .. import backend, validate
 from .arithmetic import divide
-from .core import bind, defbatch, defeffect, defvjp, leading_axes_rule, primitive
-from .declare import defshape
+from .core import bind, leading_axes_rule
+from .declare import defbatch, defeffect, defshape, defvjp, primitive
 from .diagonals import tril
 from .factor_parts import _diag, _eye_like, _factor_shapes
 from .grad_util import as_tensor
@@ -23,10 +23,8 @@ from .linalg import matmul
 from .matrix import float_dtype, inv, inverse_for_gradient, same_shape_rule, square
 from .qr_modes import qr_complete_p, qr_raw_p
 from .shape import expand_dims, swap_last_two
-from .singular_values import pinv, pinv_p, svd, svd_p, svdvals_p
 
-__all__ = ["cholesky", "cholesky_p", "eigh", "eigh_p", "qr", "qr_p", "pinv", "pinv_p", "svd",
-           "svd_p", "svdvals_p"]
+__all__ = ["cholesky", "cholesky_p", "eigh", "eigh_p", "qr", "qr_p"]
 
 
 def _lower_of_symmetric(g, eye):

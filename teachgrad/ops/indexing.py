@@ -13,12 +13,13 @@ import numpy as np
 
 from .. import backend, validate
 from ..tensor import Tensor
-from .core import bind, defbatch, defeffect, defjvp, defvjp, operand, primitive
+from .core import bind
+from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from .grad_util import known, value_of
+from .inputs import operand
 from .misc import zeros, zeros_like
 from .shape import _axis, repeat_like, reshape, transpose
 from .shape_inference import STAND_IN_SIZES, infer_by_stand_ins
-from .declare import defshape
 
 
 class IndexedSlices:

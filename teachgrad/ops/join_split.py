@@ -7,7 +7,9 @@ import numpy as np
 from .. import backend, validate
 from ..tensor import Tensor
 from .batching import batch_axis
-from .core import bind, operand, defbatch, defeffect, defvjp_all, primitive
+from .core import bind
+from .declare import defbatch, defeffect, defvjp_all, primitive
+from .inputs import operand
 from .shape import _axis, repeat_unbatched, reshape_as, shifted_axes_rule
 
 

@@ -13,11 +13,11 @@ import numpy as np
 from .. import validate
 from ..tensor import Tensor
 from .grad_util import as_tensor
+from .join_split import concat
 from .misc import cast
 from .ranges import arange, linspace
 from .rearrange import ravel
 from .shape import expand_dims, transpose
-from .join_split import concat
 from .stacking import vstack
 
 

@@ -4,10 +4,17 @@ multiply by a transpose without a separate transpose op)."""
 import numpy as np
 
 from .. import backend, validate
-from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
-from .shape import (broadcast_as, expand_dims, move_to_rank, reshape, squeeze, swap_last_two,
-                    unbroadcast)
-from .declare import defshape
+from .core import bind
+from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from .shape import (
+    broadcast_as,
+    expand_dims,
+    move_to_rank,
+    reshape,
+    squeeze,
+    swap_last_two,
+    unbroadcast,
+)
 
 
 def _mT(a):

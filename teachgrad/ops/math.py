@@ -5,8 +5,8 @@ the VJP rule, written with teachgrad ops so that it can be differentiated again.
 ``g`` is the cotangent of the output, ``ans`` the output itself.
 """
 from .. import backend
-from .core import (bind, defbatch, defeffect, defjvp, defvjp, fused_op, leading_axes_rule,
-                   not_differentiable, primitive)
+from .core import bind, leading_axes_rule
+from .declare import defbatch, defeffect, defjvp, defvjp, fused_op, not_differentiable, primitive
 from .grad_util import require_same_shape
 
 # -x.  d/dx (-x) = -1

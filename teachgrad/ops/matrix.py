@@ -16,12 +16,12 @@ import builtins
 import numpy as np
 
 from .. import backend, validate
-from .core import bind, defbatch, defeffect, defjvp, defvjp, leading_axes_rule, primitive
+from .core import bind, leading_axes_rule
+from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from .grad_util import as_tensor
 from .linalg import matmul
 from .reduction import sum
 from .shape import expand_dims, move_to_rank, squeeze, swap_last_two, unbroadcast
-from .declare import defshape
 
 
 def square(a, where, name="a"):

@@ -1,9 +1,17 @@
 """Identity-like ops, dtype casts, stop_gradient, and tensors of zeros and ones."""
 from .. import backend, dtypes, validate
 from ..tensor import constant
-from .core import (bind, defbatch, defeffect, defjvp, defvjp, defvjp_all, leading_axes_rule,
-                   not_differentiable, primitive)
-from .declare import accepts
+from .core import bind, leading_axes_rule
+from .declare import (
+    accepts,
+    defbatch,
+    defeffect,
+    defjvp,
+    defvjp,
+    defvjp_all,
+    not_differentiable,
+    primitive,
+)
 
 # cast(x, dtype): same values, another dtype. The gradient is cast back.
 cast_p = primitive("cast", lambda x, dtype: x.astype(dtype, copy=False))

@@ -2,13 +2,24 @@
 (sigmoid is in math.py)."""
 from .. import backend, validate
 from ..tensor import convert_to_tensor
-from .core import (bind, defbatch, defeffect, defjvp, defvjp, defvjp_all, fused_op, operand,
-                   primitive)
+from .core import bind
+from .declare import (
+    accepts,
+    defbatch,
+    defeffect,
+    defjvp,
+    defshape,
+    defvjp,
+    defvjp_all,
+    fused_op,
+    primitive,
+)
 from .grad_util import compatible, require_same_shape
+from .inputs import operand
 from .math import exp
 from .reduction import sum
 from .shape import expand_dims, repeat_unbatched, shifted_axes_rule
-from .declare import accepts, defshape
+
 
 # relu(x) = max(x, 0).  d/dx = 1 where x > 0, else 0, applied by the fused op relu_grad below.
 def _relu_kernel(x):

@@ -6,12 +6,12 @@ $$\mu = \mathrm{mean}(x), \quad \sigma^2 = \mathrm{mean}((x - \mu)^2), \qquad
   \mathrm{bn}(x) = \gamma \, \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta.$$
 """
 from .. import validate
+from ..tensor import Tensor, holds_tensor, packed
 from .arithmetic import divide
 from .grad_util import as_tensor, broadcastable
 from .math import sqrt, square
 from .reduction import mean as reduce_mean
 from .shape import squeeze
-from ..tensor import Tensor, holds_tensor, packed
 
 
 def moments(x, axes, keepdims=False):

@@ -10,7 +10,6 @@
 """
 from .. import validate
 from .arithmetic import not_equal, power
-from .singular_values import svdvals_p
 from .core import bind
 from .grad_util import as_tensor
 from .math import abs, sqrt, square
@@ -18,6 +17,7 @@ from .misc import cast
 from .rearrange import moveaxis
 from .reduction import max, min, sum
 from .shape import expand_dims, reshape
+from .singular_values import svdvals_p
 
 _WHERE = "tg.linalg.norm"
 _INF = float("inf")

@@ -10,10 +10,10 @@ spacings are constants (not differentiated), as numpy's.
 from .. import backend, validate
 from ..tensor import Tensor
 from .grad_util import as_tensor
+from .join_split import concat
 from .misc import cast
 from .rearrange import _axes_tuple
 from .shape import reshape
-from .join_split import concat
 
 WHERE = "tg.gradient"
 

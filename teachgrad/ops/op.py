@@ -8,7 +8,6 @@ computation. ``Op.vjp`` is how the backward engine runs its rules. A ``Node`` is
 """
 import itertools
 
-
 _new_node_id = itertools.count().__next__
 
 

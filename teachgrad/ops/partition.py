@@ -8,7 +8,8 @@ cotangent back to where its entry came from (``take_along_axis``'s VJP).
 """
 from .. import backend, validate
 from .along_axis import take_along_axis
-from .core import bind, defbatch, defeffect, not_differentiable, primitive
+from .core import bind
+from .declare import defbatch, defeffect, not_differentiable, primitive
 from .scans import _flat_or_axis
 from .shape import shifted_axes_rule
 

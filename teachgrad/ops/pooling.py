@@ -18,12 +18,19 @@ are ``d`` entries apart, $y_{b,i,j,c} = \max_{p,q} x_{b,\, i s_h + p d_h,\, j s_
 (``ksize=[1, kh, kw, kc]``) is in ``ops/channel_pooling.py``.
 """
 from .. import backend
-from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
-from .nhwc_batching import merged_images_rule
-from .windows import (add_at_maxima, add_windows, geometry_2d, max_of_windows, pad_2d,
-                      require_fit, windows)
-from .declare import defshape
 from .channel_pooling import checked_pool, pool_channels
+from .core import bind
+from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from .nhwc_batching import merged_images_rule
+from .windows import (
+    add_at_maxima,
+    add_windows,
+    geometry_2d,
+    max_of_windows,
+    pad_2d,
+    require_fit,
+    windows,
+)
 
 
 def _pool_shape(x, ksize, strides, padding, dilations):

@@ -13,10 +13,10 @@ from .. import validate
 from .arithmetic import multiply, subtract
 from .einsum import einsum_explicit
 from .grad_util import as_tensor, broadcastable, known
+from .join_split import stack
 from .linalg import matmul
 from .rearrange import moveaxis
 from .shape import reshape, transpose
-from .join_split import stack
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

@@ -8,7 +8,7 @@ gradient is not defined, and which say so when differentiated:
 * ``"raw"``: LAPACK's Householder reflectors ``(h, tau)``, an encoding of $Q$.
 """
 from .. import backend
-from .core import defeffect, defvjp_all, primitive
+from .declare import defeffect, defvjp_all, primitive
 
 
 def _undefined(mode, why):

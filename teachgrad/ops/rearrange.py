@@ -10,15 +10,13 @@ import math
 
 from .. import backend, validate
 from .batching import batch_axis
-from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
+from .core import bind
+from .declare import defbatch, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor, known
 from .shape import _axis, expand_dims, reshape, shifted_axes_rule, transpose
-from .repeating import repeat, tile, unrepeat, untile
 
-# repeat, tile, unrepeat and untile (repeating.py) are read from here too.
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "flatten", "flip", "fliplr", "flipud",
-           "moveaxis", "ravel", "repeat", "roll", "rot90", "swapaxes", "tile", "unrepeat",
-           "untile"]
+           "moveaxis", "ravel", "roll", "rot90", "swapaxes"]
 
 
 def ravel(a):

@@ -11,8 +11,9 @@ import numpy as np
 from .. import backend, validate
 from .arithmetic import equal
 from .batching import batch_axis
-from .core import (bind, defbatch, defeffect, defjvp, defvjp, not_differentiable, operand,
-                   primitive)
+from .core import bind
+from .declare import defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
+from .inputs import operand
 from .math import exp
 from .misc import cast
 from .shape import broadcast_as, expand_dims, shifted_axes_rule

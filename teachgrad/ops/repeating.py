@@ -8,11 +8,10 @@ unknown until they run (``pad`` and ``unpad`` do the same in ``padding.py``).
 import math
 
 from .. import backend, validate
-from .core import bind, defbatch, defeffect, defjvp, defvjp, primitive
-from .declare import defshape
+from .core import bind
+from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from .grad_util import as_tensor, check_entries, known
-from .shape import (_axis, move_to_rank, repeat_unbatched, reshape, shifted_axes_rule,
-                    squeeze)
+from .shape import _axis, move_to_rank, repeat_unbatched, reshape, shifted_axes_rule, squeeze
 
 
 def _unrepeat_kernel(g, x, repeats, axis):

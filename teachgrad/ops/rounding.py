@@ -13,7 +13,8 @@ import numpy as np
 from .. import backend
 from ..tensor import Tensor, convert_to_tensor
 from .arithmetic import equal, maximum, where
-from .core import bind, defbatch, defeffect, defjvp, defvjp, leading_axes_rule, primitive
+from .core import bind, leading_axes_rule
+from .declare import defbatch, defeffect, defjvp, defvjp, primitive
 from .misc import cast
 from .shape import broadcast_as, unbroadcast
 from .ufuncs import binary, piecewise_constant

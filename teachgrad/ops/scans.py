@@ -6,9 +6,10 @@ from (``take_along_axis`` by the inverse permutation). ``argsort`` gives indices
 which have no derivative.
 """
 from .. import backend, validate
-from .arithmetic import where
 from .along_axis import take_along_axis
-from .core import bind, defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
+from .arithmetic import where
+from .core import bind
+from .declare import defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
 from .grad_util import as_tensor
 from .misc import cast
 from .shape import _axis, reshape, shifted_axes_rule

@@ -14,10 +14,11 @@ import numpy as np
 
 from .. import backend, validate
 from .batching import batch_axis
-from .core import bind, operand, defbatch, defeffect, defjvp, defvjp, primitive
+from .core import bind
+from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from .grad_util import known
+from .inputs import operand
 from .misc import cast
-from .declare import defshape
 
 
 def _axis(axis, ndim, where="tg", name="axis"):

@@ -5,14 +5,13 @@ with teachgrad ops so that they can be differentiated again.
 """
 from .. import backend, validate
 from .arithmetic import divide
-from .core import bind, defbatch, defeffect, defvjp, leading_axes_rule, primitive
-from .declare import defshape
+from .core import bind, leading_axes_rule
+from .declare import defbatch, defeffect, defshape, defvjp, primitive
 from .factor_parts import _diag, _eye_like, _factor_shapes
 from .grad_util import as_tensor
 from .linalg import matmul
 from .matrix import float_dtype
 from .shape import expand_dims, swap_last_two
-
 
 # svd (Townsend 2016), A = U diag(s) V^T with k = min(m, n) columns kept, and
 # F_ij = 1 / (s_j^2 - s_i^2) off the diagonal:

@@ -7,9 +7,9 @@ ops they are made of.
 """
 from .. import validate
 from .grad_util import as_tensor, check_entries
+from .join_split import concat, split
 from .rearrange import atleast_1d, atleast_2d, atleast_3d
 from .shape import _axis, reshape
-from .join_split import concat, split
 
 
 def _sequence(tup, where):

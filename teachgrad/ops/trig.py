@@ -7,7 +7,8 @@ import math
 
 from .. import backend
 from .arithmetic import where
-from .core import bind, defbatch, defeffect, defjvp, defvjp, leading_axes_rule, primitive
+from .core import bind, leading_axes_rule
+from .declare import defbatch, defeffect, defjvp, defvjp, primitive
 from .math import abs as absolute, cos, sqrt, square
 from .ufuncs import binary, unary
 

@@ -12,7 +12,8 @@ differentiated again. An op of two inputs gives a partial derivative for each,
 and broadcasts: its VJP ends in ``unbroadcast`` like every binary op's.
 """
 from .. import backend
-from .core import bind, defeffect, defjvp, defvjp, not_differentiable, primitive
+from .core import bind
+from .declare import defeffect, defjvp, defvjp, not_differentiable, primitive
 from .shape import broadcast_as, unbroadcast
 
 

@@ -22,12 +22,12 @@ it depends on the check, in a graph too) and the updated marks.
 import numpy as np
 
 from .. import backend
-from .core import bind, defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
+from .core import bind
+from .declare import defbatch, defeffect, defjvp, defshape, defvjp, not_differentiable, primitive
 from .indexing import gather
 from .misc import zeros_like
 from .rearrange import moveaxis
 from .shape import expand_dims, repeat_like
-from .declare import defshape
 
 UNWRITTEN, WRITTEN, CLEARED = 0, 1, 2
 

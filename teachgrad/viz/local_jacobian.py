@@ -18,11 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import backend
-from ..autodiff.rule_calls import call_vjp
 from ..autodiff.forward import jvp_of
+from ..autodiff.rule_calls import call_vjp
 from ..autodiff.tape import GradientTape
 from ..ops import IndexedSlices
-from ..ops.core import Node, Op
+from ..ops.op import Node, Op
 from ..state import unobserved
 from ..tensor import SymbolicTensor, Tensor, constant
 from . import local_jacobian_render as render

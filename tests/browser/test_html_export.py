@@ -18,10 +18,9 @@ with every network request blocked or answered here:
 """
 import nbformat
 import pytest
+from labserver import REPO, VISIBLE_STEPPERS, play_icons
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
-
-from labserver import REPO, VISIBLE_STEPPERS, play_icons
 
 WIDGETS = REPO / "docs" / "_static" / "widgets"
 

@@ -16,7 +16,6 @@ Steps are chosen with the step box (jslinked to the Stack: no kernel round
 trip). A failing check names the lesson, the stepper, the step and the boxes.
 """
 import pytest
-
 from labserver import REPO, copy_notebook, open_notebook, run_all_cells
 
 WIDTH = 1400
