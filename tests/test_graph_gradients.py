@@ -16,7 +16,7 @@ from op_table import OPS
 import teachgrad as tg
 from teachgrad import nest
 from teachgrad.autodiff import events
-from teachgrad.autodiff.function_gradient import gradient_function
+from teachgrad.graph.concrete import gradient_function
 from teachgrad.ops.core import bind
 from teachgrad.ops.declare import primitive
 

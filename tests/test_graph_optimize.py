@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from op_table import OPS, leaves
 
 import teachgrad as tg
-from teachgrad.autodiff.function_gradient import gradient_function
+from teachgrad.graph.concrete import gradient_function
 from teachgrad.graph.optimize import (
     GraphFunction,
     cse as cse_module,

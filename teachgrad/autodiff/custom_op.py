@@ -92,8 +92,8 @@ def checkable(params):
 def _custom_jvp(node, tangents):
     if node.params.get("forward_mode_error"):
         raise NotImplementedError(node.params["forward_mode_error"])
-    from .forward import _transposed_jvp
-    return _transposed_jvp(node, tangents, None)
+    from .forward import transposed_jvp
+    return transposed_jvp(node, tangents, None)
 
 # custom_gradient(*results, *args, *variables): the results again, with a VJP given by grad_fn.
 custom_gradient_p = primitive("custom_gradient", _custom_forward, multiple_results=True)

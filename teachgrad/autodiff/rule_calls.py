@@ -13,7 +13,7 @@ from ..tensor import Tensor
 from .pending import trainable
 
 
-def _rule_marks_read():
+def rule_marks_read():
     """Does anything read which forward node's rule made an op? A graph being built
     groups gradient nodes under it, and a tg.debug check notes it; eagerly, with no
     check on, nothing does, and the mark is not set."""
@@ -52,7 +52,7 @@ def call_vjp(node, out_grads, needed, arrays=False):
     if arrays:
         in_grads = op.vjp(node, out_grads, needed, True) if op.array_rules \
             else _on_tensors(op, node, out_grads, needed)
-    elif _rule_marks_read():
+    elif rule_marks_read():
         with override(gradient_of=node):
             in_grads = op.vjp(node, out_grads, needed)
     else:

@@ -16,7 +16,7 @@ import contextlib
 from .. import nest, validate
 from ..autodiff.pending import trainable
 from ..graph.concrete import FuncGraph
-from ..graph.graph import _no_gradient_scope, placeholder
+from ..graph.graph import no_gradient_scope, placeholder
 from ..ops import BatchedTensor, identity
 from ..ops.batching import unbatchable_gradient
 from ..ops.core import note_capture, note_variable_read
@@ -53,7 +53,7 @@ class SubGraph(FuncGraph):
             outer_tensor = self._from_outer(tensor)
             found = self._captured.get(outer_tensor.id)
             if found is None:
-                with self.as_default(), _no_gradient_scope():
+                with self.as_default(), no_gradient_scope():
                     found = placeholder(outer_tensor.dtype, outer_tensor.shape,
                                         name=f"capture_{len(self.external)}")
                 self.external.append(outer_tensor)

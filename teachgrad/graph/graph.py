@@ -21,10 +21,10 @@ from ..tensor import (
     SymbolicTensor,
     Tensor,
     Variable,
-    _scalar_dtype,
-    _to_array,
     holds_tensor,
     packed,
+    scalar_dtype,
+    to_array,
 )
 
 
@@ -181,7 +181,7 @@ class Graph:
         """The tensor that reads ``variable`` when the graph runs (one per Variable)."""
         read = self._variable_reads.get(variable.id)
         if read is None:
-            with _no_gradient_scope():
+            with no_gradient_scope():
                 read = self.add_node(read_variable_p, (), {"variable": variable},
                                      name=variable.name or "read_variable")
             self._variable_reads[variable.id] = read
@@ -213,21 +213,21 @@ class Graph:
         if isinstance(value, Tensor):
             array = value.value
         elif like is not None and isinstance(value, (int, float, bool)):
-            array = backend.xp.asarray(value, dtype=_scalar_dtype(like.dtype, value))
+            array = backend.xp.asarray(value, dtype=scalar_dtype(like.dtype, value))
         elif type(value) in (list, tuple) and holds_tensor(value):
             return packed(value)   # tg.stack of its entries: a node, differentiable
         else:
-            array = _to_array(value)
+            array = to_array(value)
         return self.add_constant(array)
 
     def add_constant(self, array, name=None):
         """A node holding ``array``."""
-        with _no_gradient_scope():
+        with no_gradient_scope():
             return self.add_node(const_p, (), {"value": array}, name=name or "Const")
 
 
 @contextlib.contextmanager
-def _no_gradient_scope():
+def no_gradient_scope():
     """Constants and reads are not part of any gradient rule's group of nodes."""
     with override(gradient_of=None):
         yield
@@ -253,7 +253,7 @@ def placeholder(dtype, shape=None, name=None):
                       dtype)
     dtype = validate.dtype(dtype, "dtype", "tg.placeholder")
     validate.name(name, "tg.placeholder")
-    with _no_gradient_scope():
+    with no_gradient_scope():
         return graph.add_node(placeholder_p, (), {"shape": shape, "dtype": dtype},
                               name=name or "placeholder")
 

@@ -2,7 +2,7 @@
 indices or booleans and so are never differentiated.
 
 Like the reductions of ``reduction.py`` (whose helpers they use), their VJPs put the
-reduced axes back as size-1 axes (``_keep``) so the cotangent broadcasts over the
+reduced axes back as size-1 axes (``keep_reduced``) so the cotangent broadcasts over the
 entries each result summarises.
 """
 import math
@@ -15,8 +15,8 @@ from .declare import defbatch, defeffect, defjvp, defvjp, not_differentiable, pr
 from .grad_util import as_tensor, known
 from .math import sqrt
 from .misc import cast
-from .reduction import _axes, _count, _keep, mean, sum
-from .shape import _axis, reshape, shifted_axes_rule
+from .reduction import keep_reduced, mean, reduced_axes, reduced_count, sum
+from .shape import checked_axis, reshape, shifted_axes_rule
 
 
 # d prod / d x_i = the product of the others, prod_{j != i} x_j. That is ans / x_i where
@@ -28,7 +28,7 @@ def _others(x, ans, axes, keepdims):
     safe = where(zero, 1, x)
     n_zeros = sum(cast(zero, x.dtype), axes, keepdims=True)
     only_zero = where(n_zeros == 1, prod(safe, axes, keepdims=True), 0)
-    return where(zero, only_zero, _keep(ans, x, axes, keepdims) / safe)
+    return where(zero, only_zero, keep_reduced(ans, x, axes, keepdims) / safe)
 
 prod_p = primitive("prod", lambda x, axes, keepdims: x.prod(axis=axes, keepdims=keepdims))
 defeffect(prod_p, "reduction")
@@ -36,9 +36,9 @@ def prod(a, axis=None, keepdims=False):
     r"""$\prod_i x_i$ over ``axis``.  $\partial / \partial x_i = \prod_{j \ne i} x_j$, zeros included."""
     x = as_tensor(a, "a", "tg.prod")
     keepdims = validate.boolean(keepdims, "keepdims", "tg.prod")
-    return bind(prod_p, x, axes=_axes(axis, x.ndim, "tg.prod"), keepdims=keepdims)
+    return bind(prod_p, x, axes=reduced_axes(axis, x.ndim, "tg.prod"), keepdims=keepdims)
 defvjp(prod_p, lambda ct, ans, x, axes, keepdims:
-       _keep(ct, x, axes, keepdims) * _others(x, ans, axes, keepdims), arrays=True)
+       keep_reduced(ct, x, axes, keepdims) * _others(x, ans, axes, keepdims), arrays=True)
 defjvp(prod_p, lambda x_dot, ans, x, axes, keepdims:
        sum(x_dot * _others(x, ans, axes, keepdims), axes, keepdims=keepdims), arrays=True)
 defbatch(prod_p, shifted_axes_rule(prod_p))
@@ -48,7 +48,7 @@ def var(a, axis=None, ddof=0, keepdims=False):
     r"""$\frac{1}{n - \mathrm{ddof}} \sum_i (x_i - \bar x)^2$ over ``axis`` (numpy's ``var``),
     made of mean, subtract, multiply and sum.  $\partial / \partial x_i = 2 (x_i - \bar x) / (n - \mathrm{ddof})$"""
     x = as_tensor(a, "a", "tg.var")
-    axes = _axes(axis, x.ndim, "tg.var", keepdims)
+    axes = reduced_axes(axis, x.ndim, "tg.var", keepdims)
     ddof = validate.integer(ddof, "ddof", "tg.var", minimum=0)
     centered = x - mean(x, axes, keepdims=True)
     sizes = [x.shape[i] for i in axes]
@@ -59,7 +59,7 @@ def var(a, axis=None, ddof=0, keepdims=False):
                           f"entries each variance is taken over ({n})", ddof)
         divisor = n - ddof
     else:   # known when the graph runs: numpy's max(n - ddof, 0)
-        divisor = maximum(_count(x, axes, centered.dtype) - ddof, 0)
+        divisor = maximum(reduced_count(x, axes, centered.dtype) - ddof, 0)
     return sum(centered * centered, axes, keepdims=keepdims) / divisor
 
 
@@ -81,8 +81,8 @@ def _never_differentiated(name, doc, one_axis):
         x = as_tensor(a, "a", f"tg.{name}")
         keepdims = validate.boolean(keepdims, "keepdims", f"tg.{name}")
         if axis is not None:
-            axis = _axis(axis, x.ndim, f"tg.{name}") if one_axis \
-                else _axes(axis, x.ndim, f"tg.{name}")
+            axis = checked_axis(axis, x.ndim, f"tg.{name}") if one_axis \
+                else reduced_axes(axis, x.ndim, f"tg.{name}")
         return bind(op, x, axis=axis, keepdims=keepdims)
     reduce.__name__ = reduce.__qualname__ = name
     reduce.__doc__ = doc

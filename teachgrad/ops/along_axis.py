@@ -11,7 +11,7 @@ from .core import bind
 from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from .grad_util import as_tensor
 from .misc import zeros_like
-from .shape import _axis, reshape, shifted_axes_rule
+from .shape import checked_axis, reshape, shifted_axes_rule
 
 
 def _key(shape, indices, axis):
@@ -52,7 +52,7 @@ def take_along_axis(arr, indices, axis):
     if indices.ndim != arr.ndim:
         raise ValueError(f"{where}: `indices` of rank {indices.ndim} for `arr` of "
                          f"rank {arr.ndim}; they must have the same rank.")
-    return bind(take_along_axis_p, arr, indices, axis=_axis(axis, arr.ndim))
+    return bind(take_along_axis_p, arr, indices, axis=checked_axis(axis, arr.ndim))
 defvjp(take_along_axis_p,
        lambda ct, ans, arr, indices, axis:
        add_along_axis(zeros_like(arr, dtype=ct.dtype), indices, ct, axis),
@@ -77,7 +77,7 @@ def add_along_axis(x, indices, values, axis):
     r"""$x$ plus ``values`` added where ``take_along_axis(x, indices, axis)`` would read.
     $\partial_x = 1$; the cotangent of ``values`` is ``take_along_axis(ct, indices, axis)``."""
     x = as_tensor(x, "x", "tg.ops.add_along_axis")
-    return bind(add_along_axis_p, x, indices, values, axis=_axis(axis, x.ndim))
+    return bind(add_along_axis_p, x, indices, values, axis=checked_axis(axis, x.ndim))
 defvjp(add_along_axis_p,
        lambda ct, ans, x, indices, values, axis: ct,
        None,

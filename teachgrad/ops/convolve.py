@@ -10,7 +10,7 @@ gradient in ``v`` sums the windows weighted by the cotangents.
 from .. import backend, validate
 from .grad_util import as_tensor
 from .indexing import gather
-from .joining import _same_dtype
+from .joining import same_dtype
 from .linalg import matmul
 from .padding import pad
 from .rearrange import flip
@@ -45,7 +45,7 @@ def convolve(a, v, mode="full"):
     a, v = _vector(a, "a"), _vector(v, "v")
     if v.shape[0] > a.shape[0]:   # numpy convolves the longer with the shorter
         a, v = v, a
-    a, v = _same_dtype([a, v], [a.dtype, v.dtype])
+    a, v = same_dtype([a, v], [a.dtype, v.dtype])
     n, m = a.shape[0], v.shape[0]
     # "same" is the full result from entry (m - 1) // 2 on: m // 2 zeros before a
     before = {"full": m - 1, "same": m // 2, "valid": 0}[mode]

@@ -8,18 +8,18 @@ from .misc import ones_like
 from .shape import expand_dims
 
 
-def _eye_like(m):
+def eye_like(m):
     """Identity matrices shaped like the square matrices ``m`` (ones written on the
     diagonal of zeros, so that the size need not be known when a graph is built)."""
     return undiagonal(ones_like(diagonal(m, 0, -2, -1)), m, 0, -2, -1)
 
 
-def _diag(v, eye):
+def diag_matrices(v, eye):
     """Matrices with the vectors ``v`` (..., n) on their diagonals."""
     return expand_dims(v, -1) * eye
 
 
-def _factor_shapes(a, full_matrices=False):
+def factor_shapes(a, full_matrices=False):
     """(batch, m, n, k, dtype) of matrices ``a``, k = min(m, n) (None: unknown)."""
     batch, (m, n) = a.shape[:-2], a.shape[-2:]
     k = None if m is None or n is None else min(m, n)

@@ -16,7 +16,7 @@ from .arithmetic import divide
 from .core import bind, leading_axes_rule
 from .declare import defbatch, defeffect, defshape, defvjp, primitive
 from .diagonals import tril
-from .factor_parts import _diag, _eye_like, _factor_shapes
+from .factor_parts import diag_matrices, eye_like, factor_shapes
 from .grad_util import as_tensor
 from .join_split import concat
 from .linalg import matmul
@@ -52,7 +52,7 @@ def cholesky(a):
 
 
 def _cholesky_vjp(ct, ans, a):
-    eye = _eye_like(ans)
+    eye = eye_like(ans)
     l_inv = inv(ans)
     middle = matmul(ans, ct, transpose_a=True)
     phi = tril(middle) - 0.5 * middle * eye
@@ -85,10 +85,10 @@ def eigh(a, UPLO="L"):
 def _eigh_vjp(ct, ans, a, UPLO):
     ct_w, ct_v = ct
     w, v = ans
-    eye = _eye_like(v)
+    eye = eye_like(v)
     gaps = expand_dims(w, -2) - expand_dims(w, -1) + eye   # w_j - w_i, 1 on the diagonal
     f = divide(1.0 - eye, gaps)
-    inner = _diag(ct_w, eye) + f * matmul(v, ct_v, transpose_a=True)
+    inner = diag_matrices(ct_w, eye) + f * matmul(v, ct_v, transpose_a=True)
     lower = _lower_of_symmetric(matmul(matmul(v, inner), v, transpose_b=True), eye)
     return lower if UPLO == "L" else swap_last_two(lower)   # the upper triangle read
 
@@ -149,7 +149,7 @@ def _qr_vjp(ct, ans, a):
 def _qr_square_or_tall_vjp(ct_q, ct_r, q, r):
     mm = matmul(r, ct_r, transpose_b=True) - matmul(ct_q, q, transpose_a=True)
     low = tril(mm)
-    copyltu = low + swap_last_two(low) - mm * _eye_like(mm)
+    copyltu = low + swap_last_two(low) - mm * eye_like(mm)
     return matmul(ct_q + matmul(q, copyltu), inverse_for_gradient(
         r, "tg.linalg.qr", "it needs R invertible, that is A of full rank"),
         transpose_b=True)
@@ -162,7 +162,7 @@ defbatch(qr_p, leading_axes_rule(qr_p))   # numpy's linalg maps over leading axe
 def _qr_shape(a):
     if a.shape is None:
         return [(None, float_dtype(a.dtype))] * 2
-    batch, m, _, n, k, dtype = _factor_shapes(a)
+    batch, m, _, n, k, dtype = factor_shapes(a)
     return [(batch + (m, k), dtype), (batch + (k, n), dtype)]
 
 

@@ -18,7 +18,7 @@ from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from .grad_util import known, value_of
 from .inputs import operand
 from .misc import zeros, zeros_like
-from .shape import _axis, repeat_like, reshape, transpose
+from .shape import checked_axis, repeat_like, reshape, transpose
 from .shape_inference import STAND_IN_SIZES, infer_by_stand_ins
 
 
@@ -211,7 +211,7 @@ gather_p = primitive("gather", lambda p, i, axis: backend.xp.take(p, i, axis=axi
 defeffect(gather_p, "fresh")
 def gather(params, indices, axis=0):
     params = operand(params, "params", "tg.gather")
-    axis = _axis(axis, params.ndim, "tg.gather")
+    axis = checked_axis(axis, params.ndim, "tg.gather")
     if not isinstance(indices, Tensor):
         indices = Tensor(validate.tensor_like(indices, "indices", "tg.gather"))
     if indices.dtype.kind not in "iu":
@@ -255,7 +255,7 @@ def _scatter_add_kernel(x, indices, values, axis):
 scatter_add_p = primitive("scatter_add", _scatter_add_kernel)
 defeffect(scatter_add_p, "fresh")
 def scatter_add(x, indices, values, axis=0):
-    axis = _axis(axis, x.ndim)
+    axis = checked_axis(axis, x.ndim)
     return bind(scatter_add_p, x, indices, values, axis=axis)
 defvjp(scatter_add_p,
        lambda ct, ans, x, indices, values, axis: ct,

@@ -10,7 +10,7 @@ from .batching import batch_axis
 from .core import bind
 from .declare import defbatch, defeffect, defvjp_all, primitive
 from .inputs import operand
-from .shape import _axis, repeat_unbatched, reshape_as, shifted_axes_rule
+from .shape import checked_axis, repeat_unbatched, reshape_as, shifted_axes_rule
 
 
 def _joined(values, axis, where):
@@ -65,7 +65,7 @@ defeffect(split_p, "view")
 def split(x, num_or_size_splits, axis=0):
     """Split ``x`` into ``num`` equal pieces, or pieces of the listed sizes."""
     x = operand(x, "x", "tg.split")
-    axis = _axis(axis, x.ndim, "tg.split")
+    axis = checked_axis(axis, x.ndim, "tg.split")
     length = x.shape[axis]
     if length is None:
         raise ValueError(f"split: the size of axis {axis} of {x.name} is unknown; split needs it.")

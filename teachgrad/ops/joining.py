@@ -59,7 +59,7 @@ def append(arr, values, axis=None):
         if v.ndim != x.ndim:
             validate.fail(ValueError, where, "values", f"a tensor of `arr`'s rank {x.ndim}",
                           values)
-    return concat(_same_dtype([x, v], [x.dtype, v.dtype]), axis=axis)
+    return concat(same_dtype([x, v], [x.dtype, v.dtype]), axis=axis)
 
 
 def _one_axis(axis, ndim, where):
@@ -70,7 +70,7 @@ def _one_axis(axis, ndim, where):
     return validate.one_axis(axis, ndim, "axis", where) % ndim
 
 
-def _same_dtype(tensors, kinds):
+def same_dtype(tensors, kinds):
     """``tensors`` cast to the dtype numpy would give them all (``kinds``: their dtypes,
     or the Python numbers they came from, which numpy 2 promotes weakly)."""
     final = np.result_type(*kinds)
@@ -107,7 +107,7 @@ class AxisConcatenator:
             validate.fail(ValueError, self.where, "key", "at least one tensor, number or "
                           "slice to join", key)
         axis = _one_axis(axis, pieces[0].ndim, self.where)
-        return concat(_same_dtype(pieces, kinds), axis=axis)
+        return concat(same_dtype(pieces, kinds), axis=axis)
 
     def _slice(self, item):
         """A slice as numpy reads it here: ``start:stop:step`` an ``arange``, and with an

@@ -12,7 +12,7 @@ from ..tensor import Tensor
 from .grad_util import as_tensor
 from .join_split import concat
 from .misc import cast
-from .rearrange import _axes_tuple
+from .rearrange import axes_tuple
 from .shape import reshape
 
 WHERE = "tg.gradient"
@@ -126,7 +126,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         x = cast(x, "float64")
     if x.ndim == 0:
         validate.fail(ValueError, WHERE, "f", "a tensor with at least one axis", f)
-    axes = _axes_tuple(axis, x.ndim, WHERE)
+    axes = axes_tuple(axis, x.ndim, WHERE)
     if type(edge_order) is not int or edge_order not in (1, 2):
         validate.fail(ValueError, WHERE, "edge_order", "1 or 2", edge_order)
     spacings = _spacings(varargs, x, axes)

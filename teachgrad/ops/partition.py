@@ -10,7 +10,7 @@ from .. import backend, validate
 from .along_axis import take_along_axis
 from .core import bind
 from .declare import defbatch, defeffect, not_differentiable, primitive
-from .scans import _flat_or_axis
+from .scans import flat_or_axis
 from .shape import shifted_axes_rule
 
 
@@ -38,7 +38,7 @@ defeffect(argpartition_p, "fresh")
 def argpartition(a, kth, axis=-1):
     """The indices that partition ``a`` along ``axis`` (None: flattened) around the
     positions ``kth`` (numpy's ``argpartition``): an integer tensor, never differentiated."""
-    x, axis = _flat_or_axis(a, axis, "tg.argpartition")
+    x, axis = flat_or_axis(a, axis, "tg.argpartition")
     return bind(argpartition_p, x, kth=_kth(kth, x, axis, "tg.argpartition"), axis=axis)
 defbatch(argpartition_p, shifted_axes_rule(argpartition_p, "axis"))
 
@@ -48,7 +48,7 @@ def partition(a, kth, axis=-1):
     in ``kth`` is the one sorting would put there, smaller entries come before it and
     larger after (numpy's ``partition``). It is ``take_along_axis(a, argpartition(a,
     kth))``; VJP: each cotangent goes back to its entry's place."""
-    x, axis = _flat_or_axis(a, axis, "tg.partition")
+    x, axis = flat_or_axis(a, axis, "tg.partition")
     if x.ndim == 0:
         validate.fail(ValueError, "tg.partition", "a", "a tensor with at least one axis", a)
     return take_along_axis(x, argpartition(x, kth, axis), axis)

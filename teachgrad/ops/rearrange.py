@@ -13,7 +13,7 @@ from .batching import batch_axis
 from .core import bind
 from .declare import defbatch, defeffect, defjvp, defvjp, primitive
 from .grad_util import as_tensor, known
-from .shape import _axis, expand_dims, reshape, shifted_axes_rule, transpose
+from .shape import checked_axis, expand_dims, reshape, shifted_axes_rule, transpose
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "flatten", "flip", "fliplr", "flipud",
            "moveaxis", "ravel", "roll", "rot90", "swapaxes"]
@@ -29,7 +29,7 @@ def flatten(a):
     return reshape(a, (-1,))
 
 
-def _axes_tuple(axis, ndim, where, name="axis"):
+def axes_tuple(axis, ndim, where, name="axis"):
     """``axis`` (None: every axis; an int; a list or tuple) as a tuple of distinct axes."""
     if axis is None:
         return tuple(range(ndim))
@@ -53,7 +53,7 @@ defeffect(flip_p, "view")
 def flip(m, axis=None):
     r"""$\mathrm{out}_i = x_{n - 1 - i}$ along ``axis`` (None: every axis).  VJP: ct flipped back."""
     x = as_tensor(m, "m", "tg.flip")
-    return bind(flip_p, x, axes=_axes_tuple(axis, x.ndim, "tg.flip"))
+    return bind(flip_p, x, axes=axes_tuple(axis, x.ndim, "tg.flip"))
 defvjp(flip_p, lambda ct, ans, x, axes: flip(ct, axes), arrays=True)
 defjvp(flip_p, lambda x_dot, ans, x, axes: flip(x_dot, axes), arrays=True)
 defbatch(flip_p, shifted_axes_rule(flip_p))
@@ -91,8 +91,8 @@ def roll(a, shift, axis=None):
     else:
         shift = _shift(shift, where)
     if axis is not None:
-        axis = _axes_tuple(axis, x.ndim, where) if isinstance(axis, (list, tuple)) \
-            else _axis(axis, x.ndim, where)
+        axis = axes_tuple(axis, x.ndim, where) if isinstance(axis, (list, tuple)) \
+            else checked_axis(axis, x.ndim, where)
     return bind(roll_p, x, shift=shift, axis=axis)
 def _negated(shift):
     return -shift if isinstance(shift, int) else tuple(-s for s in shift)
@@ -119,8 +119,8 @@ def moveaxis(a, source, destination):
     x = as_tensor(a, "a", "tg.moveaxis")
     if x.ndim == 0:
         validate.fail(ValueError, "tg.moveaxis", "a", "a tensor with at least one axis", x)
-    source = _axes_tuple(source, x.ndim, "tg.moveaxis", "source")
-    destination = _axes_tuple(destination, x.ndim, "tg.moveaxis", "destination")
+    source = axes_tuple(source, x.ndim, "tg.moveaxis", "source")
+    destination = axes_tuple(destination, x.ndim, "tg.moveaxis", "destination")
     if len(source) != len(destination):
         validate.fail(ValueError, "tg.moveaxis", "destination",
                       f"as many axes as `source` ({len(source)})", destination)
@@ -147,7 +147,7 @@ def rot90(m, k=1, axes=(0, 1)):
     k = validate.integer(k, "k", "tg.rot90") % 4
     if not isinstance(axes, (list, tuple)) or len(axes) != 2:
         validate.fail(ValueError, "tg.rot90", "axes", "two distinct axes", axes)
-    a, b = _axes_tuple(axes, x.ndim, "tg.rot90", "axes")
+    a, b = axes_tuple(axes, x.ndim, "tg.rot90", "axes")
     if k == 0:
         return x
     if k == 2:

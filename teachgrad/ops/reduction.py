@@ -1,7 +1,7 @@
 """Reductions: sum, mean, max, min and logsumexp over some axes.
 
 Their VJPs all start the same way: put the reduced axes back as size-1 axes
-(``_keep``) so that the cotangent broadcasts over the entries it summarises.
+(``keep_reduced``) so that the cotangent broadcasts over the entries it summarises.
 """
 import builtins
 import math
@@ -19,7 +19,7 @@ from .misc import cast
 from .shape import broadcast_as, expand_dims, shifted_axes_rule
 
 
-def _axes(axis, ndim, where="tg.sum", keepdims=False):
+def reduced_axes(axis, ndim, where="tg.sum", keepdims=False):
     """Normalise ``axis`` (None, an int or a sequence) to a sorted tuple (checked, and
     ``keepdims`` with it)."""
     if type(keepdims) is not bool:
@@ -34,7 +34,7 @@ def _axes(axis, ndim, where="tg.sum", keepdims=False):
     return normal
 
 
-def _keep(g, x, axes, keepdims):
+def keep_reduced(g, x, axes, keepdims):
     """``g`` with the reduced ``axes`` of ``x`` put back as size-1 axes."""
     if keepdims or g.ndim == 0 or not axes:  # a 0-d cotangent broadcasts as it is
         return g
@@ -49,15 +49,15 @@ sum_p = primitive("sum", lambda x, axes, keepdims: x.sum(axis=axes, keepdims=kee
 defeffect(sum_p, "reduction")
 def sum(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.sum")
-    return bind(sum_p, x, axes=_axes(axis, x.ndim, "tg.sum", keepdims), keepdims=keepdims)
-defvjp(sum_p, lambda ct, ans, x, axes, keepdims: broadcast_as(_keep(ct, x, axes, keepdims), x),
-       arrays=True)
+    return bind(sum_p, x, axes=reduced_axes(axis, x.ndim, "tg.sum", keepdims), keepdims=keepdims)
+defvjp(sum_p, lambda ct, ans, x, axes, keepdims:
+       broadcast_as(keep_reduced(ct, x, axes, keepdims), x), arrays=True)
 defjvp(sum_p, lambda x_dot, ans, x, axes, keepdims: sum(x_dot, axis=axes, keepdims=keepdims),
        arrays=True)
 defbatch(sum_p, shifted_axes_rule(sum_p))
 
 
-def _count(x, axes, dtype):
+def reduced_count(x, axes, dtype):
     """How many entries each mean averages: a number, or an op when a size is unknown."""
     sizes = [x.shape[a] for a in axes]
     if None not in sizes:
@@ -77,18 +77,19 @@ defeffect(mean_p, "reduction")
 defbatch(mean_p, shifted_axes_rule(mean_p))
 def mean(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.mean")
-    return bind(mean_p, x, axes=_axes(axis, x.ndim, "tg.mean", keepdims), keepdims=keepdims)
+    return bind(mean_p, x, axes=reduced_axes(axis, x.ndim, "tg.mean", keepdims), keepdims=keepdims)
 defvjp(mean_p, lambda ct, ans, x, axes, keepdims:
-       broadcast_as(_keep(ct, x, axes, keepdims) / _count(x, axes, ct.dtype), x), arrays=True)
+       broadcast_as(keep_reduced(ct, x, axes, keepdims) / reduced_count(x, axes, ct.dtype), x),
+       arrays=True)
 defjvp(mean_p, lambda x_dot, ans, x, axes, keepdims: mean(x_dot, axis=axes, keepdims=keepdims),
        arrays=True)
 
 
 def _extremum_vjp(ct, ans, x, axes, keepdims):
     # The cotangent goes to the entries equal to the extremum, shared equally among ties.
-    mask = cast(equal(x, _keep(ans, x, axes, keepdims)), ct.dtype)
+    mask = cast(equal(x, keep_reduced(ans, x, axes, keepdims)), ct.dtype)
     ties = sum(mask, axis=axes, keepdims=True)
-    return _keep(ct, x, axes, keepdims) * mask / ties
+    return keep_reduced(ct, x, axes, keepdims) * mask / ties
 
 # max over axes.  d max / d x_i = 1 for the largest entry (1/k for a k-way tie), else 0.
 max_p = primitive("max", lambda x, axes, keepdims: x.max(axis=axes, keepdims=keepdims))
@@ -96,7 +97,7 @@ defeffect(max_p, "reduction")
 defbatch(max_p, shifted_axes_rule(max_p))
 def max(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.max")
-    return bind(max_p, x, axes=_nonempty(_axes(axis, x.ndim, "tg.max", keepdims), x, "max"),
+    return bind(max_p, x, axes=_nonempty(reduced_axes(axis, x.ndim, "tg.max", keepdims), x, "max"),
                 keepdims=keepdims)
 defvjp(max_p, _extremum_vjp, arrays=True)
 
@@ -106,7 +107,7 @@ defeffect(min_p, "reduction")
 defbatch(min_p, shifted_axes_rule(min_p))
 def min(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.min")
-    return bind(min_p, x, axes=_nonempty(_axes(axis, x.ndim, "tg.min", keepdims), x, "min"),
+    return bind(min_p, x, axes=_nonempty(reduced_axes(axis, x.ndim, "tg.min", keepdims), x, "min"),
                 keepdims=keepdims)
 defvjp(min_p, _extremum_vjp, arrays=True)
 
@@ -133,11 +134,12 @@ defbatch(logsumexp_p, shifted_axes_rule(logsumexp_p))
 def logsumexp(x, axis=None, keepdims=False):
     """``log(sum(exp(x)))`` over ``axis``, computed without overflow."""
     x = operand(x, "x", "tg.logsumexp")
-    return bind(logsumexp_p, x, axes=_axes(axis, x.ndim, "tg.logsumexp", keepdims),
+    return bind(logsumexp_p, x, axes=reduced_axes(axis, x.ndim, "tg.logsumexp", keepdims),
                 keepdims=keepdims)
 defvjp(logsumexp_p, lambda ct, ans, x, axes, keepdims:
-       _keep(ct, x, axes, keepdims) * exp(x - _keep(ans, x, axes, keepdims)), arrays=True)
+       keep_reduced(ct, x, axes, keepdims) * exp(x - keep_reduced(ans, x, axes, keepdims)),
+       arrays=True)
 defjvp(logsumexp_p, lambda x_dot, ans, x, axes, keepdims:
-       sum(x_dot * exp(x - _keep(ans, x, axes, keepdims)), axis=axes, keepdims=keepdims),
+       sum(x_dot * exp(x - keep_reduced(ans, x, axes, keepdims)), axis=axes, keepdims=keepdims),
        arrays=True)
 

@@ -11,7 +11,7 @@ from .. import backend, validate
 from .core import bind
 from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from .grad_util import as_tensor, check_entries, known
-from .shape import _axis, move_to_rank, repeat_unbatched, reshape, shifted_axes_rule, squeeze
+from .shape import checked_axis, move_to_rank, repeat_unbatched, reshape, shifted_axes_rule, squeeze
 
 
 def _unrepeat_kernel(g, x, repeats, axis):
@@ -40,7 +40,7 @@ def repeat(a, repeats, axis=None):
     x = as_tensor(a, "a", where)
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
-    axis = _axis(axis, x.ndim, where)
+    axis = checked_axis(axis, x.ndim, where)
     n = x.shape[axis]
     if isinstance(repeats, (list, tuple)) or getattr(repeats, "ndim", 0) == 1:
         repeats = tuple(validate.integer(r, "repeats", where, minimum=0) for r in repeats)

@@ -12,16 +12,16 @@ from .core import bind
 from .declare import defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
 from .grad_util import as_tensor
 from .misc import cast
-from .shape import _axis, reshape, shifted_axes_rule
+from .shape import checked_axis, reshape, shifted_axes_rule
 
 
-def _flat_or_axis(x, axis, where):
+def flat_or_axis(x, axis, where):
     """``x`` (the argument ``a``) and ``axis``, checked; numpy's convention: ``axis=None``
     works on the flattened array."""
     x = as_tensor(x, "a", where)
     if axis is None:
         return reshape(x, (-1,)), 0
-    return x, _axis(axis, x.ndim, where)
+    return x, checked_axis(axis, x.ndim, where)
 
 
 #: numpy's sorting algorithms (None: its default).
@@ -41,7 +41,7 @@ defeffect(cumsum_p, "fresh")
 def cumsum(a, axis=None, dtype=None, reverse=False):
     r"""$\mathrm{out}_k = \sum_{i \le k} x_i$ along ``axis`` (None: flattened; ``reverse``:
     $\sum_{i \ge k}$, TensorFlow's option).  VJP: $\mathrm{ct}$ summed in the other direction."""
-    x, axis = _flat_or_axis(a, axis, "tg.cumsum")
+    x, axis = flat_or_axis(a, axis, "tg.cumsum")
     if dtype is not None:
         x = cast(x, dtype)
     return bind(cumsum_p, x, axis=axis, reverse=validate.boolean(reverse, "reverse", "tg.cumsum"))
@@ -69,7 +69,7 @@ defeffect(cumprod_p, "fresh")
 def cumprod(a, axis=None, dtype=None):
     r"""$\mathrm{out}_k = \prod_{i \le k} x_i$ along ``axis`` (None: flattened).
     VJP: $\mathrm{ct}_i = \sum_{k \ge i} \mathrm{ct}_k \prod_{j \le k, j \ne i} x_j$, zeros included."""
-    x, axis = _flat_or_axis(a, axis, "tg.cumprod")
+    x, axis = flat_or_axis(a, axis, "tg.cumprod")
     if dtype is not None:
         x = cast(x, dtype)
     return bind(cumprod_p, x, axis=axis)
@@ -84,7 +84,7 @@ def diff(a, n=1, axis=-1):
     n = validate.integer(n, "n", "tg.diff", minimum=0)
     if x.ndim == 0:
         validate.fail(ValueError, "tg.diff", "a", "a tensor with at least one axis", x)
-    axis = _axis(axis, x.ndim, "tg.diff")
+    axis = checked_axis(axis, x.ndim, "tg.diff")
     if x.shape[axis] is not None:   # after as many differences as entries, none are left
         n = min(n, x.shape[axis])
     before = (slice(None),) * axis
@@ -100,7 +100,7 @@ defeffect(argsort_p, "fresh")
 def argsort(a, axis=-1, kind=None):
     """The indices that sort ``a`` along ``axis`` (None: flattened), numpy's
     ``argsort``; an integer tensor, never differentiated."""
-    x, axis = _flat_or_axis(a, axis, "tg.argsort")
+    x, axis = flat_or_axis(a, axis, "tg.argsort")
     return bind(argsort_p, x, axis=axis, kind=validate.one_of(kind, "kind", "tg.argsort", KINDS))
 defbatch(argsort_p, shifted_axes_rule(argsort_p, "axis"))
 
@@ -111,7 +111,7 @@ defeffect(sort_p, "fresh")
 def sort(a, axis=-1, kind=None):
     r"""$x$ sorted along ``axis`` (None: flattened).  VJP: each cotangent goes back to its
     entry's place, $\mathrm{ct}$ taken along the inverse permutation."""
-    x, axis = _flat_or_axis(a, axis, "tg.sort")
+    x, axis = flat_or_axis(a, axis, "tg.sort")
     return bind(sort_p, x, axis=axis, kind=validate.one_of(kind, "kind", "tg.sort", KINDS))
 defvjp(sort_p, lambda ct, ans, x, axis, kind:
        take_along_axis(ct, argsort(argsort(x, axis, kind), axis), axis), arrays=True)

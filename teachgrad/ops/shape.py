@@ -21,7 +21,7 @@ from .inputs import operand
 from .misc import cast
 
 
-def _axis(axis, ndim, where="tg", name="axis"):
+def checked_axis(axis, ndim, where="tg", name="axis"):
     """One axis, checked (an int in range) and made non-negative."""
     if type(axis) is not int or not -ndim <= axis < max(ndim, 1):
         axis = validate.one_axis(axis, ndim, name, where)
@@ -125,7 +125,7 @@ def transpose(x, axes=None):
         validate.fail(TypeError, "tg.transpose", "axes", "a permutation of the axes (a "
                       "list or tuple of integers) or None", axes)
     axes = tuple(reversed(range(ndim))) if axes is None else tuple(
-        _axis(a, ndim, "tg.transpose", "axes") for a in axes)
+        checked_axis(a, ndim, "tg.transpose", "axes") for a in axes)
     if sorted(axes) != list(range(ndim)):
         raise ValueError(f"transpose: axes {axes} are not a permutation of the {ndim} axes.")
     return bind(transpose_p, x, axes=axes)

@@ -7,7 +7,7 @@ from .. import backend, validate
 from .arithmetic import divide
 from .core import bind, leading_axes_rule
 from .declare import defbatch, defeffect, defshape, defvjp, primitive
-from .factor_parts import _diag, _eye_like, _factor_shapes
+from .factor_parts import diag_matrices, eye_like, factor_shapes
 from .grad_util import as_tensor
 from .linalg import matmul
 from .matrix import float_dtype
@@ -30,13 +30,13 @@ def _svd_vjp(ct, ans, a, full_matrices):
         raise ValueError("tg.linalg.svd: the gradient needs full_matrices=False (the extra "
                          "columns of a full U or V are not determined by A).")
     ut_ctu = matmul(u, ct_u, transpose_a=True)          # k x k
-    eye = _eye_like(ut_ctu)
+    eye = eye_like(ut_ctu)
     s_row, s_col = expand_dims(s, -2), expand_dims(s, -1)
     f = divide(1.0 - eye, s_row * s_row - s_col * s_col + eye)
     v_ctv = matmul(vh, ct_vh, transpose_b=True)          # V^T ct_V
     j = f * (ut_ctu - swap_last_two(ut_ctu))
     kk = f * (v_ctv - swap_last_two(v_ctv))
-    middle = j * s_row + _diag(ct_s, eye) + s_col * kk
+    middle = j * s_row + diag_matrices(ct_s, eye) + s_col * kk
     grad = matmul(matmul(u, middle), vh)
     # the parts of ct_U (ct_V) outside the span of U (V)
     off_u = ct_u - matmul(u, ut_ctu)
@@ -52,7 +52,7 @@ defbatch(svd_p, leading_axes_rule(svd_p))   # numpy's linalg maps over leading a
 def _svd_shape(a, full_matrices):
     if a.shape is None:
         return [(None, float_dtype(a.dtype))] * 3
-    batch, m, cols, n, k, dtype = _factor_shapes(a, full_matrices)
+    batch, m, cols, n, k, dtype = factor_shapes(a, full_matrices)
     rows = n if full_matrices else k
     return [(batch + (m, cols), dtype), (batch + (k,), dtype), (batch + (rows, n), dtype)]
 

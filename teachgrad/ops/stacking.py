@@ -9,7 +9,7 @@ from .. import validate
 from .grad_util import as_tensor, check_entries
 from .join_split import concat, split
 from .rearrange import atleast_1d, atleast_2d, atleast_3d
-from .shape import _axis, reshape
+from .shape import checked_axis, reshape
 
 
 def _sequence(tup, where):
@@ -51,7 +51,7 @@ def array_split(ary, indices_or_sections, axis=0):
     x = as_tensor(ary, "ary", where)
     if x.ndim == 0:
         validate.fail(ValueError, where, "ary", "a tensor with at least one axis", x)
-    axis = _axis(axis, x.ndim, where)
+    axis = checked_axis(axis, x.ndim, where)
     length = x.shape[axis]
     if length is None:
         raise ValueError(f"{where}: the size of axis {axis} is unknown; array_split needs it.")
