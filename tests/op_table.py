@@ -23,7 +23,9 @@ from hypothesis.strategies import SearchStrategy
 
 import teachgrad as tg
 from teachgrad import nest
-from teachgrad.ops import conv_moves, getitem, index_add, matrix, pooling
+from teachgrad.ops import getitem, index_add
+from teachgrad.ops.linalg import matrix
+from teachgrad.ops.nn import conv_moves, pooling
 
 
 @dataclass(frozen=True)

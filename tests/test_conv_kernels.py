@@ -1,4 +1,4 @@
-"""Each of conv2d's kernel formulations (``teachgrad/ops/conv_kernels.py``) against the
+"""Each of conv2d's kernel formulations (``teachgrad/ops/nn/conv_kernels.py``) against the
 loop over output pixels written from the definition (``nn_strategies.conv2d``), on random
 shapes, strides, dilations, paddings and dtypes, with the input as the rules hand it over
 (contiguous, or a transposed view), and blocks of rows small enough to split an image;
@@ -11,8 +11,8 @@ from hypothesis import given, settings, strategies as st
 
 import teachgrad as tg
 from teachgrad import backend
-from teachgrad.ops import conv_kernels, pooling
-from teachgrad.ops.windows import geometry_2d, pad_2d
+from teachgrad.ops.nn import conv_kernels, pooling
+from teachgrad.ops.nn.windows import geometry_2d, pad_2d
 
 
 @st.composite

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from op_table import OPS, leaves
 
 import teachgrad as tg
-from teachgrad.ops.op import Op
+from teachgrad.ops.core.op import Op
 
 pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
 

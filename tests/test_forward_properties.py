@@ -27,7 +27,7 @@ import teachgrad as tg
 import teachgrad.ops
 from teachgrad import nest
 from teachgrad.autodiff import events
-from teachgrad.ops.op import Op
+from teachgrad.ops.core.op import Op
 
 pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
 
@@ -44,8 +44,8 @@ def _ids(spec):
 def _primitives():
     """Every Op object in teachgrad.ops, by name."""
     found = {}
-    for info in pkgutil.iter_modules(teachgrad.ops.__path__):
-        module = importlib.import_module(f"teachgrad.ops.{info.name}")
+    for info in pkgutil.walk_packages(teachgrad.ops.__path__, "teachgrad.ops."):
+        module = importlib.import_module(info.name)
         for value in vars(module).values():
             if isinstance(value, Op):
                 found[value.name] = value

@@ -17,8 +17,8 @@ import teachgrad as tg
 from teachgrad import nest
 from teachgrad.autodiff import events
 from teachgrad.graph.concrete import gradient_function
-from teachgrad.ops.core import bind
-from teachgrad.ops.declare import primitive
+from teachgrad.ops.core.apply import bind
+from teachgrad.ops.core.declare import primitive
 
 pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
 

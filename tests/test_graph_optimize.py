@@ -551,7 +551,7 @@ def test_every_op_gives_the_same_bits_optimised(spec, data):
 
 
 def test_defeffect_refuses_what_the_optimiser_could_misread():
-    from teachgrad.ops.declare import defeffect, primitive
+    from teachgrad.ops.core.declare import defeffect, primitive
     op = primitive("scratch_op", lambda x: x)
     with pytest.raises(ValueError, match="effect"):
         defeffect(op, "pure")

@@ -15,7 +15,7 @@ from op_table import OPS, leaves
 
 import teachgrad as tg
 from teachgrad.autodiff import engine
-from teachgrad.ops.op import Op
+from teachgrad.ops.core.op import Op
 
 pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
 
@@ -172,10 +172,10 @@ def test_teachgrad_ops_declare_their_rules_run_on_arrays():
     import importlib
     import pkgutil
 
-    from teachgrad.ops.op import Op
+    from teachgrad.ops.core.op import Op
     undeclared = set()
-    for info in pkgutil.iter_modules(tg.ops.__path__):
-        module = importlib.import_module(f"teachgrad.ops.{info.name}")
+    for info in pkgutil.walk_packages(tg.ops.__path__, "teachgrad.ops."):
+        module = importlib.import_module(info.name)
         for op in vars(module).values():
             if not isinstance(op, Op):
                 continue

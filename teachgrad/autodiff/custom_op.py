@@ -7,8 +7,8 @@ JVP (``grad_fn`` transposed), its batching rule, and ``checkable``, the op as
 """
 from .. import nest, validate
 from ..ops import BatchedTensor, IndexedSlices, sum as total
-from ..ops.core import bind
-from ..ops.declare import (
+from ..ops.core.apply import bind
+from ..ops.core.declare import (
     defbatch,
     defjvp_all,
     defshape,
@@ -17,7 +17,7 @@ from ..ops.declare import (
     recomputes_in_rule,
     rules_need_tensors,
 )
-from ..ops.shape import repeat_like
+from ..ops.shape.reshape import repeat_like
 from ..tensor import Tensor, constant
 
 

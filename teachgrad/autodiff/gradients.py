@@ -7,7 +7,7 @@ and labelled with the forward node that produced them) instead of computing.
 """
 from .. import backend, dtypes, validate
 from ..ops import IndexedSlices, ones_like, zeros_like
-from ..ops.grad_util import compatible, known
+from ..ops.core.grad_util import compatible, known
 from ..state import state
 from ..tensor import SymbolicTensor, Tensor, Variable
 from . import events

@@ -7,7 +7,7 @@ it returned. When nothing records the backward pass, rules run on raw arrays
 that calls user code or runs a graph) gets them boxed (``_on_tensors``).
 """
 from ..ops import IndexedSlices, zeros_like
-from ..ops.grad_util import compatible
+from ..ops.core.grad_util import compatible
 from ..state import override, state
 from ..tensor import Tensor
 from .pending import trainable

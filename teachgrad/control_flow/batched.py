@@ -19,8 +19,8 @@ batch is found first, by tracing ``cond`` and ``body`` until no new one turns ba
 """
 from .. import nest
 from ..ops import any as any_of, where
-from ..ops.batching import BatchedTensor, batched_at, unbatchable_gradient
-from ..ops.shape import repeat_like
+from ..ops.core.batching import BatchedTensor, batched_at, unbatchable_gradient
+from ..ops.shape.reshape import repeat_like
 from ..state import override, state
 from ..tensor import Tensor
 from .subgraph import as_tensor, trace

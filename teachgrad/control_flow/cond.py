@@ -24,8 +24,16 @@ from .. import backend, dtypes, nest, validate
 from ..autodiff.engine import backward
 from ..autodiff.pending import trainable
 from ..graph.session import plan_for
-from ..ops import IndexedSlices, core, zeros, zeros_like
-from ..ops.declare import accepts, defbatch, defshape, defvjp_all, primitive, rules_need_tensors
+from ..ops import IndexedSlices, zeros, zeros_like
+from ..ops.core.apply import add_to_graph
+from ..ops.core.declare import (
+    accepts,
+    defbatch,
+    defshape,
+    defvjp_all,
+    primitive,
+    rules_need_tensors,
+)
 from ..state import state
 from . import batched
 from .outputs import add_output
@@ -125,7 +133,7 @@ def build_if(pred, true_traced, false_traced, name):
     """Add an If node choosing between two traced branches."""
     state = BranchState(name, len(true_traced.outputs))
     inputs = [pred, *true_traced.external, *false_traced.external]
-    outputs = core.add_to_graph(if_p, inputs, {"true_fn": true_traced, "false_fn": false_traced,
+    outputs = add_to_graph(if_p, inputs, {"true_fn": true_traced, "false_fn": false_traced,
                                                "branches": state}, name=name)
     state.node = outputs[0].node
     return outputs

@@ -18,10 +18,10 @@ from ..autodiff.pending import trainable
 from ..graph.concrete import FuncGraph
 from ..graph.graph import no_gradient_scope, placeholder
 from ..ops import BatchedTensor, identity
-from ..ops.batching import unbatchable_gradient
-from ..ops.core import note_capture, note_variable_read
-from ..ops.misc import identity_p
-from ..ops.op import Node
+from ..ops.core.apply import note_capture, note_variable_read
+from ..ops.core.batching import unbatchable_gradient
+from ..ops.core.op import Node
+from ..ops.elementwise.casts import identity_p
 from ..ops.walk import upstream_nodes
 from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor, Variable, convert_to_tensor

@@ -19,9 +19,9 @@ rest is ``switch_case``.
 """
 from .. import backend, dtypes, validate
 from ..ops import equal
-from ..ops.batching import BatchedTensor
-from ..ops.core import bind
-from ..ops.declare import defshape, not_differentiable, primitive
+from ..ops.core.apply import bind
+from ..ops.core.batching import BatchedTensor
+from ..ops.core.declare import defshape, not_differentiable, primitive
 from ..state import state
 from ..tensor import Tensor, convert_to_tensor
 from .cond import Branch, cond

@@ -16,8 +16,15 @@ import numpy as np
 from .. import backend, dtypes
 from ..autodiff import events
 from ..graph.session import plan_for
-from ..ops import core
-from ..ops.declare import accepts, defbatch, defshape, defvjp_all, primitive, rules_need_tensors
+from ..ops.core.apply import add_to_graph
+from ..ops.core.declare import (
+    accepts,
+    defbatch,
+    defshape,
+    defvjp_all,
+    primitive,
+    rules_need_tensors,
+)
 from . import batched
 from .stacks import stack_shape, stack_values
 from .while_gradient import backward_loop, backward_start, carriers, check_fixed_shapes, input_grads
@@ -43,7 +50,7 @@ def build_while(cond_traced, body_traced, loop_vars, limit, name, direction):
     loop = LoopState(name, len(loop_vars), limit is not None, direction)
     inputs = list(loop_vars) + ([limit] if limit is not None else []) \
         + list(cond_traced.external) + list(body_traced.external)
-    outputs = core.add_to_graph(while_p, inputs, {"cond": cond_traced, "body": body_traced,
+    outputs = add_to_graph(while_p, inputs, {"cond": cond_traced, "body": body_traced,
                                                   "loop": loop}, name=name)
     loop.node = outputs[0].node
     return outputs

@@ -11,10 +11,10 @@ as in eager code.
 """
 from .. import nest, validate
 from ..autodiff.gradients import gradients
-from ..ops.arithmetic import add, subtract
-from ..ops.core import bind, note_variable_read
-from ..ops.declare import defshape, defvjp_all, primitive, rules_need_tensors
-from ..ops.grad_util import compatible
+from ..ops.core.apply import bind, note_variable_read
+from ..ops.core.declare import defshape, defvjp_all, primitive, rules_need_tensors
+from ..ops.core.grad_util import compatible
+from ..ops.elementwise.arithmetic import add, subtract
 from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor, to_array
 from .graph import Graph, placeholder

@@ -18,8 +18,8 @@ import inspect
 import warnings
 
 from .. import nest, validate
-from ..ops.batching import BatchedTensor
-from ..ops.core import bind
+from ..ops.core.apply import bind
+from ..ops.core.batching import BatchedTensor
 from ..state import state
 from ..tensor import Tensor, to_array
 from .concrete import ConcreteFunction, FuncGraph, call_p

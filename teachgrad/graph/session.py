@@ -12,7 +12,7 @@ import types
 import numpy as np
 
 from .. import backend, nest, validate
-from ..ops import core as op_core
+from ..ops.core.inputs import with_context
 from ..ops.walk import upstream_nodes
 from ..state import state
 from ..tensor import SymbolicTensor
@@ -55,7 +55,7 @@ class Plan:
                 out = forward(*read(values), **params)
             except (ValueError, TypeError, IndexError) as error:
                 shapes = ", ".join(str(np.shape(values[i])) for i in in_ids)
-                raise op_core.with_context(error, f"{node.name} ({node.op.name})",
+                raise with_context(error, f"{node.name} ({node.op.name})",
                                            shapes) from None
             if multiple:
                 for i, o in zip(out_ids, out):

@@ -9,7 +9,7 @@ Because a rule can use them on its cotangent (``g.sum(axis=0)``), the op
 modules need not import each other in circles either.
 """
 from ..tensor import Tensor
-from .arithmetic import (
+from .elementwise.arithmetic import (
     add,
     divide,
     equal,
@@ -22,15 +22,15 @@ from .arithmetic import (
     power,
     subtract,
 )
-from .indexing import getitem
-from .join_split import stack
-from .linalg import matmul
-from .math import abs, negative
-from .misc import cast
-from .rearrange import flatten, ravel
-from .reduction import max, mean, min, sum
-from .rounding import mod
-from .shape import reshape, transpose
+from .elementwise.casts import cast
+from .elementwise.math import abs, negative
+from .elementwise.rounding import mod
+from .linalg.matmul import matmul
+from .reductions.sums import max, mean, min, sum
+from .shape.concat_split import stack
+from .shape.indexing import getitem
+from .shape.rearrange import flatten, ravel
+from .shape.reshape import reshape, transpose
 
 
 def _swapped(op):

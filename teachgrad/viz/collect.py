@@ -22,7 +22,7 @@ from ..autodiff.tape import GradientTape
 from ..graph.concrete import ConcreteFunction
 from ..graph.function import Function
 from ..graph.graph import Graph
-from ..ops.op import Node
+from ..ops.core.op import Node
 from ..state import state
 from ..tensor import SymbolicTensor, Tensor
 

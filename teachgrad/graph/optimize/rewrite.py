@@ -12,7 +12,7 @@ placeholders it is fed through (in a fixed order) and the tensors it returns.
 """
 from dataclasses import dataclass
 
-from ...ops.op import Node
+from ...ops.core.op import Node
 from ...tensor import SymbolicTensor
 from ..graph import Graph, const_p
 

@@ -8,14 +8,14 @@ backward pass on raw arrays (``on_arrays``), a ``tg.vectorized_map`` (``batch_bi
 a graph being built (``add_to_graph``), or eager computation.
 
 How an op is declared (``primitive``, ``defvjp``, ``defjvp``, ``defbatch``,
-``defeffect``, ...) is ``teachgrad.ops.declare``; converting its inputs and naming
-what was wrong is ``teachgrad.ops.inputs``.
+``defeffect``, ...) is ``teachgrad.ops.core.declare``; converting its inputs and naming
+what was wrong is ``teachgrad.ops.core.inputs``.
 """
 import sys
 
-from .. import backend
-from ..state import override, state
-from ..tensor import SymbolicTensor, Tensor, Variable, as_array, convert_to_tensor
+from ... import backend
+from ...state import override, state
+from ...tensor import SymbolicTensor, Tensor, Variable, as_array, convert_to_tensor
 from .batching import BatchedTensor, batched_at, innermost_frame
 from .inputs import input_error, with_context
 from .op import Node
@@ -64,7 +64,7 @@ def bind(op, *args, **params):
 
 def batch_bind(op, args, params, frame):
     """Apply ``op`` to ``args``, some of them BatchedTensors of ``frame`` (a running
-    ``tg.vectorized_map``; see ``teachgrad.ops.batching``): run its batching rule on the
+    ``tg.vectorized_map``; see ``teachgrad.ops.core.batching``): run its batching rule on the
     batches, seen by the recorders entered before the map, and hand the application as
     the mapped function sees it to the recorders entered inside it."""
     values = [a.batched if batched_at(a, frame) else a for a in args]

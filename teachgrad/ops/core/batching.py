@@ -27,8 +27,8 @@ rules run on BatchedTensors, and so are batched in turn). That split is the reco
 order, as for nested tapes: each running ``vectorized_map`` (its *frame*) has an entry
 number on the recorders' stack.
 """
-from ..state import state
-from ..tensor import Tensor, next_tensor_id
+from ...state import state
+from ...tensor import Tensor, next_tensor_id
 
 
 class BatchedTensor(Tensor):

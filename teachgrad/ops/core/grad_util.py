@@ -5,8 +5,8 @@ same shape" means "could be the same shape" (``compatible``). The helpers
 that move a cotangent to an input's shape (``unbroadcast``, ``reshape_as``,
 ``broadcast_as``) are ops of their own kind and live with the shape ops.
 """
-from .. import validate
-from ..tensor import Tensor, holds_tensor, packed
+from ... import validate
+from ...tensor import Tensor, holds_tensor, packed
 
 
 def known(shape):

@@ -6,8 +6,8 @@ numbers ...``), an op that reads a shape before ``bind`` checks its operand firs
 (``operand``), and a kernel's error names the op and its input shapes
 (``with_context``).
 """
-from .. import validate
-from ..tensor import Tensor, holds_tensor, packed
+from ... import validate
+from ...tensor import Tensor, holds_tensor, packed
 
 
 def input_error(where, args, error, caller):

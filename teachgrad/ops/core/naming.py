@@ -27,8 +27,8 @@ import functools
 import inspect
 import types
 
-from .. import validate
-from ..tensor import SymbolicTensor, Tensor, next_tensor_id as new_tensor_id
+from ... import validate
+from ...tensor import SymbolicTensor, Tensor, next_tensor_id as new_tensor_id
 
 #: Exported functions of ``teachgrad.ops`` that are not ops and take no name.
 NOT_OPS = frozenset({"bind", "primitive", "defvjp", "defjvp", "defvjp_all", "not_differentiable"})
@@ -105,7 +105,7 @@ def label(result, name, first=-1):
 
 def _label_one(tensor, name, index, first, renamed):
     if tensor.id <= first or type(tensor) not in (Tensor, SymbolicTensor):
-        from .misc import identity  # here: misc imports this package's core
+        from ..elementwise.casts import identity  # here: misc imports this package's core
         tensor = identity(tensor)    # an input handed back unchanged keeps its own name
     if isinstance(tensor, SymbolicTensor):
         if id(tensor.node) not in renamed:   # the outputs of one node are name:0, name:1

@@ -2,7 +2,7 @@
 
 An ``Op`` holds every fact about an operation: its forward computation, its VJP and
 JVP rules, its batching rule, what the graph optimiser may assume. Its module sets
-them with the functions of ``teachgrad.ops.declare``, right after the forward
+them with the functions of ``teachgrad.ops.core.declare``, right after the forward
 computation. ``Op.vjp`` is how the backward engine runs its rules. A ``Node`` is what
 ``bind`` records each time the op runs: the engine only ever sees Nodes.
 """

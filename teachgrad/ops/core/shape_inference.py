@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from .. import backend
+from ... import backend
 
 
 def _stand_in(tensor, fill):

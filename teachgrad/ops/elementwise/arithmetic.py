@@ -11,15 +11,23 @@ but on the numpy scalars that 0-d results are, the operator takes a fast path
 
 import sys
 
-from .. import backend, validate
-from ..state import state
-from ..tensor import Tensor, convert_to_tensor
-from .core import bind
-from .declare import defbatch, defeffect, defjvp, defvjp, defvjp_all, not_differentiable, primitive
-from .grad_util import known, value_of
-from .inputs import input_error
+from ... import backend, validate
+from ...state import state
+from ...tensor import Tensor, convert_to_tensor
+from ..core.apply import bind
+from ..core.declare import (
+    defbatch,
+    defeffect,
+    defjvp,
+    defvjp,
+    defvjp_all,
+    not_differentiable,
+    primitive,
+)
+from ..core.grad_util import known, value_of
+from ..core.inputs import input_error
+from ..shape.reshape import broadcast_as, repeat_unbatched, unbroadcast
 from .math import log
-from .shape import broadcast_as, repeat_unbatched, unbroadcast
 
 
 def _binary(x, y):

@@ -1,8 +1,8 @@
 """Identity-like ops, dtype casts, stop_gradient, and tensors of zeros and ones."""
-from .. import backend, dtypes, validate
-from ..tensor import constant
-from .core import bind, leading_axes_rule
-from .declare import (
+from ... import backend, dtypes, validate
+from ...tensor import constant
+from ..core.apply import bind, leading_axes_rule
+from ..core.declare import (
     accepts,
     defbatch,
     defeffect,

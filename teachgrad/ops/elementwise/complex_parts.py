@@ -9,12 +9,12 @@ differentiated, as ``sign`` is not). A complex input is refused, naming the argu
 """
 import math
 
-from .. import backend, validate
-from .core import bind, leading_axes_rule
-from .declare import defbatch, defeffect, not_differentiable, primitive
-from .grad_util import as_tensor
+from ... import backend, validate
+from ..core.apply import bind, leading_axes_rule
+from ..core.declare import defbatch, defeffect, not_differentiable, primitive
+from ..core.grad_util import as_tensor
+from .casts import cast, identity
 from .math import abs as _abs
-from .misc import cast, identity
 
 
 def _real_input(val, name, where):

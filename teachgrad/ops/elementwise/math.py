@@ -4,10 +4,18 @@ Each block is one op: the kernel (``backend.xp``), the public function, and
 the VJP rule, written with teachgrad ops so that it can be differentiated again.
 ``g`` is the cotangent of the output, ``ans`` the output itself.
 """
-from .. import backend
-from .core import bind, leading_axes_rule
-from .declare import defbatch, defeffect, defjvp, defvjp, fused_op, not_differentiable, primitive
-from .grad_util import require_same_shape
+from ... import backend
+from ..core.apply import bind, leading_axes_rule
+from ..core.declare import (
+    defbatch,
+    defeffect,
+    defjvp,
+    defvjp,
+    fused_op,
+    not_differentiable,
+    primitive,
+)
+from ..core.grad_util import require_same_shape
 
 # -x.  d/dx (-x) = -1
 negative_p = primitive("negative", lambda x: -x)   # an operator: see arithmetic.py

@@ -10,13 +10,13 @@ with the floor held fixed.
 """
 import numpy as np
 
-from .. import backend
-from ..tensor import Tensor, convert_to_tensor
+from ... import backend
+from ...tensor import Tensor, convert_to_tensor
+from ..core.apply import bind, leading_axes_rule
+from ..core.declare import defbatch, defeffect, defjvp, defvjp, primitive
+from ..shape.reshape import broadcast_as, unbroadcast
 from .arithmetic import equal, maximum, where
-from .core import bind, leading_axes_rule
-from .declare import defbatch, defeffect, defjvp, defvjp, primitive
-from .misc import cast
-from .shape import broadcast_as, unbroadcast
+from .casts import cast
 from .ufuncs import binary, piecewise_constant
 
 floor_p, floor = piecewise_constant(

@@ -5,10 +5,10 @@ with teachgrad ops so that it can be differentiated again (``ans`` is the output
 """
 import math
 
-from .. import backend
+from ... import backend
+from ..core.apply import bind, leading_axes_rule
+from ..core.declare import defbatch, defeffect, defjvp, defvjp, primitive
 from .arithmetic import where
-from .core import bind, leading_axes_rule
-from .declare import defbatch, defeffect, defjvp, defvjp, primitive
 from .math import abs as absolute, cos, sqrt, square
 from .ufuncs import binary, unary
 

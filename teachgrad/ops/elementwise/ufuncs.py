@@ -11,10 +11,10 @@ it: the VJP multiplies the cotangent by it (``ct * f'(x)``), the JVP the tangent
 differentiated again. An op of two inputs gives a partial derivative for each,
 and broadcasts: its VJP ends in ``unbroadcast`` like every binary op's.
 """
-from .. import backend
-from .core import bind
-from .declare import defeffect, defjvp, defvjp, not_differentiable, primitive
-from .shape import broadcast_as, unbroadcast
+from ... import backend
+from ..core.apply import bind
+from ..core.declare import defeffect, defjvp, defvjp, not_differentiable, primitive
+from ..shape.reshape import broadcast_as, unbroadcast
 
 
 def _ufunc(name):

@@ -25,11 +25,11 @@ import string
 
 import numpy as np
 
-from .. import backend, validate
-from .core import bind
-from .declare import defbatch, defeffect, defjvp_all, defshape, defvjp_all, primitive
-from .grad_util import as_tensor, known
-from .shape import broadcast_as, broadcast_to, expand_dims, unbroadcast
+from ... import backend, validate
+from ..core.apply import bind
+from ..core.declare import defbatch, defeffect, defjvp_all, defshape, defvjp_all, primitive
+from ..core.grad_util import as_tensor, known
+from ..shape.reshape import broadcast_as, broadcast_to, expand_dims, unbroadcast
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase   # numpy's order
 

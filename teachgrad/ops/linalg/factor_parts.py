@@ -2,10 +2,10 @@
 identity matrices and diagonal matrices built from tensors (so that sizes need not be
 known when a graph is built), and the shapes of a batch of factors.
 """
-from .diagonals import diagonal, undiagonal
+from ..elementwise.casts import ones_like
+from ..shape.diagonals import diagonal, undiagonal
+from ..shape.reshape import expand_dims
 from .matrix import float_dtype
-from .misc import ones_like
-from .shape import expand_dims
 
 
 def eye_like(m):

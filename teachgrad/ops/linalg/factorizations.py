@@ -11,18 +11,18 @@ with respect to the symmetric S, the gradient with respect to A is
 symmetric perturbation of A (the usual case: A = B B^T) it gives the same numbers as
 the symmetric G would.
 """
-from .. import backend, validate
-from .arithmetic import divide
-from .core import bind, leading_axes_rule
-from .declare import defbatch, defeffect, defshape, defvjp, primitive
-from .diagonals import tril
+from ... import backend, validate
+from ..core.apply import bind, leading_axes_rule
+from ..core.declare import defbatch, defeffect, defshape, defvjp, primitive
+from ..core.grad_util import as_tensor
+from ..elementwise.arithmetic import divide
+from ..shape.concat_split import concat
+from ..shape.diagonals import tril
+from ..shape.reshape import expand_dims, swap_last_two
 from .factor_parts import diag_matrices, eye_like, factor_shapes
-from .grad_util import as_tensor
-from .join_split import concat
-from .linalg import matmul
+from .matmul import matmul
 from .matrix import float_dtype, inv, inverse_for_gradient, same_shape_rule, square
 from .qr_modes import qr_complete_p, qr_raw_p
-from .shape import expand_dims, swap_last_two
 
 __all__ = ["cholesky", "cholesky_p", "eigh", "eigh_p", "qr", "qr_p"]
 

@@ -3,10 +3,10 @@ TensorFlow's ``transpose_a`` / ``transpose_b`` flags (which let the VJP rules
 multiply by a transpose without a separate transpose op)."""
 import numpy as np
 
-from .. import backend, validate
-from .core import bind
-from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
-from .shape import (
+from ... import backend, validate
+from ..core.apply import bind
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..shape.reshape import (
     broadcast_as,
     expand_dims,
     move_to_rank,

@@ -15,13 +15,13 @@ import builtins
 
 import numpy as np
 
-from .. import backend, validate
-from .core import bind, leading_axes_rule
-from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
-from .grad_util import as_tensor
-from .linalg import matmul
-from .reduction import sum
-from .shape import expand_dims, move_to_rank, squeeze, swap_last_two, unbroadcast
+from ... import backend, validate
+from ..core.apply import bind, leading_axes_rule
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..core.grad_util import as_tensor
+from ..reductions.sums import sum
+from ..shape.reshape import expand_dims, move_to_rank, squeeze, swap_last_two, unbroadcast
+from .matmul import matmul
 
 
 def square(a, where, name="a"):

@@ -8,15 +8,15 @@
   gradient U V^T), 2 / -2 (largest / smallest singular value, gradient u_1 v_1^T),
   1 / -1 (max / min column sum of |x|), inf / -inf (max / min row sum of |x|).
 """
-from .. import validate
-from .arithmetic import not_equal, power
-from .core import bind
-from .grad_util import as_tensor
-from .math import abs, sqrt, square
-from .misc import cast
-from .rearrange import moveaxis
-from .reduction import max, min, sum
-from .shape import expand_dims, reshape
+from ... import validate
+from ..core.apply import bind
+from ..core.grad_util import as_tensor
+from ..elementwise.arithmetic import not_equal, power
+from ..elementwise.casts import cast
+from ..elementwise.math import abs, sqrt, square
+from ..reductions.sums import max, min, sum
+from ..shape.rearrange import moveaxis
+from ..shape.reshape import expand_dims, reshape
 from .singular_values import svdvals_p
 
 _WHERE = "tg.linalg.norm"

@@ -9,14 +9,14 @@ gradients are those ops' gradients (one op, one place):
 """
 import math
 
-from .. import validate
-from .arithmetic import multiply, subtract
+from ... import validate
+from ..core.grad_util import as_tensor, broadcastable, known
+from ..elementwise.arithmetic import multiply, subtract
+from ..shape.concat_split import stack
+from ..shape.rearrange import moveaxis
+from ..shape.reshape import reshape, transpose
 from .einsum import einsum_explicit
-from .grad_util import as_tensor, broadcastable, known
-from .join_split import stack
-from .linalg import matmul
-from .rearrange import moveaxis
-from .shape import reshape, transpose
+from .matmul import matmul
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

@@ -7,8 +7,8 @@ gradient is not defined, and which say so when differentiated:
   the reduced QR, which is the same, and differentiable);
 * ``"raw"``: LAPACK's Householder reflectors ``(h, tau)``, an encoding of $Q$.
 """
-from .. import backend
-from .declare import defeffect, defvjp_all, primitive
+from ... import backend
+from ..core.declare import defeffect, defvjp_all, primitive
 
 
 def _undefined(mode, why):

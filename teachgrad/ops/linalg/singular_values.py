@@ -3,15 +3,15 @@ pseudo-inverse built on it (``tg.linalg.pinv``), batched over leading axes. Thei
 are Townsend 2016's for the SVD and Golub & Pereyra 1973's for the pseudo-inverse, written
 with teachgrad ops so that they can be differentiated again.
 """
-from .. import backend, validate
-from .arithmetic import divide
-from .core import bind, leading_axes_rule
-from .declare import defbatch, defeffect, defshape, defvjp, primitive
+from ... import backend, validate
+from ..core.apply import bind, leading_axes_rule
+from ..core.declare import defbatch, defeffect, defshape, defvjp, primitive
+from ..core.grad_util import as_tensor
+from ..elementwise.arithmetic import divide
+from ..shape.reshape import expand_dims, swap_last_two
 from .factor_parts import diag_matrices, eye_like, factor_shapes
-from .grad_util import as_tensor
-from .linalg import matmul
+from .matmul import matmul
 from .matrix import float_dtype
-from .shape import expand_dims, swap_last_two
 
 # svd (Townsend 2016), A = U diag(s) V^T with k = min(m, n) columns kept, and
 # F_ij = 1 / (s_j^2 - s_i^2) off the diagonal:

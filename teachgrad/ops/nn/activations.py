@@ -1,9 +1,9 @@
 """Neural-network staples: relu, softmax, log_softmax, the sparse softmax cross-entropy
 (sigmoid is in math.py)."""
-from .. import backend, validate
-from ..tensor import convert_to_tensor
-from .core import bind
-from .declare import (
+from ... import backend, validate
+from ...tensor import convert_to_tensor
+from ..core.apply import bind
+from ..core.declare import (
     accepts,
     defbatch,
     defeffect,
@@ -14,11 +14,11 @@ from .declare import (
     fused_op,
     primitive,
 )
-from .grad_util import compatible, require_same_shape
-from .inputs import operand
-from .math import exp
-from .reduction import sum
-from .shape import expand_dims, repeat_unbatched, shifted_axes_rule
+from ..core.grad_util import compatible, require_same_shape
+from ..core.inputs import operand
+from ..elementwise.math import exp
+from ..reductions.sums import sum
+from ..shape.reshape import expand_dims, repeat_unbatched, shifted_axes_rule
 
 
 # relu(x) = max(x, 0).  d/dx = 1 where x > 0, else 0, applied by the fused op relu_grad below.

@@ -16,11 +16,11 @@ of maxima is the max of the whole box, and the mean of means over equal groups i
 mean). TensorFlow refuses that combination (and ``avg_pool`` over channels); teachgrad
 computes it by that definition.
 """
-from .. import validate
+from ... import validate
+from ..core.grad_util import as_tensor
+from ..reductions.sums import max as reduce_max, mean as reduce_mean
+from ..shape.reshape import reshape
 from .conv_checks import check_fits, check_images, padding_mode, pair
-from .grad_util import as_tensor
-from .reduction import max as reduce_max, mean as reduce_mean
-from .shape import reshape
 
 
 def window_and_depth(value, name, where):

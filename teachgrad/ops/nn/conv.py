@@ -27,14 +27,14 @@ ops, so they can be differentiated and transposed like any other code:
 transposes ``unspread`` and ``window_unpad``, are declared in ``conv_moves.py``; the
 argument checks shared with conv1d and pooling are in ``conv_checks.py``.
 """
+from ..core.apply import bind
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..shape.rearrange import flip
+from ..shape.reshape import transpose
 from .conv_checks import check_fits, checked_conv
 from .conv_kernels import convolve
 from .conv_moves import spread, window_pad
-from .core import bind
-from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from .nhwc_batching import conv_rule
-from .rearrange import flip
-from .shape import transpose
 from .windows import geometry_2d, pad_2d, require_fit
 
 
@@ -107,7 +107,7 @@ def conv2d(input, filters, strides, padding, dilations=1):
 
     VJP: the input's cotangent is a convolution of the spread-out cotangent with the
     rotated filters; the filters' cotangent a convolution of the input with the
-    cotangent (see ``teachgrad.ops.conv``).
+    cotangent (see ``teachgrad.ops.nn.conv``).
     """
     where = "tg.nn.conv2d"
     x, w, strides, padding, dilations = checked_conv(input, filters, strides, padding,

@@ -2,8 +2,8 @@
 the pooling ops): layouts, strides and dilations as pairs, padding modes, and inputs
 big enough for a window.
 """
-from .. import validate
-from .grad_util import as_tensor, known
+from ... import validate
+from ..core.grad_util import as_tensor, known
 from .windows import PADDINGS
 
 _LAYOUTS = {4: ("batch, height, width, channels", "height, width, in_channels, out_channels"),

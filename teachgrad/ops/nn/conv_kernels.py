@@ -31,7 +31,7 @@ shifted (no window copied), was measured too and lost to the blocked im2col on e
 convolution of the benchmark (``docs/performance.md``, 2026-11-27). ``FORMULATIONS``
 lets a test run each formulation on any shape.
 """
-from .. import backend
+from ... import backend
 from .windows import windows
 
 #: About how many bytes of window rows ``windows_matmul`` copies before it multiplies.

@@ -6,9 +6,9 @@ transpose as an op (``unspread``, ``window_unpad``), their VJPs one another. All
 four read only the shapes of ``x`` and ``w``, so the padding is worked out when the
 graph runs and sizes unknown when it is built are fine (see ``conv.py``).
 """
-from .. import backend
-from .core import bind
-from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ... import backend
+from ..core.apply import bind
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from .nhwc_batching import merged_images_rule
 from .windows import geometry_2d, pad_2d
 

@@ -7,13 +7,13 @@ padded with zeros as ``mode`` says, its length-``m`` windows are read with ``gat
 So the gradient in ``a`` adds each output's cotangent back onto its window, and the
 gradient in ``v`` sums the windows weighted by the cotangents.
 """
-from .. import backend, validate
-from .grad_util import as_tensor
-from .indexing import gather
-from .joining import same_dtype
-from .linalg import matmul
-from .padding import pad
-from .rearrange import flip
+from ... import backend, validate
+from ..core.grad_util import as_tensor
+from ..linalg.matmul import matmul
+from ..shape.appending import same_dtype
+from ..shape.indexing import gather
+from ..shape.padding import pad
+from ..shape.rearrange import flip
 
 MODES = ("full", "same", "valid")
 

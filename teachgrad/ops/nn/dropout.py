@@ -9,11 +9,11 @@ multiplies the cotangent by the same mask: dropped entries get no gradient.
 """
 import numpy as np
 
-from .. import backend, validate
-from .core import bind, leading_axes_rule
-from .declare import defbatch, defshape, not_differentiable, primitive
-from .grad_util import as_tensor, broadcastable
-from .misc import zeros
+from ... import backend, validate
+from ..core.apply import bind, leading_axes_rule
+from ..core.declare import defbatch, defshape, not_differentiable, primitive
+from ..core.grad_util import as_tensor, broadcastable
+from ..elementwise.casts import zeros
 
 #: Where masks without a seed come from (fresh entropy, once per process).
 _unseeded = np.random.default_rng()

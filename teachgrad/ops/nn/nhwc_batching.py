@@ -9,9 +9,9 @@ their shape takes one example's; a convolution with a batch of filters and share
 images stacks the filters along the output channels instead (one convolution, ``B``
 times as many channels), and splits them back out.
 """
-from .core import bind
-from .grad_util import known
-from .shape import repeat_like, reshape, transpose
+from ..core.apply import bind
+from ..core.grad_util import known
+from ..shape.reshape import repeat_like, reshape, transpose
 
 
 def merged_images_rule(op, filters=()):

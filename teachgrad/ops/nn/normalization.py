@@ -5,13 +5,13 @@ gradients, to any order, come from those.
 $$\mu = \mathrm{mean}(x), \quad \sigma^2 = \mathrm{mean}((x - \mu)^2), \qquad
   \mathrm{bn}(x) = \gamma \, \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta.$$
 """
-from .. import validate
-from ..tensor import Tensor, holds_tensor, packed
-from .arithmetic import divide
-from .grad_util import as_tensor, broadcastable
-from .math import sqrt, square
-from .reduction import mean as reduce_mean
-from .shape import squeeze
+from ... import validate
+from ...tensor import Tensor, holds_tensor, packed
+from ..core.grad_util import as_tensor, broadcastable
+from ..elementwise.arithmetic import divide
+from ..elementwise.math import sqrt, square
+from ..reductions.sums import mean as reduce_mean
+from ..shape.reshape import squeeze
 
 
 def moments(x, axes, keepdims=False):

@@ -14,13 +14,13 @@ each with its backward pass as an op of its own.
 
 Windows may be dilated, as ``tf.nn.pool``'s: with ``dilations`` ``d`` a window's taps
 are ``d`` entries apart, $y_{b,i,j,c} = \max_{p,q} x_{b,\, i s_h + p d_h,\, j s_w + q d_w,\, c}$
-(``ops/windows.py`` has the geometry). Pooling over the channel axis as well
-(``ksize=[1, kh, kw, kc]``) is in ``ops/channel_pooling.py``.
+(``ops/nn/windows.py`` has the geometry). Pooling over the channel axis as well
+(``ksize=[1, kh, kw, kc]``) is in ``ops/nn/channel_pooling.py``.
 """
-from .. import backend
+from ... import backend
+from ..core.apply import bind
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from .channel_pooling import checked_pool, pool_channels
-from .core import bind
-from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from .nhwc_batching import merged_images_rule
 from .windows import (
     add_at_maxima,

@@ -15,7 +15,7 @@ tap by tap: tap ``(p, q)`` of every window is one strided slice (``tap``), so a 
 windows is ``k_h k_w - 1`` elementwise maxima of slices, where reducing the copied
 windows along a short last axis took ten times as long (max pooling, 2x2 windows).
 """
-from .. import backend
+from ... import backend
 
 PADDINGS = ("VALID", "SAME")
 

@@ -7,16 +7,16 @@ entries each result summarises.
 """
 import math
 
-from .. import backend, validate
-from .arithmetic import maximum, where
-from .batching import batch_axis
-from .core import bind
-from .declare import defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
-from .grad_util import as_tensor, known
-from .math import sqrt
-from .misc import cast
-from .reduction import keep_reduced, mean, reduced_axes, reduced_count, sum
-from .shape import checked_axis, reshape, shifted_axes_rule
+from ... import backend, validate
+from ..core.apply import bind
+from ..core.batching import batch_axis
+from ..core.declare import defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
+from ..core.grad_util import as_tensor, known
+from ..elementwise.arithmetic import maximum, where
+from ..elementwise.casts import cast
+from ..elementwise.math import sqrt
+from ..shape.reshape import checked_axis, reshape, shifted_axes_rule
+from .sums import keep_reduced, mean, reduced_axes, reduced_count, sum
 
 
 # d prod / d x_i = the product of the others, prod_{j != i} x_j. That is ans / x_i where

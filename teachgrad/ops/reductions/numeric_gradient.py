@@ -7,13 +7,13 @@ slices of ``f`` times constant weights, made of ``getitem``, ``multiply`` and
 ``concat``: linear in ``f``, so its gradient is the same weights, transposed. The
 spacings are constants (not differentiated), as numpy's.
 """
-from .. import backend, validate
-from ..tensor import Tensor
-from .grad_util import as_tensor
-from .join_split import concat
-from .misc import cast
-from .rearrange import axes_tuple
-from .shape import reshape
+from ... import backend, validate
+from ...tensor import Tensor
+from ..core.grad_util import as_tensor
+from ..elementwise.casts import cast
+from ..shape.concat_split import concat
+from ..shape.rearrange import axes_tuple
+from ..shape.reshape import reshape
 
 WHERE = "tg.gradient"
 

@@ -6,12 +6,12 @@ place, the smaller ones before it and the larger ones after (in no promised orde
 arrangement to the entry. It only moves entries, so its gradient moves each
 cotangent back to where its entry came from (``take_along_axis``'s VJP).
 """
-from .. import backend, validate
-from .along_axis import take_along_axis
-from .core import bind
-from .declare import defbatch, defeffect, not_differentiable, primitive
+from ... import backend, validate
+from ..core.apply import bind
+from ..core.declare import defbatch, defeffect, not_differentiable, primitive
+from ..shape.along_axis import take_along_axis
+from ..shape.reshape import shifted_axes_rule
 from .scans import flat_or_axis
-from .shape import shifted_axes_rule
 
 
 def _kth(kth, x, axis, where):

@@ -5,14 +5,14 @@ only moves entries, so its VJP moves each cotangent back to where its entry came
 from (``take_along_axis`` by the inverse permutation). ``argsort`` gives indices,
 which have no derivative.
 """
-from .. import backend, validate
-from .along_axis import take_along_axis
-from .arithmetic import where
-from .core import bind
-from .declare import defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
-from .grad_util import as_tensor
-from .misc import cast
-from .shape import checked_axis, reshape, shifted_axes_rule
+from ... import backend, validate
+from ..core.apply import bind
+from ..core.declare import defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
+from ..core.grad_util import as_tensor
+from ..elementwise.arithmetic import where
+from ..elementwise.casts import cast
+from ..shape.along_axis import take_along_axis
+from ..shape.reshape import checked_axis, reshape, shifted_axes_rule
 
 
 def flat_or_axis(x, axis, where):

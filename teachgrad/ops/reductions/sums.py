@@ -8,15 +8,15 @@ import math
 
 import numpy as np
 
-from .. import backend, validate
-from .arithmetic import equal
-from .batching import batch_axis
-from .core import bind
-from .declare import defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
-from .inputs import operand
-from .math import exp
-from .misc import cast
-from .shape import broadcast_as, expand_dims, shifted_axes_rule
+from ... import backend, validate
+from ..core.apply import bind
+from ..core.batching import batch_axis
+from ..core.declare import defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
+from ..core.inputs import operand
+from ..elementwise.arithmetic import equal
+from ..elementwise.casts import cast
+from ..elementwise.math import exp
+from ..shape.reshape import broadcast_as, expand_dims, shifted_axes_rule
 
 
 def reduced_axes(axis, ndim, where="tg.sum", keepdims=False):

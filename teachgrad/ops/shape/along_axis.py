@@ -6,12 +6,12 @@ give). Its VJP puts each cotangent back where its entry came from, adding up whe
 an entry was picked twice: that is ``add_along_axis``, the transpose of picking
 (as ``scatter_add`` is ``gather``'s).
 """
-from .. import backend, validate
-from .core import bind
-from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
-from .grad_util import as_tensor
-from .misc import zeros_like
-from .shape import checked_axis, reshape, shifted_axes_rule
+from ... import backend, validate
+from ..core.apply import bind
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..core.grad_util import as_tensor
+from ..elementwise.casts import zeros_like
+from .reshape import checked_axis, reshape, shifted_axes_rule
 
 
 def _key(shape, indices, axis):

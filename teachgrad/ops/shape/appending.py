@@ -10,14 +10,14 @@ import numbers
 
 import numpy as np
 
-from .. import validate
-from ..tensor import Tensor
-from .grad_util import as_tensor
-from .join_split import concat
-from .misc import cast
+from ... import validate
+from ...tensor import Tensor
+from ..core.grad_util import as_tensor
+from ..elementwise.casts import cast
+from .concat_split import concat
 from .ranges import arange, linspace
 from .rearrange import ravel
-from .shape import expand_dims, transpose
+from .reshape import expand_dims, transpose
 from .stacking import vstack
 
 

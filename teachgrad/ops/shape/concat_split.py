@@ -4,13 +4,13 @@ cotangents are concatenated (unused pieces count as zeros).
 """
 import numpy as np
 
-from .. import backend, validate
-from ..tensor import Tensor
-from .batching import batch_axis
-from .core import bind
-from .declare import defbatch, defeffect, defvjp_all, primitive
-from .inputs import operand
-from .shape import checked_axis, repeat_unbatched, reshape_as, shifted_axes_rule
+from ... import backend, validate
+from ...tensor import Tensor
+from ..core.apply import bind
+from ..core.batching import batch_axis
+from ..core.declare import defbatch, defeffect, defvjp_all, primitive
+from ..core.inputs import operand
+from .reshape import checked_axis, repeat_unbatched, reshape_as, shifted_axes_rule
 
 
 def _joined(values, axis, where):

@@ -5,13 +5,13 @@ triu keep a triangle, and undiagonal is the transpose that writes a diagonal bac
 axis. Its VJP writes the cotangent back onto that diagonal of a zero tensor:
 ``undiagonal``, its transpose, whose own VJP is ``diagonal`` again.
 """
-from .. import backend, validate
-from .core import bind, leading_axes_rule
-from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
-from .grad_util import as_tensor, check_entries
-from .misc import zeros
-from .reduction import sum
-from .shape import broadcast_to, expand_dims, repeat_like, unbroadcast
+from ... import backend, validate
+from ..core.apply import bind, leading_axes_rule
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..core.grad_util import as_tensor, check_entries
+from ..elementwise.casts import zeros
+from ..reductions.sums import sum
+from .reshape import broadcast_to, expand_dims, repeat_like, unbroadcast
 
 
 def _diagonal_axes(x, axis1, axis2, where, name="a"):

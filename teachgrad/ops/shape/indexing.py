@@ -11,15 +11,15 @@ dense gradient, or when you ask (``to_dense()``, ``numpy()``).
 """
 import numpy as np
 
-from .. import backend, validate
-from ..tensor import Tensor
-from .core import bind
-from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
-from .grad_util import known, value_of
-from .inputs import operand
-from .misc import zeros, zeros_like
-from .shape import checked_axis, repeat_like, reshape, transpose
-from .shape_inference import STAND_IN_SIZES, infer_by_stand_ins
+from ... import backend, validate
+from ...tensor import Tensor
+from ..core.apply import bind
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..core.grad_util import known, value_of
+from ..core.inputs import operand
+from ..core.shape_inference import STAND_IN_SIZES, infer_by_stand_ins
+from ..elementwise.casts import zeros, zeros_like
+from .reshape import checked_axis, repeat_like, reshape, transpose
 
 
 class IndexedSlices:

@@ -10,11 +10,11 @@ import math
 
 import numpy as np
 
-from .. import backend, validate
-from .core import bind
-from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
-from .grad_util import as_tensor, check_entries, known
-from .shape import repeat_unbatched
+from ... import backend, validate
+from ..core.apply import bind
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..core.grad_util import as_tensor, check_entries, known
+from .reshape import repeat_unbatched
 
 #: numpy's modes that only copy entries (or put a constant): the ones with a VJP here.
 MODES = ("constant", "edge", "reflect", "symmetric", "wrap")

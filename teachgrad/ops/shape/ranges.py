@@ -7,9 +7,9 @@ fractions ``t``, so gradients reach ``start`` and ``stop``.
 import math
 import numbers
 
-from .. import backend, dtypes, validate
-from ..tensor import Tensor, constant
-from .grad_util import as_tensor, broadcastable, check_entries
+from ... import backend, dtypes, validate
+from ...tensor import Tensor, constant
+from ..core.grad_util import as_tensor, broadcastable, check_entries
 
 
 def _finite(value, name, where):

@@ -8,12 +8,12 @@ its copies add up, in an op of its own (``unrepeat``, ``untile``, ``unpad``).
 """
 import math
 
-from .. import backend, validate
-from .batching import batch_axis
-from .core import bind
-from .declare import defbatch, defeffect, defjvp, defvjp, primitive
-from .grad_util import as_tensor, known
-from .shape import checked_axis, expand_dims, reshape, shifted_axes_rule, transpose
+from ... import backend, validate
+from ..core.apply import bind
+from ..core.batching import batch_axis
+from ..core.declare import defbatch, defeffect, defjvp, defvjp, primitive
+from ..core.grad_util import as_tensor, known
+from .reshape import checked_axis, expand_dims, reshape, shifted_axes_rule, transpose
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "flatten", "flip", "fliplr", "flipud",
            "moveaxis", "ravel", "roll", "rot90", "swapaxes"]

@@ -7,11 +7,18 @@ unknown until they run (``pad`` and ``unpad`` do the same in ``padding.py``).
 """
 import math
 
-from .. import backend, validate
-from .core import bind
-from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
-from .grad_util import as_tensor, check_entries, known
-from .shape import checked_axis, move_to_rank, repeat_unbatched, reshape, shifted_axes_rule, squeeze
+from ... import backend, validate
+from ..core.apply import bind
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..core.grad_util import as_tensor, check_entries, known
+from .reshape import (
+    checked_axis,
+    move_to_rank,
+    repeat_unbatched,
+    reshape,
+    shifted_axes_rule,
+    squeeze,
+)
 
 
 def _unrepeat_kernel(g, x, repeats, axis):

@@ -12,13 +12,13 @@ shape when the graph runs (``sum_like``, ``reshape_like``, ``broadcast_like``).
 """
 import numpy as np
 
-from .. import backend, validate
-from .batching import batch_axis
-from .core import bind
-from .declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
-from .grad_util import known
-from .inputs import operand
-from .misc import cast
+from ... import backend, validate
+from ..core.apply import bind
+from ..core.batching import batch_axis
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..core.grad_util import known
+from ..core.inputs import operand
+from ..elementwise.casts import cast
 
 
 def checked_axis(axis, ndim, where="tg", name="axis"):

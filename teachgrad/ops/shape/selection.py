@@ -1,9 +1,9 @@
 """numpy's take and select, made of gather and where."""
-from .. import validate
-from .arithmetic import where
-from .grad_util import as_tensor
+from ... import validate
+from ..core.grad_util import as_tensor
+from ..elementwise.arithmetic import where
 from .indexing import gather
-from .shape import reshape
+from .reshape import reshape
 
 
 def take(a, indices, axis=None):

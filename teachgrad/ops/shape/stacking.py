@@ -5,11 +5,11 @@ rank they join at (the ``atleast_*`` family) and then ``concat`` them; ``array_s
 works out numpy's piece sizes and calls ``split``. Their gradients are those of the
 ops they are made of.
 """
-from .. import validate
-from .grad_util import as_tensor, check_entries
-from .join_split import concat, split
+from ... import validate
+from ..core.grad_util import as_tensor, check_entries
+from .concat_split import concat, split
 from .rearrange import atleast_1d, atleast_2d, atleast_3d
-from .shape import checked_axis, reshape
+from .reshape import checked_axis, reshape
 
 
 def _sequence(tup, where):

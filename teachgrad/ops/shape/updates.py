@@ -21,13 +21,21 @@ it depends on the check, in a graph too) and the updated marks.
 """
 import numpy as np
 
-from .. import backend
-from .core import bind
-from .declare import defbatch, defeffect, defjvp, defshape, defvjp, not_differentiable, primitive
+from ... import backend
+from ..core.apply import bind
+from ..core.declare import (
+    defbatch,
+    defeffect,
+    defjvp,
+    defshape,
+    defvjp,
+    not_differentiable,
+    primitive,
+)
+from ..elementwise.casts import zeros_like
 from .indexing import gather
-from .misc import zeros_like
 from .rearrange import moveaxis
-from .shape import expand_dims, repeat_like
+from .reshape import expand_dims, repeat_like
 
 UNWRITTEN, WRITTEN, CLEARED = 0, 1, 2
 
