@@ -26,14 +26,7 @@ from ..autodiff.pending import trainable
 from ..graph.session import plan_for
 from ..ops import IndexedSlices, zeros, zeros_like
 from ..ops.core.apply import add_to_graph
-from ..ops.core.declare import (
-    accepts,
-    defbatch,
-    defshape,
-    defvjp_all,
-    primitive,
-    rules_need_tensors,
-)
+from ..ops.core.declare import accepts, defshape, defvjp_all, primitive, rules_need_tensors
 from ..state import state
 from . import batched
 from .outputs import add_output
@@ -266,4 +259,4 @@ if_p = primitive("If", _if_kernel, multiple_results=True)
 defshape(if_p, _if_shapes)
 accepts(if_p, missing=True)
 rules_need_tensors(defvjp_all(if_p, _if_vjp))   # builds and runs branches
-defbatch(if_p, batched.unbatchable_node("If"))
+batched.refuse_batching(if_p, "If")

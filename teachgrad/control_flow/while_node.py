@@ -17,14 +17,7 @@ from .. import backend, dtypes
 from ..autodiff import events
 from ..graph.session import plan_for
 from ..ops.core.apply import add_to_graph
-from ..ops.core.declare import (
-    accepts,
-    defbatch,
-    defshape,
-    defvjp_all,
-    primitive,
-    rules_need_tensors,
-)
+from ..ops.core.declare import accepts, defshape, defvjp_all, primitive, rules_need_tensors
 from . import batched
 from .stacks import stack_shape, stack_values
 from .while_gradient import backward_loop, backward_start, carriers, check_fixed_shapes, input_grads
@@ -117,4 +110,4 @@ while_p = primitive("While", _while_kernel, multiple_results=True)
 defshape(while_p, _while_shapes)
 accepts(while_p, missing=True)
 rules_need_tensors(defvjp_all(while_p, _while_vjp))   # builds and runs loops
-defbatch(while_p, batched.unbatchable_node("While"))
+batched.refuse_batching(while_p, "While")
