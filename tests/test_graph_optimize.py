@@ -432,7 +432,7 @@ def test_optimize_switch_decorator_forms_and_pass_names():
         np.testing.assert_array_equal(f(X).numpy(), np.exp(X) + np.exp(X))
     assert plain.get_concrete_function(X)._optimized is None     # never made: never ran
     assert default.get_concrete_function(X)._optimized is not None
-    cse_only = [n.op.name for n in only_cse.get_concrete_function(X).optimized.graph._nodes]
+    cse_only = [n.op.name for n in only_cse.get_concrete_function(X).optimized.graph.nodes]
     assert cse_only == ["placeholder", "exp", "add"]
     # The "after" picture exists for an unoptimised function too (all passes).
     assert plain.get_concrete_function(X).optimized.report.counts()["cse"] == 3

@@ -32,12 +32,12 @@ class FuncGraph(Graph):
         self.assignments = {}          # Variable id -> (Variable, its new value), in order
 
     def read_variable(self, variable):
-        read = self._variable_reads.get(variable.id)
+        read = self.variable_reads.get(variable.id)
         if read is None:
             with self.as_default():
                 read = placeholder(variable.dtype, variable.shape,
                                    name=variable.name or "variable")
-            self._variable_reads[variable.id] = read
+            self.variable_reads[variable.id] = read
             self.captured_variables.append(variable)
             self.captures.append(read)
         note_variable_read(variable, read, self)
@@ -64,13 +64,13 @@ class FuncGraph(Graph):
                 validate.fail(ValueError, where, argument, f"a value of the Variable's shape "
                               f"{variable.shape}", new)
         self.assignments[variable.id] = (variable, new)
-        self._variable_reads[variable.id] = new
+        self.variable_reads[variable.id] = new
         return variable
 
     def bind_variables(self, variables, tensors):
         """Let reads of ``variables`` in this graph give ``tensors`` (already inputs)."""
         for v, t in zip(variables, tensors):
-            self._variable_reads[v.id] = t
+            self.variable_reads[v.id] = t
 
 
 class ConcreteFunction:

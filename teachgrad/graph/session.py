@@ -26,7 +26,7 @@ class Plan:
         needed = _needed_nodes(graph, fetch_ids, feed_ids)
         self.steps = []
         self.fetch_ids = set(fetch_ids)
-        for node in graph._nodes:
+        for node in graph.nodes:
             if node not in needed:
                 continue
             if node.op is placeholder_p:
@@ -95,9 +95,9 @@ def _needed_nodes(graph, fetch_ids, feed_ids):
 def plan_for(graph, fetch_ids, feed_ids):
     """A cached Plan for these fetches and feeds."""
     key = (tuple(fetch_ids), frozenset(feed_ids))
-    plan = graph._plans.get(key)
+    plan = graph.plans.get(key)
     if plan is None:
-        plan = graph._plans[key] = Plan(graph, fetch_ids, feed_ids)
+        plan = graph.plans[key] = Plan(graph, fetch_ids, feed_ids)
     return plan
 
 
