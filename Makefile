@@ -8,7 +8,7 @@ PYTHON  := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
 EXTRAS  ?= lab,test,docs
 
-.PHONY: lab test docs student setup graphviz chromium hub-proxy test-hub test-oldest test-newest bench bench-teachgrad test-gpu clean
+.PHONY: lab test lint docs student setup graphviz chromium hub-proxy test-hub test-oldest test-newest bench bench-teachgrad test-gpu clean
 
 setup: $(STAMP) graphviz
 
@@ -36,8 +36,13 @@ lab: setup
 hub-proxy:
 	@bash scripts/install-hub-proxy.sh
 
-test: setup chromium hub-proxy
+test: setup chromium hub-proxy lint
 	TEACHGRAD_REQUIRE_BROWSER=1 TEACHGRAD_REQUIRE_HUB=1 TEACHGRAD_REQUIRE_NBVAL=1 $(PYTHON) -m pytest
+
+# The linter (ruff, from the `test` extra; its rules are in pyproject.toml): imports in
+# order and none unused. `make test` runs it first.
+lint: setup
+	$(PYTHON) -m ruff check teachgrad tests
 
 # Only the class test: eight students run lesson 2 at once on a local JupyterHub (about
 # half a minute); it writes what it measured to test-output/hub/class.json.

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bind_paths.py [--quick]
 
-``bind`` (``teachgrad/ops/core.py``) and the tape's ``record`` run once per op, so a few
+``bind`` (``teachgrad/ops/core/apply.py``) and the tape's ``record`` run once per op, so a few
 of their steps are written for the common case ahead of the general code. Each must
 pay for the lines it adds: this script times each fast path against the general code
 it stands in front of, on the chain's values (float64 scalars, as in
@@ -26,9 +26,9 @@ import timeit
 import numpy as np
 
 import teachgrad as tg
-from teachgrad.ops import core
-from teachgrad.ops.arithmetic import multiply_p
-from teachgrad.ops.nn import _relu_kernel
+from teachgrad.ops.core import apply as core
+from teachgrad.ops.elementwise.arithmetic import multiply_p
+from teachgrad.ops.nn.activations import _relu_kernel
 from teachgrad.tensor import Tensor, convert_to_tensor
 
 

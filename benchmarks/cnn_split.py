@@ -30,7 +30,7 @@ import cnn  # noqa: E402
 import numpy as np  # noqa: E402
 
 import teachgrad as tg  # noqa: E402
-from teachgrad.ops.op import Op  # noqa: E402
+from teachgrad.ops.core.op import Op  # noqa: E402
 
 KERNEL_TIME = collections.Counter()
 

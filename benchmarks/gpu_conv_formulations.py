@@ -21,7 +21,7 @@ import cnn  # noqa: E402
 import numpy as np  # noqa: E402
 
 import teachgrad as tg  # noqa: E402
-from teachgrad.ops import conv_kernels  # noqa: E402
+from teachgrad.ops.nn import conv_kernels  # noqa: E402
 
 
 def recorded_convolutions(backend="cupy"):

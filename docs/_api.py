@@ -61,12 +61,12 @@ SUBMODULES = [
 # A submodule whose names come from several modules lists them by family: the module
 # that defines each name gives its family (in this order); unlisted ones come last.
 FAMILIES = {
-    "nn": [("Convolution", ("teachgrad.ops.conv", "teachgrad.nn")),
-           ("Pooling", ("teachgrad.ops.pooling",)),
-           ("Normalisation", ("teachgrad.ops.normalization",)),
-           ("Dropout", ("teachgrad.ops.dropout",)),
+    "nn": [("Convolution", ("teachgrad.ops.nn.conv", "teachgrad.nn")),
+           ("Pooling", ("teachgrad.ops.nn.pooling",)),
+           ("Normalisation", ("teachgrad.ops.nn.normalization",)),
+           ("Dropout", ("teachgrad.ops.nn.dropout",)),
            ("Activations and the fused loss (the same ops as `tg.relu`, ...)",
-            ("teachgrad.ops.nn", "teachgrad.ops.math"))],
+            ("teachgrad.ops.nn.activations", "teachgrad.ops.elementwise.math"))],
 }
 
 DTYPES = ("float32", "float64", "int32", "int64", "bool_")

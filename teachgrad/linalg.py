@@ -12,11 +12,11 @@ slogdet; ``factorizations.py``: cholesky, eigh, qr; ``singular_values.py``: svd,
 declared there once with its adjoint; this module only gathers them under numpy's
 names. Every one takes ``name=`` and works on batches of matrices (leading axes).
 """
-from .ops.factorizations import cholesky, eigh, qr
-from .ops.matrix import det, inv, slogdet, solve
-from .ops.naming import takes_name as _takes_name, unnamed_ops as _unnamed_ops
-from .ops.norms import norm
-from .ops.singular_values import pinv, svd
+from .ops.core.naming import takes_name as _takes_name, unnamed_ops as _unnamed_ops
+from .ops.linalg.factorizations import cholesky, eigh, qr
+from .ops.linalg.matrix import det, inv, slogdet, solve
+from .ops.linalg.norms import norm
+from .ops.linalg.singular_values import pinv, svd
 
 __all__ = ["inv", "solve", "det", "slogdet", "cholesky", "eigh", "svd", "qr", "pinv", "norm"]
 

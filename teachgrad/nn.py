@@ -13,19 +13,22 @@ Each op is declared once, in ``teachgrad/ops/`` (``conv.py``, ``pooling.py``,
 taking ``name=`` as every op does.
 """
 from . import validate as _validate
-from .ops import (log_softmax, relu, sigmoid, softmax,
-                  sparse_softmax_cross_entropy_with_logits)
-from .ops.conv import checked_conv as _checked_conv, check_fits as _check_fits, conv2d, \
-    conv2d_p as _conv2d_p, padding_mode as _padding_mode
-from .ops.core import bind as _bind
-from .ops.dropout import dropout
-from .ops.naming import takes_name as _takes_name, unnamed_ops as _unnamed_ops
-from .ops.normalization import batch_normalization, moments
-from .ops.channel_pooling import (check_depth as _check_depth,
-                                  window_words as _window_words)
-from .ops.pooling import avg_pool2d, max_pool2d
-from .ops.grad_util import as_tensor as _as_tensor
-from .ops.shape import expand_dims as _expand_dims, squeeze as _squeeze
+from .ops import log_softmax, relu, sigmoid, softmax, sparse_softmax_cross_entropy_with_logits
+from .ops.core.apply import bind as _bind
+from .ops.core.grad_util import as_tensor as _as_tensor
+from .ops.core.naming import takes_name as _takes_name, unnamed_ops as _unnamed_ops
+from .ops.nn.channel_pooling import check_depth as _check_depth, window_words as _window_words
+from .ops.nn.conv import (
+    check_fits as _check_fits,
+    checked_conv as _checked_conv,
+    conv2d,
+    conv2d_p as _conv2d_p,
+)
+from .ops.nn.conv_checks import padding_mode as _padding_mode
+from .ops.nn.dropout import dropout
+from .ops.nn.normalization import batch_normalization, moments
+from .ops.nn.pooling import avg_pool2d, max_pool2d
+from .ops.shape.reshape import expand_dims as _expand_dims, squeeze as _squeeze
 
 __all__ = ["avg_pool1d", "avg_pool2d", "batch_normalization", "conv1d", "conv2d", "dropout",
            "log_softmax", "max_pool1d", "max_pool2d", "moments", "relu", "sigmoid", "softmax",

@@ -30,8 +30,7 @@ with the clipped gradients.
 import contextlib
 
 from . import backend, validate
-from .ops import IndexedSlices, cast, clip, maximum, power, sqrt, square
-from .ops import sum as reduce_sum
+from .ops import IndexedSlices, cast, clip, maximum, power, sqrt, square, sum as reduce_sum
 from .state import override, state
 from .tensor import SymbolicTensor, Tensor, Variable
 from .validate import hyperparameter, optional_hyperparameter

@@ -15,7 +15,7 @@ import itertools
 
 import numpy as np
 
-from . import backend, dtypes, validate
+from . import backend, validate
 from .state import state
 
 _new_id = itertools.count().__next__
@@ -165,7 +165,7 @@ class Variable(Tensor):
     __slots__ = ("trainable", "snapshot")
 
     def __init__(self, value, trainable=True, name=None, dtype=None):
-        array = _to_array(value, dtype, "value", "tg.Variable")
+        array = to_array(value, dtype, "value", "tg.Variable")
         super().__init__(array, name=name)
         self.trainable = trainable
         self.snapshot = Tensor(array, name=name)
@@ -219,7 +219,7 @@ class Variable(Tensor):
     def _checked(self, value, name, where):
         """``value`` as an array of this Variable's dtype; a conversion that would lose
         what it holds (floats into an integer Variable) is refused, not truncated."""
-        array = _to_array(value, None, name, where)
+        array = to_array(value, None, name, where)
         if array.dtype != self.dtype:
             if not np.can_cast(array.dtype, self.dtype, casting="same_kind"):
                 validate.fail(TypeError, where, name, f"values of the Variable's dtype "
@@ -235,7 +235,7 @@ class Variable(Tensor):
                 f"name={self.name!r}, trainable={self.trainable})")
 
 
-def _to_array(value, dtype=None, name="value", where="tg.constant"):
+def to_array(value, dtype=None, name="value", where="tg.constant"):
     """Convert Python data, numpy arrays or tensors to a backend array (checked:
     None, strings, complex numbers and ragged lists are refused, naming ``name``)."""
     return validate.tensor_like(value, name, where,
@@ -255,10 +255,10 @@ def constant(value, dtype=None, name=None):
     if graph is not None:  # building a graph: a constant node
         if isinstance(value, SymbolicTensor):
             return value if dtype is None else value.astype(dtype)   # the cast op
-        return graph.add_constant(_to_array(value, dtype), name=name)
+        return graph.add_constant(to_array(value, dtype), name=name)
     if isinstance(value, Tensor) and dtype is None and name is None:
         return value.read_value() if isinstance(value, Variable) else value
-    return Tensor(_to_array(value, dtype), name=name)
+    return Tensor(to_array(value, dtype), name=name)
 
 
 def convert_to_tensor(value, like=None):
@@ -302,11 +302,11 @@ def as_array(value, like=None):
     """The backend array ``convert_to_tensor`` would hold for ``value`` (not a tensor):
     a Python scalar next to ``like`` (a tensor or an array) takes its dtype."""
     if like is not None and isinstance(value, (int, float, bool)):
-        return backend.scalar(value, _scalar_dtype(like.dtype, value))
-    return _to_array(value)
+        return backend.scalar(value, scalar_dtype(like.dtype, value))
+    return to_array(value)
 
 
-def _scalar_dtype(dtype, value):
+def scalar_dtype(dtype, value):
     """The dtype numpy gives a Python scalar next to an array of ``dtype``."""
     kind = dtype.kind
     if kind == "f" or (kind in "iu" and type(value) is int) or (kind == "b" and type(value) is bool):

@@ -22,13 +22,11 @@ from dataclasses import dataclass
 from typing import Callable, FrozenSet
 
 import numpy as np
+import strategies as S
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 import teachgrad as tg
-
-import strategies as S
-
 
 # -- the ways of differentiating, and the contexts they run in --------------------------
 #: first order, reverse mode

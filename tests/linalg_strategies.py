@@ -9,7 +9,6 @@ and pinv.
 """
 import numpy as np
 from hypothesis import strategies as st
-
 from strategies import Case, Domain, arrays
 
 SIDE = st.integers(0, 3)

@@ -2,13 +2,12 @@
 convolution (and the ops its VJP is made of) and pooling.
 
 The references are loops over output pixels written from the definitions (TensorFlow's
-geometry, see ``teachgrad/ops/windows.py``), never from teachgrad's kernels, so that a
+geometry, see ``teachgrad/ops/nn/windows.py``), never from teachgrad's kernels, so that a
 slip in the strided views or the matmul shows up. Shapes are tiny (finite differences
 evaluate the op once per input entry, twice).
 """
 import numpy as np
 from hypothesis import assume, strategies as st
-
 from strategies import Case, Domain, arrays, distinct_arrays
 
 

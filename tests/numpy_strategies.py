@@ -6,10 +6,9 @@ arrays to differentiate plus the op's other parameters, with values kept away fr
 the points where finite differences would straddle a jump or a kink.
 """
 import numpy as np
+import strategies as S
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-
-import strategies as S
 from strategies import Case, Domain, arrays, broadcastable_shapes, shapes
 
 

@@ -13,19 +13,19 @@ import functools
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+import linalg_strategies as L
+import nn_strategies as NN
 import numpy as np
+import numpy_strategies as N
+import strategies as S
+import surface_strategies as SF
 from hypothesis.strategies import SearchStrategy
 
 import teachgrad as tg
 from teachgrad import nest
 from teachgrad.ops import getitem, index_add
-
-import linalg_strategies as L
-import nn_strategies as NN
-import numpy_strategies as N
-import strategies as S
-import surface_strategies as SF
-from teachgrad.ops import conv, matrix, pooling
+from teachgrad.ops.linalg import matrix
+from teachgrad.ops.nn import conv_moves, pooling
 
 
 @dataclass(frozen=True)
@@ -471,11 +471,11 @@ OPS = [
     OpSpec("index_add", index_add, _index_add, S.index_add_case(), second_order=True),
     # tg.nn: convolution, the ops its VJP is made of, and pooling (NHWC, HWIO)
     OpSpec("conv2d", tg.nn.conv2d, NN.conv2d, NN.conv2d_case(), second_order=True),
-    OpSpec("spread", conv.spread, NN.spread, NN.spread_case(), second_order=True),
-    OpSpec("unspread", conv.unspread, NN.unspread, NN.unspread_case()),
-    OpSpec("window_pad", conv.window_pad, NN.window_pad, NN.window_pad_case(),
+    OpSpec("spread", conv_moves.spread, NN.spread, NN.spread_case(), second_order=True),
+    OpSpec("unspread", conv_moves.unspread, NN.unspread, NN.unspread_case()),
+    OpSpec("window_pad", conv_moves.window_pad, NN.window_pad, NN.window_pad_case(),
            second_order=True),
-    OpSpec("window_unpad", conv.window_unpad, NN.window_unpad, NN.window_unpad_case()),
+    OpSpec("window_unpad", conv_moves.window_unpad, NN.window_unpad, NN.window_unpad_case()),
     OpSpec("max_pool2d", tg.nn.max_pool2d, NN.max_pool2d, NN.pool_case(distinct=True),
            second_order=True),
     OpSpec("max_pool2d_grad", pooling.max_pool2d_grad, NN.max_pool2d_grad,

@@ -2,9 +2,8 @@
 partition, rollaxis, append, r_/c_, gradient and convolve. Each gives a ``Case``
 (see ``strategies.py``)."""
 import numpy as np
-from hypothesis import strategies as st
-
 import strategies as S
+from hypothesis import strategies as st
 from strategies import Case, arrays, shapes
 
 

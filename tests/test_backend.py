@@ -9,7 +9,6 @@ import pytest
 
 import teachgrad as tg
 from teachgrad import backend
-from teachgrad.backend import host_memory
 
 glibc = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
 

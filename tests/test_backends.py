@@ -17,14 +17,12 @@ import dataclasses
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+import strategies as S
+from hypothesis import HealthCheck, given, settings, strategies as st
+from op_table import OPS, leaves
 
 import teachgrad as tg
 from teachgrad import backend as tg_backend
-
-import strategies as S
-from op_table import OPS, leaves
 
 pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
 

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 import teachgrad as tg
-from teachgrad.state import state
 from teachgrad.debug import NumericsError, check_numerics
+from teachgrad.state import state
 
 
 def _raises(fn):

@@ -41,13 +41,11 @@ Kept fast: few examples per case, derandomized, no example database.
 """
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
+import strategies as S
+from composition_table import CONTEXTS, PROGRAMS, PROGRAMS_BY_NAME, WAYS, way_applies
+from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 import teachgrad as tg
-
-import strategies as S
-from composition_table import (CONTEXTS, PROGRAMS, PROGRAMS_BY_NAME, WAYS, way_applies)
 
 # No shrinking: a failing case reports its first failing example at once (shrinking
 # and hypothesis's explain phase re-run graph building dozens of times, for minutes).

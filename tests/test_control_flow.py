@@ -15,8 +15,7 @@ from typing import Callable
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import teachgrad as tg
 from teachgrad.autodiff import events

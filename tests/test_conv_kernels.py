@@ -1,19 +1,18 @@
-"""Each of conv2d's kernel formulations (``teachgrad/ops/conv_kernels.py``) against the
+"""Each of conv2d's kernel formulations (``teachgrad/ops/nn/conv_kernels.py``) against the
 loop over output pixels written from the definition (``nn_strategies.conv2d``), on random
 shapes, strides, dilations, paddings and dtypes, with the input as the rules hand it over
 (contiguous, or a transposed view), and blocks of rows small enough to split an image;
 and max pooling's kernels by taps (``windows.max_of_windows``, ``windows.add_at_maxima``)
 against the loops, ties included."""
+import nn_strategies as NN
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-import nn_strategies as NN
 import teachgrad as tg
 from teachgrad import backend
-from teachgrad.ops import conv_kernels, pooling
-from teachgrad.ops.windows import geometry_2d, pad_2d
+from teachgrad.ops.nn import conv_kernels, pooling
+from teachgrad.ops.nn.windows import geometry_2d, pad_2d
 
 
 @st.composite

@@ -1,8 +1,7 @@
 """The backward engine: pending counts, queue order, events, stop tensors."""
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import teachgrad as tg
 from teachgrad.autodiff import events

@@ -11,8 +11,7 @@ import time
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import teachgrad as tg
 from teachgrad import exercises as ex

@@ -4,7 +4,7 @@ import pytest
 
 import teachgrad as tg
 from teachgrad import exercises as ex
-from teachgrad.ops.shape import unbroadcast
+from teachgrad.ops.shape.reshape import unbroadcast
 
 POINT = [0.3, 1.2, -2.0]
 

@@ -8,7 +8,8 @@ import pytest
 
 import teachgrad as tg
 from teachgrad.debug.report import a_or_an
-from teachgrad.ops.core import bind, primitive
+from teachgrad.ops.core.apply import bind
+from teachgrad.ops.core.declare import primitive
 
 
 def explained(build, source, *, watch=True, **kwargs):

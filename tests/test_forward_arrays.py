@@ -11,14 +11,12 @@ import contextlib
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+import strategies as S
+from hypothesis import HealthCheck, given, settings, strategies as st
+from op_table import OPS, leaves
 
 import teachgrad as tg
-from teachgrad.ops import core
-
-import strategies as S
-from op_table import OPS, leaves
+from teachgrad.ops.core.op import Op
 
 pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
 
@@ -73,7 +71,7 @@ def test_every_jvp_gives_the_same_tangents_on_arrays_and_on_tensors(spec, data, 
 def test_teachgrads_native_rules_run_on_arrays_and_a_students_get_tensors():
     ops = [v for module in list(__import__("sys").modules.values())
            if getattr(module, "__name__", "").startswith("teachgrad.")
-           for v in vars(module).values() if isinstance(v, core.Op)]
+           for v in vars(module).values() if isinstance(v, Op)]
     natives = [op for op in ops if op.jvp is not None]
     assert natives and all(op.array_jvp for op in natives
                            if op.name not in ("einsum", "custom_gradient"))

@@ -18,18 +18,16 @@ import pkgutil
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+import strategies as S
+from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from op_table import OPS
 
 import teachgrad as tg
 import teachgrad.ops
 from teachgrad import nest
 from teachgrad.autodiff import events
-from teachgrad.ops.core import Op
-
-import strategies as S
-from op_table import OPS
+from teachgrad.ops.core.op import Op
 
 pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
 
@@ -46,8 +44,8 @@ def _ids(spec):
 def _primitives():
     """Every Op object in teachgrad.ops, by name."""
     found = {}
-    for info in pkgutil.iter_modules(teachgrad.ops.__path__):
-        module = importlib.import_module(f"teachgrad.ops.{info.name}")
+    for info in pkgutil.walk_packages(teachgrad.ops.__path__, "teachgrad.ops."):
+        module = importlib.import_module(info.name)
         for value in vars(module).values():
             if isinstance(value, Op):
                 found[value.name] = value

@@ -152,7 +152,7 @@ def test_float32_stays_float32_on_the_gpu(cupy):
 def test_cofactor_of_a_float32_matrix_with_subnormal_entries(cupy):
     """CuPy's float32 SVD gave infinite singular values here (H100, CuPy 14.2), so det's
     gradient and tg.linalg.cofactor were NaN; the SVD now runs in float64."""
-    from teachgrad.ops import matrix
+    from teachgrad.ops.linalg import matrix
     a = np.array([[[2, 5.87747175e-39], [5.87747175e-39, 2]]], np.float32)
     x = tg.constant(a)
     with tg.GradientTape() as tape:
@@ -167,6 +167,6 @@ def test_cofactor_of_a_float32_matrix_with_subnormal_entries(cupy):
 def test_every_convolution_takes_one_im2col_on_the_gpu(cupy):
     """The filters' cotangent too (on the CPU one matmul per output pixel): measured
     faster on an H100 for every convolution of benchmarks/peers/gpu_peers.py."""
-    from teachgrad.ops import conv_kernels
+    from teachgrad.ops.nn import conv_kernels
     assert conv_kernels.choose((16, 34, 34, 32), (32, 32, 32, 32), (1, 1), (1, 1),
                                (3, 3)) == "windows"

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import teachgrad as tg
-from teachgrad.ops.core import bind, primitive
+from teachgrad.ops.core.apply import bind
+from teachgrad.ops.core.declare import primitive
 
 
 def names(graph):

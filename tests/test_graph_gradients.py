@@ -9,17 +9,16 @@ here the op table drives second-order graph gradients against nested tapes.
 """
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+import strategies as S
+from hypothesis import HealthCheck, given, settings, strategies as st
+from op_table import OPS
 
 import teachgrad as tg
-from teachgrad.autodiff.function_gradient import gradient_function
 from teachgrad import nest
 from teachgrad.autodiff import events
-from teachgrad.ops.core import bind, primitive
-
-import strategies as S
-from op_table import OPS
+from teachgrad.graph.concrete import gradient_function
+from teachgrad.ops.core.apply import bind
+from teachgrad.ops.core.declare import primitive
 
 pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
 

@@ -9,20 +9,24 @@ import types
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
+from op_table import OPS, leaves
 
 import teachgrad as tg
-from teachgrad.autodiff.function_gradient import gradient_function
-from teachgrad.graph.optimize import (GraphFunction, eliminate_common_subexpressions,
-                                      fold_constants, fuse_elementwise, optimize, prune,
-                                      reuse_buffers)
-from teachgrad.graph.optimize import cse as cse_module
-from teachgrad.graph.optimize import program as program_module
+from teachgrad.graph.concrete import gradient_function
+from teachgrad.graph.optimize import (
+    GraphFunction,
+    cse as cse_module,
+    eliminate_common_subexpressions,
+    fold_constants,
+    fuse_elementwise,
+    optimize,
+    program as program_module,
+    prune,
+    reuse_buffers,
+)
 from teachgrad.graph.optimize.elementwise import build_program
 from teachgrad.graph.optimize.program import ElementwiseProgram, Step, run_program
-
-from op_table import OPS, leaves
 
 # The mean of an empty axis is NaN, which numpy announces (op-table cases include it).
 pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
@@ -428,7 +432,7 @@ def test_optimize_switch_decorator_forms_and_pass_names():
         np.testing.assert_array_equal(f(X).numpy(), np.exp(X) + np.exp(X))
     assert plain.get_concrete_function(X)._optimized is None     # never made: never ran
     assert default.get_concrete_function(X)._optimized is not None
-    cse_only = [n.op.name for n in only_cse.get_concrete_function(X).optimized.graph._nodes]
+    cse_only = [n.op.name for n in only_cse.get_concrete_function(X).optimized.graph.nodes]
     assert cse_only == ["placeholder", "exp", "add"]
     # The "after" picture exists for an unoptimised function too (all passes).
     assert plain.get_concrete_function(X).optimized.report.counts()["cse"] == 3
@@ -547,7 +551,7 @@ def test_every_op_gives_the_same_bits_optimised(spec, data):
 
 
 def test_defeffect_refuses_what_the_optimiser_could_misread():
-    from teachgrad.ops.core import defeffect, primitive
+    from teachgrad.ops.core.declare import defeffect, primitive
     op = primitive("scratch_op", lambda x: x)
     with pytest.raises(ValueError, match="effect"):
         defeffect(op, "pure")

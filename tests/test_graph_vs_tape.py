@@ -22,17 +22,14 @@ file runs in well under a minute.
 """
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+import strategies as S
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from op_table import OPS, OPS_BY_NAME, dense, leaves
 
 import teachgrad as tg
 from teachgrad.autodiff.gradcheck import numeric_jacobian
 from teachgrad.ops import index_add
-
-import strategies as S
-from op_table import OPS, OPS_BY_NAME
-from op_table import dense, leaves
 
 # The mean of an empty axis is NaN, which numpy announces (as in test_op_gradients).
 pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")

@@ -5,12 +5,11 @@ and the errors bad input gets. (The op table's property tests cover the gradient
 """
 import inspect
 
+import linalg_strategies as L
 import numpy as np
 import pytest
 
 import teachgrad as tg
-
-import linalg_strategies as L
 
 RNG = np.random.default_rng(18)
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import teachgrad as tg
-from teachgrad.ops.core import defjvp, defvjp, primitive
+from teachgrad.ops.core.declare import defjvp, defvjp, primitive
 
 
 def test_broadcasting_multiply():

@@ -63,7 +63,7 @@ def test_a_name_that_is_not_a_string_is_refused_where_the_function_lives(call, w
 
 
 def test_every_public_op_takes_name():
-    from teachgrad.ops.naming import NOT_OPS
+    from teachgrad.ops.core.naming import NOT_OPS
     spaces = [(tg, n) for n in dir(tg) if not n.startswith("_")] + \
              [(tg.nn, n) for n in tg.nn.__all__] + [(tg.linalg, n) for n in tg.linalg.__all__]
     homes = ("teachgrad.ops", "teachgrad.nn", "teachgrad.linalg")   # where ops are defined

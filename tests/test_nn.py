@@ -6,12 +6,11 @@ and under forward mode; and bad arguments refused with a message naming them.
 (The op table runs the finite-difference, second-order, JVP/VJP, float32 and
 graph-vs-tape properties on the same ops.)
 """
+import nn_strategies as NN
 import numpy as np
 import pytest
 
 import teachgrad as tg
-
-import nn_strategies as NN
 
 RNG = np.random.default_rng(7)
 

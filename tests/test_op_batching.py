@@ -21,13 +21,11 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
+from op_table import OPS, dense, leaves
 
 import teachgrad as tg
-
-from op_table import OPS, dense, leaves
 
 # The mean of an empty axis is NaN, which numpy (the op and the reference) announces.
 pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")

@@ -17,17 +17,14 @@ import pkgutil
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+import strategies as S
+from hypothesis import HealthCheck, given, settings, strategies as st
+from op_table import OPS, dense, leaves
 
 import teachgrad as tg
 import teachgrad.ops
 from teachgrad.autodiff.gradcheck import numeric_jacobian
-from teachgrad.ops.core import Op
-
-import strategies as S
-from op_table import OPS
-from op_table import dense, leaves
+from teachgrad.ops.core.op import Op
 
 # The mean of an empty axis is NaN, which numpy (the op and the reference) announces.
 pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
@@ -204,8 +201,8 @@ def test_float32_in_float32_gradient(spec, data):
 # -- the table covers every differentiable primitive ---------------------------------
 def _differentiable_primitives():
     names = set()
-    for info in pkgutil.iter_modules(teachgrad.ops.__path__):
-        module = importlib.import_module(f"teachgrad.ops.{info.name}")
+    for info in pkgutil.walk_packages(teachgrad.ops.__path__, "teachgrad.ops."):
+        module = importlib.import_module(info.name)
         for value in vars(module).values():
             if isinstance(value, Op) and value.differentiable:
                 names.add(value.name)

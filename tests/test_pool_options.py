@@ -3,12 +3,11 @@ and windows over the channel axis (``ksize=[1, kh, kw, kc]``, TensorFlow's depth
 pooling), against loops written from the definitions (``nn_strategies.py``) and
 TensorFlow's documented numbers. The op table's property tests cover their gradients,
 JVPs, graphs and batching (``max_pool2d_channels``, dilated ``pool_params``)."""
+import nn_strategies as NN
 import numpy as np
 import pytest
 
 import teachgrad as tg
-
-import nn_strategies as NN
 
 RNG = np.random.default_rng(0)
 

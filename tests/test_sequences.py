@@ -7,9 +7,9 @@ tg.function, and in a graph with tg.gradients + tg.Session.
 """
 import numpy as np
 import pytest
+from sequence_modes import MODES, check_gradients, value_and_grad, values
 
 import teachgrad as tg
-from sequence_modes import MODES, check_gradients, value_and_grad, values
 
 ELEMS = np.array([1, 2, 3, 4, 5, 6])
 

@@ -2,9 +2,9 @@
 three modes, and TensorArrays as tg.while_loop variables (one While node in a graph)."""
 import numpy as np
 import pytest
+from sequence_modes import MODES, check_gradients, value_and_grad, values
 
 import teachgrad as tg
-from sequence_modes import MODES, check_gradients, value_and_grad, values
 
 
 # -- TensorFlow's docstring examples ---------------------------------------------------

@@ -9,15 +9,13 @@ gradient, a graph being built, a tg.debug check or a tg.viz recording do.
 """
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+import strategies as S
+from hypothesis import HealthCheck, given, settings, strategies as st
+from op_table import OPS, leaves
 
 import teachgrad as tg
 from teachgrad.autodiff import engine
-from teachgrad.ops import core
-
-import strategies as S
-from op_table import OPS, leaves
+from teachgrad.ops.core.op import Op
 
 pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
 
@@ -160,7 +158,7 @@ def core_state(**fields):
 def test_every_op_of_teachgrad_with_rules_runs_them_on_arrays_but_those_that_need_tensors():
     ops = [v for module in list(__import__("sys").modules.values())
            if getattr(module, "__name__", "").startswith("teachgrad.")
-           for v in vars(module).values() if isinstance(v, core.Op)]
+           for v in vars(module).values() if isinstance(v, Op)]
     assert ops
     for op in ops:
         if op.vjp_rules or op.vjp_all:
@@ -173,10 +171,11 @@ def test_teachgrad_ops_declare_their_rules_run_on_arrays():
     JVP; a rule of anyone else's gets Tensors unless it says otherwise."""
     import importlib
     import pkgutil
-    from teachgrad.ops.op import Op
+
+    from teachgrad.ops.core.op import Op
     undeclared = set()
-    for info in pkgutil.iter_modules(tg.ops.__path__):
-        module = importlib.import_module(f"teachgrad.ops.{info.name}")
+    for info in pkgutil.walk_packages(tg.ops.__path__, "teachgrad.ops."):
+        module = importlib.import_module(info.name)
         for op in vars(module).values():
             if not isinstance(op, Op):
                 continue

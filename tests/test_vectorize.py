@@ -9,11 +9,10 @@ import warnings
 
 import numpy as np
 import pytest
+from composition_table import PROGRAMS
 from hypothesis import given, settings, strategies as st
 
 import teachgrad as tg
-
-from composition_table import PROGRAMS
 
 SCALES = (1.0, 0.9, 0.8)   # three examples from one drawn case (domains stay valid)
 

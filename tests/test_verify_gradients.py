@@ -2,14 +2,14 @@
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from op_table import OPS
 
 import teachgrad as tg
 from teachgrad import backend
 from teachgrad.debug import GradientRuleError, verify_gradients
+from teachgrad.ops.core.apply import bind
+from teachgrad.ops.core.declare import defjvp, defvjp, primitive
 from teachgrad.state import state
-from teachgrad.ops.core import bind, defjvp, defvjp, primitive
-
-from op_table import OPS
 
 # The mean of an empty axis is NaN, which numpy (the op itself) announces.
 pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")

@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 import teachgrad as tg
-from teachgrad.ops.core import bind, defvjp, primitive
+from teachgrad.ops.core.apply import bind
+from teachgrad.ops.core.declare import defvjp, primitive
 
 draw_module = sys.modules["teachgrad.viz.draw"]
 wasm = sys.modules["teachgrad.viz.wasm"]
@@ -645,7 +646,8 @@ def test_a_fused_op_recorded_on_a_tape_is_drawn_with_its_name_and_algebra():
 
 def test_each_fused_op_shows_the_algebra_of_its_own_recipe():
     from teachgrad.graph.optimize.formula import recipe_formula
-    from teachgrad.ops import math, nn
+    from teachgrad.ops.elementwise import math
+    from teachgrad.ops.nn import activations as nn
     assert recipe_formula(math.tanh_grad_p) == "(1 - y * y) * g"
     assert recipe_formula(math.sigmoid_grad_p) == "g * (y * (1 - y))"
     assert recipe_formula(nn.relu_grad_p) == "where(x > 0, g, 0)"

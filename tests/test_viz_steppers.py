@@ -7,7 +7,6 @@ method. Then the widget's parts (jslinked controls, one Stack child per
 frame, the cap) and the static fallback, whose text must be the same in
 every run (nbval compares it).
 """
-import base64
 import re
 import shutil
 
@@ -17,8 +16,15 @@ import pytest
 import teachgrad as tg
 from teachgrad.autodiff import events
 from teachgrad.viz import render
-from teachgrad.viz.frames import (DONE, NOT_REACHED, PROCESSING, QUEUED, SKIPPED, WAITING,
-                                  backprop_frames)
+from teachgrad.viz.frames import (
+    DONE,
+    NOT_REACHED,
+    PROCESSING,
+    QUEUED,
+    SKIPPED,
+    WAITING,
+    backprop_frames,
+)
 from teachgrad.viz.jvp_frames import jvp_frames
 from teachgrad.viz.values import format_value
 

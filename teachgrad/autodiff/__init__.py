@@ -8,4 +8,3 @@ from .gradients import gradients
 from .tape import GradientTape
 from .vectorize import vectorized_map, vmap
 from .custom import custom_gradient, grad_pass_through, recompute_grad
-from . import function_gradient  # noqa: F401  (gives tg.function's call op its gradient)

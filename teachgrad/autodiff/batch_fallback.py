@@ -13,8 +13,8 @@ import contextlib
 import warnings
 
 from ..ops import getitem, stack
-from ..ops.core import bind
-from ..ops.shape import move_to_rank
+from ..ops.core.apply import bind
+from ..ops.shape.reshape import move_to_rank
 from ..state import override, state
 
 

@@ -12,7 +12,7 @@ as arrays and the results come out as Tensors: the boundary is here and in
 from ..state import override
 from .aggregation import aggregate
 from .pending import trainable
-from .rule_calls import _rule_marks_read, boxed, unboxed
+from .rule_calls import boxed, rule_marks_read, unboxed
 
 
 class Contributions:
@@ -80,7 +80,7 @@ class Contributions:
         if len(contributions) == 1:
             total = contributions[0]
         else:
-            if _rule_marks_read():   # the summing ops belong to the node they serve
+            if rule_marks_read():   # the summing ops belong to the node they serve
                 with override(gradient_of=node):
                     total, how = aggregate(contributions, self._method)
             else:

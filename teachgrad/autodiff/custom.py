@@ -18,14 +18,12 @@ import warnings
 
 from .. import nest, validate
 from ..ops import identity
-from ..ops.core import ANY_GRAPH, bind
+from ..ops.core.apply import ANY_GRAPH, bind
 from ..state import override, state
 from ..tensor import Tensor
-from .custom_op import checkable, custom_gradient_p
+from .custom_op import custom_gradient_p
 
-# checkable and custom_gradient_p are read from here too (tg.debug).
-__all__ = ["custom_gradient", "recompute_grad", "grad_pass_through", "checkable",
-           "custom_gradient_p", "VariableWatcher"]
+__all__ = ["custom_gradient", "recompute_grad", "grad_pass_through", "VariableWatcher"]
 
 
 class VariableWatcher:

@@ -6,12 +6,19 @@ JVP (``grad_fn`` transposed), its batching rule, and ``checkable``, the op as
 ``tg.debug.verify_gradients`` judges it.
 """
 from .. import nest, validate
-from ..ops import IndexedSlices
-from ..ops import BatchedTensor, sum as total
-from ..ops.core import bind, defbatch, defvjp_all, primitive, rules_need_tensors
-from ..ops.shape import repeat_like
+from ..ops import BatchedTensor, IndexedSlices, sum as total
+from ..ops.core.apply import bind
+from ..ops.core.declare import (
+    defbatch,
+    defjvp_all,
+    defshape,
+    defvjp_all,
+    primitive,
+    recomputes_in_rule,
+    rules_need_tensors,
+)
+from ..ops.shape.reshape import repeat_like
 from ..tensor import Tensor, constant
-from ..ops.declare import defjvp_all, defshape, recomputes_in_rule
 
 
 def _custom_forward(*arrays, n_results, **unused):
@@ -85,8 +92,8 @@ def checkable(params):
 def _custom_jvp(node, tangents):
     if node.params.get("forward_mode_error"):
         raise NotImplementedError(node.params["forward_mode_error"])
-    from .forward import _transposed_jvp
-    return _transposed_jvp(node, tangents, None)
+    from .forward import transposed_jvp
+    return transposed_jvp(node, tangents, None)
 
 # custom_gradient(*results, *args, *variables): the results again, with a VJP given by grad_fn.
 custom_gradient_p = primitive("custom_gradient", _custom_forward, multiple_results=True)

@@ -23,7 +23,7 @@ from ..state import override, state
 from . import events
 from .aggregation import check_method
 from .contributions import Contributions
-from .pending import _skip_reason, _stop_nodes, pending_counts
+from .pending import nodes_to_stop_at, pending_counts, skip_reason
 from .rule_calls import call_vjp
 
 
@@ -41,7 +41,7 @@ def backward(targets, target_grads, sources, producer,
     None when no path connects the source to the targets.
     """
     parents, pending = pending_counts(targets, sources, producer, all_reached=all_reached)
-    stop_nodes = _stop_nodes(sources, stop_tensors, producer, pending)
+    stop_nodes = nodes_to_stop_at(sources, stop_tensors, producer, pending)
     arrays = _rules_take_arrays(observer)   # nothing records the rules: run them on arrays
     grads = Contributions(sources, check_method(aggregation_method), arrays)
     # Events are built only when someone listens: otherwise `report` is None, and each
@@ -153,7 +153,7 @@ class Reporter:
                                      tuple(in_grads)))
 
     def skip(self, node):
-        self.observer(events.Skip(node, _skip_reason(node, self._stop_nodes, self._stop_ids)))
+        self.observer(events.Skip(node, skip_reason(node, self._stop_nodes, self._stop_ids)))
 
     def release(self, node, count):
         self.observer(events.Release(node, count))

@@ -29,8 +29,7 @@ from ..ops import IndexedSlices, ones_like, zeros_like
 from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor
 from . import events
-from .aggregation import UnconnectedGradients
-from .aggregation import unconnected as unconnected_option
+from .aggregation import UnconnectedGradients, unconnected as unconnected_option
 from .pending import trainable
 from .rule_calls import boxed, call_vjp, unboxed
 
@@ -217,7 +216,7 @@ def jvp_of(node, tangents, observer=None):
         if observer is not None:
             observer(events.JVP(node, "native", tuple(tangents), tuple(out), None, None))
         return out
-    return _transposed_jvp(node, tangents, observer)
+    return transposed_jvp(node, tangents, observer)
 
 
 def jvp_on_arrays(node, tangents):
@@ -246,7 +245,7 @@ def _dense_all(grads):
     return [g.to_dense() if isinstance(g, IndexedSlices) else g for g in grads]
 
 
-def _transposed_jvp(node, tangents, observer):
+def transposed_jvp(node, tangents, observer):
     """J t, from the VJP rule: differentiate <g(u), t> with respect to the aid u."""
     from .gradients import gradients
     from .tape import GradientTape

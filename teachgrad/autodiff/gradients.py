@@ -7,12 +7,11 @@ and labelled with the forward node that produced them) instead of computing.
 """
 from .. import backend, dtypes, validate
 from ..ops import IndexedSlices, ones_like, zeros_like
+from ..ops.core.grad_util import compatible, known
 from ..state import state
-from ..ops.grad_util import compatible, known
 from ..tensor import SymbolicTensor, Tensor, Variable
 from . import events
-from .aggregation import UnconnectedGradients, check_method
-from .aggregation import unconnected as unconnected_option
+from .aggregation import UnconnectedGradients, check_method, unconnected as unconnected_option
 from .engine import backward
 
 

@@ -9,7 +9,7 @@ Session's run plan use it too.
 """
 import collections
 
-from ..ops.walk import upstream_nodes   # step 1; imported from here by the drawings
+from ..ops.walk import upstream_nodes  # step 1; imported from here by the drawings
 
 
 def trainable(tensor):
@@ -84,7 +84,7 @@ def _counts(upstream, reached):
     return parents, pending
 
 
-def _stop_nodes(sources, stop_tensors, producer, pending):
+def nodes_to_stop_at(sources, stop_tensors, producer, pending):
     """Nodes whose rule must not run: the producers of stop_tensors, and of
     sources that depend on no other source (there the gradient has arrived).
     A source computed from another source passes its gradient on, so
@@ -101,9 +101,9 @@ def _stop_nodes(sources, stop_tensors, producer, pending):
     return stops
 
 
-def _skip_reason(node, stop_nodes, stop_ids):
+def skip_reason(node, stop_nodes, stop_ids):
     if node in stop_nodes:
-        # A stop node made a tensor of stop_tensors, or else a source (see _stop_nodes).
+        # A stop node made a tensor of stop_tensors, or else a source (see nodes_to_stop_at).
         return ("stop gradient" if any(t.id in stop_ids for t in node.outputs)
                 else "source")
     if not node.op.differentiable:

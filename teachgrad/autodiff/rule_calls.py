@@ -7,13 +7,13 @@ it returned. When nothing records the backward pass, rules run on raw arrays
 that calls user code or runs a graph) gets them boxed (``_on_tensors``).
 """
 from ..ops import IndexedSlices, zeros_like
-from ..ops.grad_util import compatible
+from ..ops.core.grad_util import compatible
 from ..state import override, state
 from ..tensor import Tensor
 from .pending import trainable
 
 
-def _rule_marks_read():
+def rule_marks_read():
     """Does anything read which forward node's rule made an op? A graph being built
     groups gradient nodes under it, and a tg.debug check notes it; eagerly, with no
     check on, nothing does, and the mark is not set."""
@@ -52,7 +52,7 @@ def call_vjp(node, out_grads, needed, arrays=False):
     if arrays:
         in_grads = op.vjp(node, out_grads, needed, True) if op.array_rules \
             else _on_tensors(op, node, out_grads, needed)
-    elif _rule_marks_read():
+    elif rule_marks_read():
         with override(gradient_of=node):
             in_grads = op.vjp(node, out_grads, needed)
     else:

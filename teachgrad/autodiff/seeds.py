@@ -6,7 +6,7 @@ of a final result with respect to ``y``, which has ``y``'s shape).
 """
 from .. import backend, validate
 from ..ops import ones_like
-from ..ops.grad_util import compatible
+from ..ops.core.grad_util import compatible
 from ..tensor import SymbolicTensor, Tensor
 
 

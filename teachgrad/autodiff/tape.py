@@ -23,14 +23,12 @@ from .. import dtypes, nest, validate
 from ..ops import IndexedSlices, zeros_like
 from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor, Variable
-from . import events
-from .aggregation import UnconnectedGradients, aggregate
-from .aggregation import unconnected as unconnected_option
+from . import events, jacobians as _jacobians
+from .aggregation import UnconnectedGradients, aggregate, unconnected as unconnected_option
 from .engine import backward
 from .gradients import encloses
-from . import jacobians as _jacobians
 from .seeds import seed_gradients
-from .tape_record import _RELEASED, TapeRecord
+from .tape_record import RELEASED, TapeRecord
 from .why_none import warn_why_none
 
 
@@ -116,7 +114,7 @@ class GradientTape(TapeRecord):
 
     def _jacobian_target(self, target, method):
         if self._producers is None:
-            raise RuntimeError(_RELEASED)
+            raise RuntimeError(RELEASED)
         if nest.is_nested(target):
             validate.fail(TypeError, f"GradientTape.{method}", "target", "one tensor (a "
                           "Jacobian is of one target; stack several first)", target)
@@ -161,7 +159,7 @@ class GradientTape(TapeRecord):
     def _differentiate(self, target, sources, output_gradients, unconnected_gradients,
                        free=False):
         if self._producers is None:
-            raise RuntimeError(_RELEASED)
+            raise RuntimeError(RELEASED)
         unconnected = unconnected_option(unconnected_gradients, "GradientTape.gradient")
         if self._recording and not self._persistent:
             self._stop()  # a one-shot tape records nothing more (TensorFlow pops it too)

@@ -18,10 +18,9 @@ import warnings
 
 from .. import dtypes, nest, validate
 from ..state import state
-from ..tensor import SymbolicTensor, Tensor, Variable
-from ..tensor import next_tensor_id as new_tensor_id
+from ..tensor import SymbolicTensor, Tensor, Variable, next_tensor_id as new_tensor_id
 
-_RELEASED = ("A non-persistent GradientTape can only be used to compute one set of "
+RELEASED = ("A non-persistent GradientTape can only be used to compute one set of "
              "gradients (or jacobians). Create it with tg.GradientTape(persistent=True) "
              "to call gradient() more than once.")
 
@@ -187,7 +186,7 @@ class TapeRecord:
         stop there. ``every_dtype=True`` finds those too (``tg.explain_gradient``
         looks for them, to show where a path is cut)."""
         if self._producers is None:
-            raise RuntimeError(_RELEASED)
+            raise RuntimeError(RELEASED)
         node = self._producers.get(tensor_id)
         if node is None and every_dtype:
             node = self._dropped.get(tensor_id)
@@ -196,7 +195,7 @@ class TapeRecord:
     def recorded_nodes(self):
         """The Nodes the tape recorded, oldest first (each after the nodes it reads)."""
         if self._producers is None:
-            raise RuntimeError(_RELEASED)
+            raise RuntimeError(RELEASED)
         return sorted(dict.fromkeys(self._producers.values()), key=_node_id)
 
     def dropped_nodes(self):

@@ -3,7 +3,7 @@
 Both run a function written for one example on a whole batch at once, without a Python
 loop: ``fn`` is called once, with ``BatchedTensor`` arguments that show it one
 example's shape, and every op it applies runs its batching rule on the whole batch
-(``teachgrad.ops.batching``). So::
+(``teachgrad.ops.core.batching``). So::
 
     per_example_grads = tg.vmap(tg.grad(loss), in_axes=(None, 0, 0))(w, xs, ys)
 
@@ -14,11 +14,11 @@ import functools
 
 from .. import nest, validate
 from ..ops import moveaxis
-from ..ops.batching import BatchedTensor, batched_at
-from ..ops.shape import repeat_like
+from ..ops.core.batching import BatchedTensor, batched_at
+from ..ops.shape.reshape import repeat_like
 from ..state import override, state
-from .batch_fallback import Frame
 from ..tensor import Tensor, Variable, constant
+from .batch_fallback import Frame
 
 
 def vmap(fn, in_axes=0, out_axes=0):

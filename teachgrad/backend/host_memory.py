@@ -16,7 +16,6 @@ variable ``TEACHGRAD_KEEP_FREED_MEMORY=1`` before importing teachgrad (the
 benchmarks do). Importing teachgrad alone leaves malloc as it is.
 """
 import ctypes
-import os
 import platform
 
 _M_TRIM_THRESHOLD = -1

@@ -19,8 +19,9 @@ batch is found first, by tracing ``cond`` and ``body`` until no new one turns ba
 """
 from .. import nest
 from ..ops import any as any_of, where
-from ..ops.batching import BatchedTensor, batched_at, unbatchable_gradient
-from ..ops.shape import repeat_like
+from ..ops.core.batching import BatchedTensor, batched_at, unbatchable_gradient
+from ..ops.core.declare import defbatch
+from ..ops.shape.reshape import repeat_like
 from ..state import override, state
 from ..tensor import Tensor
 from .subgraph import as_tensor, trace
@@ -147,14 +148,15 @@ def _lowered_shape(value, batched, frame):
     return (frame.like.shape[0],) + example
 
 
-def unbatchable_node(kind):
-    """The batching rule of the While and If ops. The ``cond`` and ``while_loop`` above
-    never bind them with a map's values (they batch their bodies themselves); only their
-    own gradients in a graph do (a tape's gradient or tg.gradients mapped over
-    cotangents), and the subgraphs those trace are one example's: refused, clearly."""
+def refuse_batching(op, kind):
+    """Give ``op`` (the While or If op) its batching rule, which refuses. The ``cond``
+    and ``while_loop`` above never bind them with a map's values (they batch their bodies
+    themselves); only their own gradients in a graph do (a tape's gradient or
+    tg.gradients mapped over cotangents), and the subgraphs those trace are one
+    example's: refused, clearly."""
     def rule(values, batched, **params):
         raise unbatchable_gradient(f"a {kind} node")
-    return rule
+    defbatch(op, rule)
 
 
 def to_batch(value, frame):

@@ -25,14 +25,13 @@ from ..autodiff.engine import backward
 from ..autodiff.pending import trainable
 from ..graph.session import plan_for
 from ..ops import IndexedSlices, zeros, zeros_like
-from ..ops import core
+from ..ops.core.apply import add_to_graph
+from ..ops.core.declare import accepts, defshape, defvjp_all, primitive, rules_need_tensors
 from ..state import state
-from ..ops.core import defvjp_all, primitive, rules_need_tensors
 from . import batched
 from .outputs import add_output
 from .structure import check_same_structure, paths
 from .subgraph import MirrorGraph, as_tensor, differentiable_sources, entered, trace
-from ..ops.declare import accepts, defshape
 
 
 class Branch:
@@ -127,7 +126,7 @@ def build_if(pred, true_traced, false_traced, name):
     """Add an If node choosing between two traced branches."""
     state = BranchState(name, len(true_traced.outputs))
     inputs = [pred, *true_traced.external, *false_traced.external]
-    outputs = core.add_to_graph(if_p, inputs, {"true_fn": true_traced, "false_fn": false_traced,
+    outputs = add_to_graph(if_p, inputs, {"true_fn": true_traced, "false_fn": false_traced,
                                                "branches": state}, name=name)
     state.node = outputs[0].node
     return outputs
@@ -260,4 +259,4 @@ if_p = primitive("If", _if_kernel, multiple_results=True)
 defshape(if_p, _if_shapes)
 accepts(if_p, missing=True)
 rules_need_tensors(defvjp_all(if_p, _if_vjp))   # builds and runs branches
-core.defbatch(if_p, batched.unbatchable_node("If"))
+batched.refuse_batching(if_p, "If")

@@ -16,11 +16,12 @@ import contextlib
 from .. import nest, validate
 from ..autodiff.pending import trainable
 from ..graph.concrete import FuncGraph
-from ..graph.graph import _no_gradient_scope, placeholder
+from ..graph.graph import no_gradient_scope, placeholder
 from ..ops import BatchedTensor, identity
-from ..ops.batching import unbatchable_gradient
-from ..ops.core import Node, note_capture, note_variable_read
-from ..ops.misc import identity_p
+from ..ops.core.apply import note_capture, note_variable_read
+from ..ops.core.batching import unbatchable_gradient
+from ..ops.core.op import Node
+from ..ops.elementwise.casts import identity_p
 from ..ops.walk import upstream_nodes
 from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor, Variable, convert_to_tensor
@@ -52,7 +53,7 @@ class SubGraph(FuncGraph):
             outer_tensor = self._from_outer(tensor)
             found = self._captured.get(outer_tensor.id)
             if found is None:
-                with self.as_default(), _no_gradient_scope():
+                with self.as_default(), no_gradient_scope():
                     found = placeholder(outer_tensor.dtype, outer_tensor.shape,
                                         name=f"capture_{len(self.external)}")
                 self.external.append(outer_tensor)

@@ -19,13 +19,13 @@ rest is ``switch_case``.
 """
 from .. import backend, dtypes, validate
 from ..ops import equal
-from ..ops.core import bind, not_differentiable, primitive
+from ..ops.core.apply import bind
+from ..ops.core.batching import BatchedTensor
+from ..ops.core.declare import defshape, not_differentiable, primitive
 from ..state import state
 from ..tensor import Tensor, convert_to_tensor
-from ..ops.batching import BatchedTensor
 from .cond import Branch, cond
 from .subgraph import entered
-from ..ops.declare import defshape
 
 
 def switch_case(branch_index, branch_fns, default=None, name="switch_case"):

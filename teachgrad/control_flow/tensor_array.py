@@ -13,7 +13,7 @@ So gradients flow through writes, reads, ``stack`` and ``unstack`` with no speci
 machinery, eagerly and in graphs, and a TensorArray can be a ``tg.while_loop``
 variable: the loop carries its two flows (see ``array_loops.py``).
 
-Every read and write goes through ``tensor_array_check`` (``teachgrad/ops/updates.py``),
+Every read and write goes through ``tensor_array_check`` (``teachgrad/ops/shape/updates.py``),
 which raises TensorFlow's errors: writing an index twice, reading a cleared element
 again, an index out of range.
 
@@ -26,7 +26,7 @@ import numpy as np
 from .. import validate
 from ..backend import to_numpy
 from ..ops import cast, concat, gather, reshape, zeros
-from ..ops.updates import scatter_update, tensor_array_check
+from ..ops.shape.updates import scatter_update, tensor_array_check
 from ..state import state
 from ..tensor import SymbolicTensor, Tensor, constant
 from .subgraph import as_tensor

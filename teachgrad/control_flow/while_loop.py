@@ -15,12 +15,11 @@ import numpy as np
 from .. import dtypes, nest, validate
 from ..autodiff import events
 from ..state import state
-from . import array_loops, batched
 from ..tensor import SymbolicTensor, Tensor
+from . import array_loops, batched
 from .structure import align, check_dtype, check_same_structure, check_shape, paths
 from .subgraph import as_tensor, entered, trace
 from .while_node import build_while
-
 
 
 class EagerLoop:

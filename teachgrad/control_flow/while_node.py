@@ -16,13 +16,11 @@ import numpy as np
 from .. import backend, dtypes
 from ..autodiff import events
 from ..graph.session import plan_for
-from ..ops import core
-from ..ops.core import defvjp_all, primitive, rules_need_tensors
-from ..ops.declare import accepts, defshape
+from ..ops.core.apply import add_to_graph
+from ..ops.core.declare import accepts, defshape, defvjp_all, primitive, rules_need_tensors
 from . import batched
 from .stacks import stack_shape, stack_values
-from .while_gradient import (backward_loop, backward_start, carriers, check_fixed_shapes,
-                             input_grads)
+from .while_gradient import backward_loop, backward_start, carriers, check_fixed_shapes, input_grads
 
 
 class LoopState:
@@ -45,7 +43,7 @@ def build_while(cond_traced, body_traced, loop_vars, limit, name, direction):
     loop = LoopState(name, len(loop_vars), limit is not None, direction)
     inputs = list(loop_vars) + ([limit] if limit is not None else []) \
         + list(cond_traced.external) + list(body_traced.external)
-    outputs = core.add_to_graph(while_p, inputs, {"cond": cond_traced, "body": body_traced,
+    outputs = add_to_graph(while_p, inputs, {"cond": cond_traced, "body": body_traced,
                                                   "loop": loop}, name=name)
     loop.node = outputs[0].node
     return outputs
@@ -112,4 +110,4 @@ while_p = primitive("While", _while_kernel, multiple_results=True)
 defshape(while_p, _while_shapes)
 accepts(while_p, missing=True)
 rules_need_tensors(defvjp_all(while_p, _while_vjp))   # builds and runs loops
-core.defbatch(while_p, batched.unbatchable_node("While"))
+batched.refuse_batching(while_p, "While")

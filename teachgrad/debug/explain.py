@@ -21,9 +21,9 @@ import collections
 from ..autodiff.pending import pending_counts
 from . import views
 from .engine_run import EngineRun
-from .explanation import Cause, GradientExplanation, Path
 from .explain_no_path import no_path_causes
 from .explain_verdict import finish
+from .explanation import Cause, GradientExplanation, Path
 from .report import a_or_an
 
 #: Paths listed in a report (all of them are counted).

@@ -16,7 +16,7 @@ from ..autodiff.custom_op import checkable, custom_gradient_p
 from ..autodiff.forward import jvp_of
 from ..autodiff.rule_calls import call_vjp
 from ..ops import IndexedSlices
-from ..ops.core import Node
+from ..ops.core.op import Node
 from ..state import state
 from ..tensor import Tensor
 from . import hooks, rulecheck

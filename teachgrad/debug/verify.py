@@ -32,7 +32,7 @@ import numpy as np
 from .. import validate
 from ..state import unobserved
 from . import hooks, rulecheck
-from .op_check import InputCheck, RuleCheck, check_op, failure_message   # noqa: F401 (a report holds these)
+from .op_check import check_op, failure_message
 from .report import html_table
 
 

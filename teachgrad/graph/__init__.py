@@ -1,4 +1,5 @@
 """Graph mode: symbolic graphs, Sessions that run them, and ``tg.function``."""
 from .graph import Graph, get_default_graph, name_scope, placeholder
 from .session import Session
-from .function import ConcreteFunction, Function, function
+from .concrete import ConcreteFunction
+from .function import Function, function

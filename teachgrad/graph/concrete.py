@@ -3,17 +3,20 @@ traces into, with the Variables it reads and assigns), ``ConcreteFunction`` (one
 traced graph, its placeholders and outputs, optimised on first run) and the op
 ``call`` that runs one, eagerly or as one node of another graph.
 
-``call``'s VJP rule (``teachgrad.autodiff.function_gradient``) is the gradient of
-the body, traced as a function of its own (TensorFlow's SymbolicGradient), so
-gradients of gradients work too.
+``call``'s VJP rule, declared with it at the end of this file, is the gradient of
+the body, traced as a function of its own (TensorFlow's SymbolicGradient) and then
+called like any traced function: with another ``call`` node, so the gradient of the
+gradient works the same way. An input the body's outputs do not depend on gets None,
+as in eager code.
 """
-from .. import validate
-from ..ops.arithmetic import add, subtract
-from ..ops.core import note_variable_read, primitive
-from ..ops.declare import defshape
-from ..ops.grad_util import compatible
-from ..state import state
-from ..tensor import SymbolicTensor, Tensor, _to_array
+from .. import nest, validate
+from ..autodiff.gradients import gradients
+from ..ops.core.apply import bind, note_variable_read
+from ..ops.core.declare import defshape, defvjp_all, primitive, rules_need_tensors
+from ..ops.core.grad_util import compatible
+from ..ops.elementwise.arithmetic import add, subtract
+from ..state import override, state
+from ..tensor import SymbolicTensor, Tensor, to_array
 from .graph import Graph, placeholder
 from .session import plan_for
 
@@ -29,12 +32,12 @@ class FuncGraph(Graph):
         self.assignments = {}          # Variable id -> (Variable, its new value), in order
 
     def read_variable(self, variable):
-        read = self._variable_reads.get(variable.id)
+        read = self.variable_reads.get(variable.id)
         if read is None:
             with self.as_default():
                 read = placeholder(variable.dtype, variable.shape,
                                    name=variable.name or "variable")
-            self._variable_reads[variable.id] = read
+            self.variable_reads[variable.id] = read
             self.captured_variables.append(variable)
             self.captures.append(read)
         note_variable_read(variable, read, self)
@@ -49,7 +52,7 @@ class FuncGraph(Graph):
         with self.as_default():
             if isinstance(value, Tensor) and not isinstance(value, SymbolicTensor) \
                     and value.dtype != variable.dtype:
-                value = Tensor(_to_array(value, variable.dtype, argument, where))
+                value = Tensor(to_array(value, variable.dtype, argument, where))
             new = self.as_graph_tensor(value, variable)
             if new.dtype != variable.dtype:
                 validate.fail(TypeError, where, argument, f"a tensor of the Variable's dtype "
@@ -61,13 +64,13 @@ class FuncGraph(Graph):
                 validate.fail(ValueError, where, argument, f"a value of the Variable's shape "
                               f"{variable.shape}", new)
         self.assignments[variable.id] = (variable, new)
-        self._variable_reads[variable.id] = new
+        self.variable_reads[variable.id] = new
         return variable
 
     def bind_variables(self, variables, tensors):
         """Let reads of ``variables`` in this graph give ``tensors`` (already inputs)."""
         for v, t in zip(variables, tensors):
-            self._variable_reads[v.id] = t
+            self.variable_reads[v.id] = t
 
 
 class ConcreteFunction:
@@ -148,6 +151,65 @@ def _call_shape(*inputs, function):
 
 
 # call(*inputs, function): run a traced function. Its gradient is the gradient of the body,
-# traced as a function of its own: teachgrad.autodiff.function_gradient gives it its rule.
+# traced as a function of its own (below).
 call_p = primitive("call", _call_kernel, multiple_results=True)
 defshape(call_p, _call_shape)
+
+
+def gradient_function(function):
+    """The traced gradient of ``function`` (a ConcreteFunction), traced on first use."""
+    if function.gradient is None:
+        function.gradient = _trace_gradient(function)
+    return function.gradient
+
+
+def _call_op_vjp(cts, ans, *inputs, function):
+    grad_fn = gradient_function(function)
+    floats = [g for g, out in zip(cts, function.outputs) if out.dtype.kind == "f"]
+    computed = iter(bind(call_p, *inputs, *floats, function=grad_fn) if grad_fn.outputs else ())
+    # The gradient function returns nothing for an input the body's outputs do not
+    # depend on: that input's cotangent is None (unconnected), as TensorFlow's.
+    float_grads = iter([None if g is None else next(computed) for g in grad_fn.structure])
+    return [next(float_grads) if x.dtype.kind == "f" else None for x in inputs]
+
+rules_need_tensors(defvjp_all(call_p, _call_op_vjp))   # runs a graph
+
+
+def _trace_gradient(function):
+    """Trace the gradient of ``function``'s body as a function of its own:
+    ``(*inputs, *captured variables, *output cotangents) -> input cotangents``,
+    one per floating-point input; None (and no output) for an unconnected input."""
+    n_args = len(function.inputs)
+    variables = list(function.captured_variables)
+    float_outputs = [i for i, t in enumerate(function.outputs) if t.dtype.kind == "f"]
+
+    def gradient_body(*args):
+        graph = state.graph
+        inputs = list(args[:n_args + len(variables)])
+        cotangents = list(args[n_args + len(variables):])
+        if isinstance(graph, FuncGraph):
+            graph.bind_variables(variables, inputs[n_args:])
+        outputs = [o for o in nest.flatten(function.python_function(*inputs[:n_args]))
+                   if o is not None]
+        ys = [graph.as_graph_tensor(outputs[i], None) for i in float_outputs]
+        xs = [x for x in inputs if x.dtype.kind == "f"]
+        if not ys:
+            return [None] * len(xs)
+        return gradients(ys, xs, grad_ys=cotangents)
+
+    graph = FuncGraph(f"{function.graph.name}_grad")
+    # The trace runs inside the VJP rule of some call node, which marks the nodes it
+    # makes as that node's gradient. This graph is a graph of its own, cached for every
+    # call: its nodes belong to no outer rule, so the mark is cleared while it is traced.
+    with override(gradient_of=None), graph.as_default():
+        specs = function.inputs + function.graph.captures + [function.outputs[i]
+                                                             for i in float_outputs]
+        placeholders = [placeholder(t.dtype, t.shape, name=f"x{i}")
+                        for i, t in enumerate(specs)]
+        grads = list(gradient_body(*placeholders))
+    # The body ran again only to be differentiated: the Variables it assigns (an
+    # optimizer's step) are assigned by the function's own call, never by its gradient.
+    graph.assignments.clear()
+    return ConcreteFunction(gradient_body, graph, placeholders,
+                            [g for g in grads if g is not None], grads,
+                            optimize=function.optimize)

@@ -18,11 +18,11 @@ import inspect
 import warnings
 
 from .. import nest, validate
-from ..ops.batching import BatchedTensor
-from ..ops.core import bind
+from ..ops.core.apply import bind
+from ..ops.core.batching import BatchedTensor
 from ..state import state
-from ..tensor import Tensor, _to_array
-from .concrete import ConcreteFunction, FuncGraph, call_p   # noqa: F401 (their import path)
+from ..tensor import Tensor, to_array
+from .concrete import ConcreteFunction, FuncGraph, call_p
 from .graph import placeholder
 from .retrace import Retracing, drop_oldest
 from .signature import input_signature, is_tensor_argument, variables_key
@@ -144,7 +144,7 @@ class Function:
                 if variables_key(a) is not None:
                     traced.append(a)   # the Variable itself: read (captured) and assigned
                 elif is_tensor_argument(a):
-                    t = a if isinstance(a, Tensor) else Tensor(_to_array(a, None, name,
+                    t = a if isinstance(a, Tensor) else Tensor(to_array(a, None, name,
                                                                          "tg.function"))
                     p = placeholder(t.dtype, entry[0], name=name)
                     placeholders.append(p)
@@ -179,7 +179,7 @@ class Function:
 def _of_tensors(python_function, traced, n_args, keys, placeholders):
     """``python_function`` as a function of its tensor arguments alone (those traced as
     ``placeholders``), its other arguments (Python values, Variables) bound as they were
-    in the trace: the function whose gradient ``function_gradient`` traces."""
+    in the trace: the function whose gradient ``graph.concrete.gradient_function`` traces."""
     slots = [i for i, a in enumerate(traced) if any(a is p for p in placeholders)]
 
     @functools.wraps(python_function)

@@ -11,13 +11,21 @@ the visualizers and the lessons show them.
 import contextlib
 
 from .. import backend, validate
-from ..ops.batching import BatchedTensor, innermost_frame, unbatchable_gradient
-from ..ops.core import Node, defeffect, not_differentiable, note_variable_read, primitive
-from ..ops.shape_inference import infer_outputs
+from ..ops.core.apply import note_variable_read
+from ..ops.core.batching import BatchedTensor, innermost_frame, unbatchable_gradient
+from ..ops.core.declare import defeffect, defshape, not_differentiable, primitive
+from ..ops.core.op import Node
+from ..ops.core.shape_inference import infer_outputs
 from ..state import override, state
-from ..tensor import (SymbolicTensor, Tensor, Variable, _scalar_dtype, _to_array, holds_tensor,
-                      packed)
-from ..ops.declare import defshape
+from ..tensor import (
+    SymbolicTensor,
+    Tensor,
+    Variable,
+    holds_tensor,
+    packed,
+    scalar_dtype,
+    to_array,
+)
 
 
 def _placeholder_kernel(**params):
@@ -54,13 +62,13 @@ class Graph:
     """
 
     def __init__(self):
-        self._nodes = []           # in creation order, which is a topological order
-        self._producers = {}       # tensor id -> node
+        self.nodes = []           # in creation order, which is a topological order
+        self.producers = {}       # tensor id -> node
         self._name_counts = {}
-        self._names_used = set()
+        self.names_used = set()
         self._scopes = []
-        self._variable_reads = {}  # Variable id -> the tensor reading it
-        self._plans = {}           # cached execution plans (see session.py)
+        self.variable_reads = {}  # Variable id -> the tensor reading it
+        self.plans = {}           # cached execution plans (see session.py)
 
     # -- building -------------------------------------------------------------
     @contextlib.contextmanager
@@ -89,11 +97,11 @@ class Graph:
         full = "/".join(self._scopes + [base])
         count = self._name_counts.get(full, 0)
         name = full if count == 0 else f"{full}_{count}"
-        while name in self._names_used:   # e.g. a node explicitly named "mul_1" earlier
+        while name in self.names_used:   # e.g. a node explicitly named "mul_1" earlier
             count += 1
             name = f"{full}_{count}"
         self._name_counts[full] = count + 1
-        self._names_used.add(name)
+        self.names_used.add(name)
         return name
 
     def rename(self, node, name):
@@ -106,23 +114,23 @@ class Graph:
 
     def get_operations(self):
         """The nodes in the order they were made."""
-        return list(self._nodes)
+        return list(self.nodes)
 
     def producer(self, tensor_id):
         """The node that made a tensor of this graph (the engine's protocol)."""
-        return self._producers.get(tensor_id)
+        return self.producers.get(tensor_id)
 
     def output_added(self, node, tensor):
         """``node`` (a While or If, while its gradient is built) gained the output
         ``tensor``: this graph now knows who made it, and forgets the run plans it made
         for the old outputs."""
-        self._producers[tensor.id] = node
-        self._plans.clear()
+        self.producers[tensor.id] = node
+        self.plans.clear()
 
     def find_variable_read(self, variable):
         """The tensor that reads ``variable`` in this graph, or None if the graph never
         reads it. Unlike ``read_variable``, it adds nothing."""
-        return self._variable_reads.get(variable.id)
+        return self.variable_reads.get(variable.id)
 
     @contextlib.contextmanager
     def scratch(self):
@@ -132,13 +140,13 @@ class Graph:
         reads and the Session's cached plans. ``tg.explain_gradient`` builds a
         gradient here to see what each VJP rule returns, and leaves no trace.
         """
-        containers = (self._producers, self._name_counts, self._names_used,
-                      self._variable_reads, self._plans)
-        count, saved = len(self._nodes), [container.copy() for container in containers]
+        containers = (self.producers, self._name_counts, self.names_used,
+                      self.variable_reads, self.plans)
+        count, saved = len(self.nodes), [container.copy() for container in containers]
         try:
             yield self
         finally:
-            del self._nodes[count:]
+            del self.nodes[count:]
             for container, before in zip(containers, saved):
                 container.clear()
                 container.update(before)
@@ -165,18 +173,18 @@ class Graph:
             for i, (shape, dtype) in enumerate(specs))
         node.outputs = outputs
         for t in outputs:
-            self._producers[t.id] = node
-        self._nodes.append(node)
+            self.producers[t.id] = node
+        self.nodes.append(node)
         return outputs if op.multiple_results else outputs[0]
 
     def read_variable(self, variable):
         """The tensor that reads ``variable`` when the graph runs (one per Variable)."""
-        read = self._variable_reads.get(variable.id)
+        read = self.variable_reads.get(variable.id)
         if read is None:
-            with _no_gradient_scope():
+            with no_gradient_scope():
                 read = self.add_node(read_variable_p, (), {"variable": variable},
                                      name=variable.name or "read_variable")
-            self._variable_reads[variable.id] = read
+            self.variable_reads[variable.id] = read
         note_variable_read(variable, read, self)
         return read
 
@@ -205,21 +213,21 @@ class Graph:
         if isinstance(value, Tensor):
             array = value.value
         elif like is not None and isinstance(value, (int, float, bool)):
-            array = backend.xp.asarray(value, dtype=_scalar_dtype(like.dtype, value))
+            array = backend.xp.asarray(value, dtype=scalar_dtype(like.dtype, value))
         elif type(value) in (list, tuple) and holds_tensor(value):
             return packed(value)   # tg.stack of its entries: a node, differentiable
         else:
-            array = _to_array(value)
+            array = to_array(value)
         return self.add_constant(array)
 
     def add_constant(self, array, name=None):
         """A node holding ``array``."""
-        with _no_gradient_scope():
+        with no_gradient_scope():
             return self.add_node(const_p, (), {"value": array}, name=name or "Const")
 
 
 @contextlib.contextmanager
-def _no_gradient_scope():
+def no_gradient_scope():
     """Constants and reads are not part of any gradient rule's group of nodes."""
     with override(gradient_of=None):
         yield
@@ -245,7 +253,7 @@ def placeholder(dtype, shape=None, name=None):
                       dtype)
     dtype = validate.dtype(dtype, "dtype", "tg.placeholder")
     validate.name(name, "tg.placeholder")
-    with _no_gradient_scope():
+    with no_gradient_scope():
         return graph.add_node(placeholder_p, (), {"shape": shape, "dtype": dtype},
                               name=name or "placeholder")
 

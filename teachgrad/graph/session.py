@@ -12,7 +12,7 @@ import types
 import numpy as np
 
 from .. import backend, nest, validate
-from ..ops import core as op_core
+from ..ops.core.inputs import with_context
 from ..ops.walk import upstream_nodes
 from ..state import state
 from ..tensor import SymbolicTensor
@@ -26,7 +26,7 @@ class Plan:
         needed = _needed_nodes(graph, fetch_ids, feed_ids)
         self.steps = []
         self.fetch_ids = set(fetch_ids)
-        for node in graph._nodes:
+        for node in graph.nodes:
             if node not in needed:
                 continue
             if node.op is placeholder_p:
@@ -55,7 +55,7 @@ class Plan:
                 out = forward(*read(values), **params)
             except (ValueError, TypeError, IndexError) as error:
                 shapes = ", ".join(str(np.shape(values[i])) for i in in_ids)
-                raise op_core.with_context(error, f"{node.name} ({node.op.name})",
+                raise with_context(error, f"{node.name} ({node.op.name})",
                                            shapes) from None
             if multiple:
                 for i, o in zip(out_ids, out):
@@ -95,9 +95,9 @@ def _needed_nodes(graph, fetch_ids, feed_ids):
 def plan_for(graph, fetch_ids, feed_ids):
     """A cached Plan for these fetches and feeds."""
     key = (tuple(fetch_ids), frozenset(feed_ids))
-    plan = graph._plans.get(key)
+    plan = graph.plans.get(key)
     if plan is None:
-        plan = graph._plans[key] = Plan(graph, fetch_ids, feed_ids)
+        plan = graph.plans[key] = Plan(graph, fetch_ids, feed_ids)
     return plan
 
 

@@ -7,7 +7,7 @@ value (a list or tuple by its items).
 import numpy as np
 
 from .. import validate
-from ..tensor import Tensor, Variable, _to_array
+from ..tensor import Tensor, Variable, to_array
 
 
 def is_tensor_argument(a):
@@ -32,7 +32,7 @@ def input_signature(args, kwargs=None):
             key.append((a.shape, a.dtype))
             tensors.append(a)
         elif is_tensor_argument(a):
-            t = Tensor(_to_array(a, None, _argument_name(i, args, kwargs), "tg.function"))
+            t = Tensor(to_array(a, None, _argument_name(i, args, kwargs), "tg.function"))
             key.append((t.shape, t.dtype))
             tensors.append(t)
         else:

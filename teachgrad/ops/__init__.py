@@ -5,52 +5,54 @@ To add an op: declare it with ``primitive``, give it rules with ``defvjp``
 for ``tg.vectorized_map`` with ``defbatch``; an elementwise op needs none), export it
 here, and add one line to the op table in ``tests/op_table.py``.
 """
-from .core import (Node, Op, bind, defbatch, defjvp, defvjp, defvjp_all, not_differentiable,
-                   primitive)
-from .batching import BatchedTensor
-from .misc import (cast, identity, identity_n, ones, ones_like, stop_gradient, zeros,
-                   zeros_like)
-from .math import (abs, cos, exp, log, log1p, negative, round, sigmoid, sigmoid_grad, sign, sin,
-                   sqrt, square, tanh, tanh_grad)
-from .shape import (broadcast_like, broadcast_to, expand_dims, repeat_like, reshape,
-                    reshape_like, squeeze, sum_like, transpose)
-from .join_split import concat, split, stack
-from .indexing import IndexedSlices, gather, getitem, index_add, scatter_add
-from .updates import scatter_update
-from .reduction import logsumexp, max, mean, min, sum
-from .arithmetic import (add, add_n, divide, equal, greater, greater_equal, less, less_equal,
-                         maximum, minimum, multiply, not_equal, power, subtract, where)
-from .linalg import matmul
-from .einsum import einsum
-from .products import cross, dot, inner, kron, outer, tensordot, vdot
-from .trig import (arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, cosh, deg2rad,
-                   degrees, hypot, rad2deg, radians, sinc, sinh, tan)
-from .exponential import exp2, expm1, log2, log10, logaddexp, logaddexp2, reciprocal
-from .rounding import (ceil, clip, floor, fmax, fmin, fmod, mod, nan_to_num, remainder, rint,
-                       trunc)
-from .along_axis import add_along_axis, take_along_axis
-from .scans import argsort, cumprod, cumsum, diff, sort
-from .aggregate import all, any, argmax, argmin, prod, std, var
-from .diagonals import diag, diagonal, trace, tril, triu, undiagonal
-from .rearrange import (atleast_1d, atleast_2d, atleast_3d, flatten, flip, fliplr, flipud,
-                        moveaxis, ravel, roll, rot90, swapaxes)
-from .repeating import repeat, tile, unrepeat, untile
-from .padding import pad, unpad
-from .stacking import array_split, column_stack, dstack, hstack, vstack
-from .selection import select, take
-from .ranges import arange, linspace
-from .complex_parts import angle, conj, conjugate, fabs, imag, real, real_if_close
-from .joining import append, c_, r_, rollaxis, row_stack
-from .partition import argpartition, partition
-from .numeric_gradient import gradient
-from .convolve import convolve
-from .nn import (log_softmax, relu, relu_grad, softmax,
-                 sparse_softmax_cross_entropy_with_logits)
+from .core.op import Node, Op
+from .core.apply import bind
+from .core.declare import defbatch, defjvp, defvjp, defvjp_all, not_differentiable, primitive
+from .core.batching import BatchedTensor
+from .elementwise.casts import (cast, identity, identity_n, ones, ones_like, stop_gradient,
+                                zeros, zeros_like)
+from .elementwise.math import (abs, cos, exp, log, log1p, negative, round, sigmoid,
+                               sigmoid_grad, sign, sin, sqrt, square, tanh, tanh_grad)
+from .shape.reshape import (broadcast_like, broadcast_to, expand_dims, repeat_like, reshape,
+                            reshape_like, squeeze, sum_like, transpose)
+from .shape.concat_split import concat, split, stack
+from .shape.indexing import IndexedSlices, gather, getitem, index_add, scatter_add
+from .shape.updates import scatter_update
+from .reductions.sums import logsumexp, max, mean, min, sum
+from .elementwise.arithmetic import (add, add_n, divide, equal, greater, greater_equal, less,
+                                     less_equal, maximum, minimum, multiply, not_equal, power,
+                                     subtract, where)
+from .linalg.matmul import matmul
+from .linalg.einsum import einsum
+from .linalg.products import cross, dot, inner, kron, outer, tensordot, vdot
+from .elementwise.trig import (arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, cosh,
+                               deg2rad, degrees, hypot, rad2deg, radians, sinc, sinh, tan)
+from .elementwise.exponential import exp2, expm1, log2, log10, logaddexp, logaddexp2, reciprocal
+from .elementwise.rounding import (ceil, clip, floor, fmax, fmin, fmod, mod, nan_to_num,
+                                   remainder, rint, trunc)
+from .shape.along_axis import add_along_axis, take_along_axis
+from .reductions.scans import argsort, cumprod, cumsum, diff, sort
+from .reductions.aggregate import all, any, argmax, argmin, prod, std, var
+from .shape.diagonals import diag, diagonal, trace, tril, triu, undiagonal
+from .shape.rearrange import (atleast_1d, atleast_2d, atleast_3d, flatten, flip, fliplr, flipud,
+                              moveaxis, ravel, roll, rot90, swapaxes)
+from .shape.repeating import repeat, tile, unrepeat, untile
+from .shape.padding import pad, unpad
+from .shape.stacking import array_split, column_stack, dstack, hstack, vstack
+from .shape.selection import select, take
+from .shape.ranges import arange, linspace
+from .elementwise.complex_parts import angle, conj, conjugate, fabs, imag, real, real_if_close
+from .shape.appending import append, c_, r_, rollaxis, row_stack
+from .reductions.partition import argpartition, partition
+from .reductions.numeric_gradient import gradient
+from .nn.convolve import convolve
+from .nn.activations import (log_softmax, relu, relu_grad, softmax,
+                             sparse_softmax_cross_entropy_with_logits)
 from . import operators  # noqa: F401  (gives Tensor its operators and methods)
 
 # Every public op above takes name= too (the label drawings, steppers and errors use):
 # each is replaced here by itself wrapped with takes_name.
-from .naming import takes_name as _takes_name, unnamed_ops as _unnamed_ops
+from .core.naming import takes_name as _takes_name, unnamed_ops as _unnamed_ops
 for _key in _unnamed_ops(globals()):
     globals()[_key] = _takes_name(globals()[_key])
 del _key

@@ -9,17 +9,28 @@ Because a rule can use them on its cotangent (``g.sum(axis=0)``), the op
 modules need not import each other in circles either.
 """
 from ..tensor import Tensor
-from .arithmetic import (add, divide, equal, greater, greater_equal, less, less_equal,
-                         multiply, not_equal, power, subtract)
-from .indexing import getitem
-from .linalg import matmul
-from .math import abs, negative
-from .misc import cast
-from .reduction import max, mean, min, sum
-from .rearrange import flatten, ravel
-from .rounding import mod
-from .shape import reshape, transpose
-from .join_split import stack
+from .elementwise.arithmetic import (
+    add,
+    divide,
+    equal,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    multiply,
+    not_equal,
+    power,
+    subtract,
+)
+from .elementwise.casts import cast
+from .elementwise.math import abs, negative
+from .elementwise.rounding import mod
+from .linalg.matmul import matmul
+from .reductions.sums import max, mean, min, sum
+from .shape.concat_split import stack
+from .shape.indexing import getitem
+from .shape.rearrange import flatten, ravel
+from .shape.reshape import reshape, transpose
 
 
 def _swapped(op):

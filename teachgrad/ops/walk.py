@@ -1,6 +1,6 @@
 """The one walk back through recorded nodes, from some tensors to everything they depend on.
 
-A node (``teachgrad.ops.op.Node``) has ``inputs`` and ``outputs``; a record (a tape, a
+A node (``teachgrad.ops.core.op.Node``) has ``inputs`` and ``outputs``; a record (a tape, a
 graph) answers ``producer(tensor_id)``: the node that made a tensor, or None. That is
 all a walk needs, so the backward engine (``autodiff.pending``), ``tg.explain_gradient``,
 the drawings, the exercises, a Session's run plan and the graph optimiser's pruning all

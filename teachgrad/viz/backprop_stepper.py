@@ -30,8 +30,7 @@ from ..debug.report import escape
 from . import render
 from .backprop_drawing import PassDrawing
 from .frames import DONE, PROCESSING, QUEUED, SKIPPED, WAITING, backprop_frames
-from .values import (format_block, format_sum, format_value, join_words, loop_label,
-                     node_label)
+from .values import format_block, format_sum, format_value, join_words, loop_label, node_label
 from .widget import INTERVAL, MAX_FRAMES, Stepper, steps_words, text_table
 
 #: Rows shown in a frame's tables before "... and N more".

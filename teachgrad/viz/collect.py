@@ -16,13 +16,14 @@ differentiated with respect to).
 from dataclasses import dataclass
 from typing import Optional
 
+from ..autodiff.events import Recorder, Trace
 from ..autodiff.pending import upstream_nodes
 from ..autodiff.tape import GradientTape
-from ..autodiff.events import Recorder, Trace
-from ..graph.function import ConcreteFunction, Function
+from ..graph.concrete import ConcreteFunction
+from ..graph.function import Function
 from ..graph.graph import Graph
+from ..ops.core.op import Node
 from ..state import state
-from ..ops.core import Node
 from ..tensor import SymbolicTensor, Tensor
 
 ACCEPTED = ("a tg.Tensor (with the tape that recorded it), a graph tensor, a tg.Graph, "

@@ -200,7 +200,7 @@ def _gradients(gradients, obj, scene):
                                  "tape's tensor after tape.gradient(...), or pass the "
                                  "gradients as a dict {tensor: gradient}.")
             return None
-        from .frames import backprop_frames, gradient_texts   # they fold the trace's events
+        from .frames import backprop_frames, gradient_texts  # they fold the trace's events
         frames = backprop_frames(trace)
         return gradient_texts(frames[len(frames) - 1])
     if gradients is False:

@@ -29,8 +29,19 @@ from types import MappingProxyType
 
 from ..autodiff import events
 from .backprop_fold import DEFINITIONS, _Folder
-from .frame_types import (DONE, NOT_REACHED, PROCESSING, QUEUED, SKIPPED, STATES, WAITING,
-                          BackpropFrames, Frame, TensorGradient, gradient_texts)
+from .frame_types import (
+    DONE,
+    NOT_REACHED,
+    PROCESSING,
+    QUEUED,
+    SKIPPED,
+    STATES,
+    WAITING,
+    BackpropFrames,
+    Frame,
+    TensorGradient,
+    gradient_texts,
+)
 
 __all__ = ["DONE", "NOT_REACHED", "PROCESSING", "QUEUED", "SKIPPED", "STATES", "WAITING",
            "DEFINITIONS", "BackpropFrames", "Frame", "TensorGradient", "backprop_frames",

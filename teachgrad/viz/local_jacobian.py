@@ -18,11 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import backend
-from ..autodiff.rule_calls import call_vjp
 from ..autodiff.forward import jvp_of
+from ..autodiff.rule_calls import call_vjp
 from ..autodiff.tape import GradientTape
 from ..ops import IndexedSlices
-from ..ops.core import Node, Op
+from ..ops.core.op import Node, Op
 from ..state import unobserved
 from ..tensor import SymbolicTensor, Tensor, constant
 from . import local_jacobian_render as render
@@ -82,7 +82,7 @@ def _node_of(op_or_node, inputs, params, feed_dict):
 
 
 def _run(op, tensors, params):
-    from ..ops.core import bind
+    from ..ops.core.apply import bind
     with unobserved(), GradientTape() as tape:
         tape.watch([t for t in tensors if t.dtype.kind == "f"])
         bind(op, *tensors, **params)

@@ -219,7 +219,7 @@ def stepper_widget(frame_html, graph_html, header_html, scope, interval=INTERVAL
     (``follow.readable_width``): a wide drawing takes a row of its own, above
     the frames, and scrolls sideways in a narrow column.
     """
-    import ipywidgets as widgets   # here: importing teachgrad should not pay for it
+    import ipywidgets as widgets  # here: importing teachgrad should not pay for it
     if not frame_html:
         raise ValueError("A stepper needs at least one frame to show.")
     last = len(frame_html) - 1

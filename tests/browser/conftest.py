@@ -9,7 +9,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from labserver import CHROMIUM, CHROMIUM_ARGS, REPO, JupyterLabServer
 
 

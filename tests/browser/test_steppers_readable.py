@@ -20,7 +20,6 @@ without widget state, stepped with its Step button. A failing check names the le
 the stepper, the step and the boxes.
 """
 import pytest
-
 from labserver import REPO, copy_notebook, open_notebook, run_all_cells
 
 WIDTH = 1400

@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from hubserver import PROXY, VENV_BIN, Hub
 
 

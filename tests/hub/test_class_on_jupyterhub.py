@@ -12,7 +12,6 @@ import json
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 from hubserver import REPO, Student
 

@@ -1,7 +1,7 @@
 """What the passes may assume about each op: read from the op's own declaration.
 
 An optimiser may only move, merge or skip work it understands. Each op says,
-in its own block (``defeffect`` in ``teachgrad/ops/core.py``), one of:
+in its own block (``defeffect`` in ``teachgrad/ops/core/apply.py``), one of:
 
 * ``"fresh"``: **pure** (the outputs depend on the inputs and the params
   alone: no state, no randomness, no side effects), and each output is a new

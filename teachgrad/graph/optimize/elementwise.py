@@ -16,7 +16,7 @@ computed one by one::
 """
 import functools
 
-from ...ops import arithmetic
+from ...ops.elementwise import arithmetic
 from .program import ElementwiseProgram, Step, run_program
 
 

@@ -35,7 +35,7 @@ import itertools
 import numpy as np
 
 from ... import backend
-from ...ops.core import defeffect, primitive
+from ...ops.core.declare import defeffect, primitive
 from .formula import formula_of
 
 

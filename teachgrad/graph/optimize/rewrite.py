@@ -12,7 +12,7 @@ placeholders it is fed through (in a fixed order) and the tensors it returns.
 """
 from dataclasses import dataclass
 
-from ...ops.core import Node
+from ...ops.core.op import Node
 from ...tensor import SymbolicTensor
 from ..graph import Graph, const_p
 
@@ -26,12 +26,12 @@ class GraphFunction:
 
     @property
     def nodes(self):
-        return self.graph._nodes
+        return self.graph.nodes
 
     def consumers(self):
         """``{tensor id: [the nodes reading it, in creation order]}``."""
         readers = {}
-        for node in self.graph._nodes:
+        for node in self.graph.nodes:
             for x in node.inputs:
                 readers.setdefault(x.id, []).append(node)
         return readers
@@ -97,8 +97,8 @@ class Rewriter:
                            node.label if len(specs) == 1 else f"{node.label}:{i}")
             for i, (shape, dtype) in enumerate(specs))
         for t in node.outputs:
-            self.graph._producers[t.id] = node
-        self.graph._nodes.append(node)
+            self.graph.producers[t.id] = node
+        self.graph.nodes.append(node)
         return node
 
     def constant(self, tensor, value):
@@ -134,8 +134,8 @@ class Rewriter:
 
     def _name(self, label):
         name = label
-        if name in self.graph._names_used:
+        if name in self.graph.names_used:
             name = self.graph.unique_name(label)
-        self.graph._names_used.add(name)
+        self.graph.names_used.add(name)
         return name
 

@@ -1,0 +1,145 @@
+"""``Op`` and ``Node``: an operation, and one recorded application of it.
+
+An ``Op`` holds every fact about an operation: its forward computation, its VJP and
+JVP rules, its batching rule, what the graph optimiser may assume. Its module sets
+them with the functions of ``teachgrad.ops.core.declare``, right after the forward
+computation. ``Op.vjp`` is how the backward engine runs its rules. A ``Node`` is what
+``bind`` records each time the op runs: the engine only ever sees Nodes.
+"""
+import itertools
+
+_new_node_id = itertools.count().__next__
+
+
+class Op:
+    """A differentiable primitive: a forward kernel and its derivative rules."""
+
+    __slots__ = ("name", "forward", "multiple_results", "vjp_rules", "vjp_all",
+                 "jvp", "differentiable", "accepts_sparse", "accepts_missing", "shape_rule",
+                 "effect", "elementwise", "shape_only_inputs", "array_rules", "array_jvp",
+                 "fused", "batch_rule", "batch_rule_takes_frame", "rule_recomputes")
+
+    def __init__(self, name, forward, multiple_results=False):
+        self.name = name
+        self.forward = forward
+        self.multiple_results = multiple_results
+        self.vjp_rules = None   # one rule per input: rule(ct, ans, *inputs, **params)
+        self.vjp_all = None     # or one rule returning every input's cotangent
+        self.jvp = None
+        self.differentiable = True
+        self.accepts_sparse = False  # may its rules receive an IndexedSlices ct?
+        # With several outputs, an output that got no gradient is handed to the rule as
+        # zeros, unless the op takes None there (control flow: saves building zeros).
+        self.accepts_missing = False
+        # In a graph, output shapes and dtypes are found by running `forward` on
+        # stand-in arrays, unless the op gives a rule: rule(*inputs, **params)
+        # -> [(shape, dtype), ...]. Cheaper for matmul, and needed for ops whose
+        # forward cannot run on stand-ins (placeholders, function calls).
+        self.shape_rule = None
+        # What the graph optimiser may assume (see ``defeffect``): nothing, by default.
+        self.effect = None
+        self.elementwise = None
+        self.shape_only_inputs = ()
+        # May its VJP rules be handed raw arrays when nothing records them? (See
+        # ``defvjp(..., arrays=True)``: declared with the rules.)
+        self.array_rules = False
+        # And its JVP rule, when no one sees the tangents computed (set by defjvp)?
+        self.array_jvp = False
+        # Is it a fused op: one kernel for what several ops would compute (tanh_grad's
+        # ``(1 - y * y) * g``)? Drawings and steppers then show that algebra beside its
+        # name (``fused_op``).
+        self.fused = False
+        # How to apply it to a batch inside tg.vectorized_map (see ``defbatch``); None:
+        # once per example, in a loop.
+        self.batch_rule = None
+        self.batch_rule_takes_frame = False
+        self.rule_recomputes = False   # see ``recomputes_in_rule``
+
+    def __repr__(self):
+        return f"<op {self.name}>"
+
+    def vjp(self, node, output_grads, needed, arrays=False):
+        """Input cotangents for ``node``, given its outputs' cotangents.
+
+        ``needed[i]`` says whether input i leads to a source; rules for the
+        others are not run at all (that saves, e.g., the gradient of a matmul
+        with respect to the input data). ``arrays=True`` hands the rule the node's
+        raw arrays instead of its Tensors (the cotangents are arrays then too).
+        """
+        if not self.differentiable:
+            return [None] * len(node.inputs)
+        inputs, params = node.inputs, node.params
+        if self.multiple_results:
+            ct, ans = tuple(output_grads), node.outputs
+            if arrays:
+                ans = tuple([t.value for t in ans])
+        else:
+            ct, ans = output_grads[0], node.outputs[0]
+            if arrays:
+                ans = ans.value
+        if arrays:
+            inputs = arrays_of(inputs)
+        rules = self.vjp_rules
+        if rules is not None:
+            # A plain loop: it runs once per node of every backward pass, and costs less
+            # than a comprehension over zip() on the two inputs of most ops.
+            grads = [None] * len(rules)
+            for i, rule in enumerate(rules):
+                if needed[i]:
+                    grads[i] = rule(ct, ans, *inputs, **params)
+            return grads
+        if self.vjp_all is not None:
+            grads = list(self.vjp_all(ct, ans, *inputs, **params))
+            if len(grads) != len(needed):
+                raise ValueError(f"The VJP rule of {node.name} returned {len(grads)} "
+                                 f"gradients for {len(needed)} inputs.")
+            return [grad if need else None for grad, need in zip(grads, needed)]
+        raise LookupError(
+            f"No gradient defined for operation '{node.name}' (op type: {self.name}). "
+            f"Define one with tg.ops.defvjp(<the op>, rule, ...), or wrap the input in "
+            f"tg.stop_gradient(...) if it should be treated as a constant.")
+
+
+def arrays_of(tensors):
+    """The raw arrays of ``tensors`` (the one- and two-input cases spelled out: this
+    runs for each node of a backward pass on arrays)."""
+    if len(tensors) == 2:
+        return (tensors[0].value, tensors[1].value)
+    if len(tensors) == 1:
+        return (tensors[0].value,)
+    return tuple([t.value for t in tensors])
+
+
+class Node:
+    """One recorded application of an op: what the backward engine walks.
+
+    The same protocol serves the tape (where a Node is made when an op runs)
+    and graphs (where a Node is an operation in the graph).
+    """
+
+    # `source` (where user code made the node) is set only while a tg.debug check
+    # runs, and is left unset otherwise: read it with tg.debug.source_of(node).
+    __slots__ = ("op", "inputs", "outputs", "params", "id", "number", "label", "grad_of",
+                 "context", "source")
+
+    def __init__(self, op, inputs, outputs, params):
+        self.op = op
+        self.inputs = inputs
+        self.outputs = outputs
+        self.params = params
+        self.id = _new_node_id()   # creation order, process-wide: for sorting
+        self.number = None     # its number on the tape that recorded it (see ``name``)
+        self.label = None      # a graph gives its nodes unique readable names
+        self.grad_of = None    # in a graph: the forward node whose VJP rule made this one
+        self.context = None    # on a tape: the loop iteration or cond branch that ran it
+
+    @property
+    def name(self):
+        """A graph node's unique name (``mul_1``); for a node on a tape, its op and its
+        number there (``multiply_0``: the tape's first op), the same in every run."""
+        if self.label:
+            return self.label
+        return f"{self.op.name}_{self.id if self.number is None else self.number}"
+
+    def __repr__(self):
+        return f"<node {self.name}>"

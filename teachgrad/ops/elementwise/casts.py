@@ -1,0 +1,92 @@
+"""Identity-like ops, dtype casts, stop_gradient, and tensors of zeros and ones."""
+from ... import backend, dtypes, validate
+from ...tensor import constant
+from ..core.apply import bind, leading_axes_rule
+from ..core.declare import (
+    accepts,
+    defbatch,
+    defeffect,
+    defjvp,
+    defvjp,
+    defvjp_all,
+    not_differentiable,
+    primitive,
+)
+
+# cast(x, dtype): same values, another dtype. The gradient is cast back.
+cast_p = primitive("cast", lambda x, dtype: x.astype(dtype, copy=False))
+defeffect(cast_p, "view")
+def cast(x, dtype):
+    """``x`` converted to ``dtype`` (``tg.float32``, ``"int64"``, ...)."""
+    if dtype is None:
+        validate.fail(TypeError, "tg.cast", "dtype", "a data type", dtype)
+    return bind(cast_p, x, dtype=validate.dtype(dtype, "dtype", "tg.cast"))
+defvjp(cast_p, lambda ct, ans, x, dtype: cast(ct, x.dtype) if dtypes.is_floating(x.dtype) else None,
+       arrays=True)
+defjvp(cast_p, lambda x_dot, ans, x, dtype: cast(x_dot, dtype) if dtypes.is_floating(dtype) else None,
+       arrays=True)
+defbatch(cast_p, leading_axes_rule(cast_p))
+
+# identity(x) = x.  Its gradient passes straight through.
+identity_p = primitive("identity", lambda x: x)
+defeffect(identity_p, "view")
+def identity(x): return bind(identity_p, x)
+defvjp(identity_p, lambda ct, ans, x: ct, arrays=True)
+defjvp(identity_p, lambda x_dot, ans, x: x_dot, arrays=True)
+defbatch(identity_p, leading_axes_rule(identity_p))
+accepts(identity_p, sparse=True)
+
+# identity_n(x1, ..., xn): several tensors through one op; each cotangent passes through.
+identity_n_p = primitive("identity_n", lambda *xs: xs, multiple_results=True)
+defeffect(identity_n_p, "view")
+def identity_n(*tensors):
+    """Return the tensors unchanged, as one op (used to group outputs)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    return list(bind(identity_n_p, *tensors))
+defvjp_all(identity_n_p, lambda cts, ans, *xs: list(cts), arrays=True)
+defbatch(identity_n_p, leading_axes_rule(identity_n_p))
+accepts(identity_n_p, sparse=True)
+
+# stop_gradient(x) = x, but autodiff treats the result as a constant.
+stop_gradient_p = not_differentiable(primitive("stop_gradient", lambda x: x))
+defeffect(stop_gradient_p, "view")
+def stop_gradient(x):
+    """``x`` itself, seen by autodiff as a constant: no gradient flows through it."""
+    return bind(stop_gradient_p, x)
+defbatch(stop_gradient_p, leading_axes_rule(stop_gradient_p))
+
+# zeros_like / ones_like depend only on x's shape: zero derivative.
+zeros_like_p = not_differentiable(primitive(
+    "zeros_like", lambda x, dtype: backend.xp.zeros_like(x, dtype=dtype)))
+defeffect(zeros_like_p, "fresh", shape_only_inputs=(0,))
+def zeros_like(x, dtype=None):
+    return bind(zeros_like_p, x, dtype=validate.dtype(dtype, "dtype", "tg.zeros_like"))
+defbatch(zeros_like_p, leading_axes_rule(zeros_like_p))
+
+ones_like_p = not_differentiable(primitive(
+    "ones_like", lambda x, dtype: backend.xp.ones_like(x, dtype=dtype)))
+defeffect(ones_like_p, "fresh", shape_only_inputs=(0,))
+def ones_like(x, dtype=None):
+    return bind(ones_like_p, x, dtype=validate.dtype(dtype, "dtype", "tg.ones_like"))
+defbatch(ones_like_p, leading_axes_rule(ones_like_p))
+
+
+def _filled(fill, shape, dtype, where):
+    shape = validate.shape(shape, "shape", where)
+    dtype = validate.dtype(dtype, "dtype", where) or dtypes.float64
+    try:
+        return constant(fill(shape, dtype=dtype))
+    except (ValueError, MemoryError) as error:   # numpy: "Maximum allowed dimension exceeded"
+        validate.fail(ValueError, where, "shape", "a shape whose size fits in memory", shape,
+                      f"({error})")
+
+
+def zeros(shape, dtype=dtypes.float64):
+    """A constant tensor of zeros (float64 unless ``dtype`` says otherwise)."""
+    return _filled(backend.xp.zeros, shape, dtype, "tg.zeros")
+
+
+def ones(shape, dtype=dtypes.float64):
+    """A constant tensor of ones (float64 unless ``dtype`` says otherwise)."""
+    return _filled(backend.xp.ones, shape, dtype, "tg.ones")
