@@ -43,28 +43,39 @@ def _on_result(out, change):
 
 
 def _halve(value):
-    """Halve every array in ``value`` in place: through .numpy(), Variable.assign."""
+    """Halve every array in ``value`` in place: through .numpy(), Variable.assign. True
+    when there was one to halve (a float cannot be changed in place)."""
     if isinstance(value, tg.Variable):
         value.assign(value * 0.5)
-    elif isinstance(value, tg.Tensor):
+    elif isinstance(value, tg.Tensor) and value.value is not None:
+        before = value.numpy().copy()
         value.numpy()[...] *= 0.5
-    elif isinstance(value, np.ndarray):
+        return not np.array_equal(value.numpy(), before)   # a numpy scalar: a copy halved
+    elif isinstance(value, np.ndarray) and value.flags.writeable and value.dtype.kind == "f":
         value *= 0.5
     elif isinstance(value, (list, tuple)):
-        for v in value:
-            _halve(v)
+        return any([_halve(v) for v in value])
+    else:
+        return False
+    return True
 
 
 def _first_only(t):
-    if len(t.shape) == 0 or t.shape[0] < 2:
+    if len(np.shape(t)) == 0 or np.shape(t)[0] < 2:
         return t * 2.0
-    return tg.stack([t[0]] * t.shape[0])
+    return tg.stack([t[0]] * t.shape[0]) if isinstance(t, tg.Tensor) else np.stack([t[0]] * len(t))
 
 
 def _flip(t):
-    if len(t.shape) >= 2:
-        return tg.transpose(t)
-    return tg.flip(t, (0,)) if len(t.shape) == 1 and t.shape[0] > 1 else t - 1.0
+    if len(np.shape(t)) >= 2:
+        return tg.transpose(t) if isinstance(t, tg.Tensor) else np.transpose(t)
+    if len(np.shape(t)) == 1 and np.shape(t)[0] > 1:
+        return tg.flip(t, (0,)) if isinstance(t, tg.Tensor) else np.flip(t, 0)
+    return t - 1.0
+
+
+def _numpy(t):
+    return t.numpy() if isinstance(t, tg.Tensor) else np.asarray(t)
 
 
 def _spin(*args, **kwargs):
@@ -98,13 +109,14 @@ def _function_foolers(ref):
         return memo[0]
 
     def mutates_then_answers(*a, **k):
-        _halve(a)
+        mutates_then_answers.touched.append(_halve(a))
         return ref(*a, **k)
 
     def answers_then_mutates(*a, **k):
         out = ref(*a, **k)
-        _halve(a)
+        answers_then_mutates.touched.append(_halve(a))
         return out
+    mutates_then_answers.touched, answers_then_mutates.touched = [], []
 
     def changed(change):
         return lambda *a, **k: _on_result(ref(*a, **k), change)
@@ -120,8 +132,8 @@ def _function_foolers(ref):
         "NaN": changed(lambda t: t * math.nan),
         "None": lambda *a, **k: None,
         "a string": changed(lambda t: "the answer"),
-        "a list": changed(lambda t: t.numpy().tolist()),
-        "a numpy array": changed(lambda t: t.numpy()),
+        "a list": changed(lambda t: np.atleast_1d(_numpy(t)).tolist()),
+        "a numpy array": changed(_numpy),
         "raises": _raises,
         "loops forever": _spin,
         "prints without end": _prints,
@@ -129,30 +141,100 @@ def _function_foolers(ref):
     }
 
 
+def _wrong(value, words):
+    """``value`` (part of a prediction) made wrong, keeping its kind: another word, a count
+    one higher, a number 1.5 times as big, a set with one member more or less."""
+    if isinstance(value, str):
+        return words[(words.index(value) + 1) % len(words)] if value in words \
+            else value + "x"
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return value * 1.5 + 1.0
+    if isinstance(value, dict):
+        key = sorted(value, key=str)[0]
+        return type(value)({**value, key: _wrong(value[key], words)})
+    if isinstance(value, (set, frozenset)):
+        extra = [w for w in words if w not in value]
+        return value | {extra[0]} if extra else set(list(value)[1:])
+    if isinstance(value, (list, tuple)):
+        return type(value)(reversed(value)) if len(set(map(str, value))) > 1 \
+            else type(value)([_wrong(value[0], words)] + list(value[1:]))
+    return value * 1.5 + 1.0
+
+
+def _typo(value):
+    """``value`` with the first word in it misspelt (its last letter dropped), else None."""
+    if isinstance(value, str) and len(value) > 1:
+        return value[:-1]
+    if isinstance(value, dict):
+        for key, v in value.items():
+            if isinstance(v, str):
+                return type(value)({**value, key: v[:-1]})
+            if isinstance(key, str) and len(key) > 1:
+                return type(value)({(k[:-1] if k == key else k): v for k, v in value.items()})
+    if isinstance(value, (list, tuple, set, frozenset)) and value:
+        items = sorted(value, key=str) if isinstance(value, (set, frozenset)) else list(value)
+        if isinstance(items[0], str):
+            return type(value)([items[0] + "x"] + items[1:])
+    return None
+
+
 def _prediction_foolers(ref, words):
-    def mapped(fn):
-        return {k: fn(v) for k, v in ref.items()} if isinstance(ref, dict) else fn(ref)
-    other = {w: words[(i + 1) % len(words)] for i, w in enumerate(words)}
-    return {
-        "a typo (the last letter dropped)": mapped(lambda v: v[:-1]),
-        "words of the wrong kind": mapped(lambda v: other.get(v, v)),
-        "the same word everywhere": mapped(lambda v: words[0]),
+    """The catalogue for a prediction (a number, a word, a set, a list, a dict) ``ref``."""
+    words = tuple(words) or tuple(w for w in (ref if isinstance(ref, (set, list, tuple, dict))
+                                             else ()) if isinstance(w, str)) or ("yes", "no")
+    made = {
+        "wrong (a word, a count, a member)": _wrong(ref, words),
         "None": None,
-        "a string": words[0],
-        "a list": list(ref.values()) if isinstance(ref, dict) else [ref],
-        "NaN": mapped(lambda v: math.nan),
+        "a string": "the answer" if not isinstance(ref, str) else None,
+        "NaN": math.nan if not isinstance(ref, str) else None,
     }
+    if isinstance(ref, dict):
+        made["the same value everywhere"] = type(ref)({k: _wrong(next(iter(ref.values())),
+                                                                 words) for k in ref})
+        made["a list of its values"] = list(ref.values())
+    if isinstance(ref, (set, frozenset)):
+        made["a string, not a set"] = sorted(ref)[0]
+        made["every word"] = set(words) if set(words) != set(ref) else None
+    if isinstance(ref, (list, tuple)):
+        made["a set, not a list"] = set(ref)
+    if isinstance(ref, (int, float)) and not isinstance(ref, bool):
+        made["the number as text"] = str(ref)
+        made["off by one"] = ref - 1
+    typo = _typo(ref)
+    if typo is not None:
+        made["a typo"] = typo
+    return {name: v for name, v in made.items() if v is not None or name == "None"}
+
+
+def _value_foolers(ref):
+    """The catalogue for a value the student computes (a number, a tensor)."""
+    made = {"None": None, "a string": "the answer", "a list of strings": ["the answer"]}
+    if isinstance(ref, (int, float, np.ndarray, np.generic)) or \
+            (isinstance(ref, tg.Tensor) and ref.value is not None):
+        made.update({"off by a factor of 1.5": _numpy(ref) * 1.5,
+                     "off by a constant 0.1": _numpy(ref) + 0.1,
+                     "NaN": _numpy(ref) * math.nan,
+                     "the number as text": str(float(_numpy(ref)))
+                     if np.size(_numpy(ref)) == 1 else None})
+    else:
+        made["a number, not a tensor of the graph"] = 1.0
+    return {name: v for name, v in made.items() if v is not None or name == "None"}
 
 
 def _foolers(contract, ns):
     """``{name: (value or None, source or None, words the message must name)}``."""
     ref = ns[contract.name]
     made = _prediction_foolers(ref, contract.words) if contract.kind == "prediction" \
-        else _function_foolers(ref)
+        else _value_foolers(ref) if contract.kind == "value" else _function_foolers(ref)
+    if contract.returns == "number":
+        made.pop("a numpy array", None)     # numpy's numbers are numbers
     foolers = {name: (value, None, ()) for name, value in made.items()}
-    if contract.kind == "prediction":
-        name = "a typo (the last letter dropped)"
-        foolers[name] = (made[name], None, contract.words)
+    if contract.words and "a typo" in made:
+        foolers["a typo"] = (made["a typo"], None, contract.words)
     for what, source in contract.forbidden.items():
         foolers[f"forbidden: {what}"] = (None, source, ())
     for needed, number in contract.needs:
@@ -225,15 +307,17 @@ def _lesson_path(number):
 def _run_lesson(number, results):
     """Run lesson ``number``, trying the foolers at each contract's check cell."""
     cells = json.loads(_lesson_path(number).read_text())["cells"]
-    by_cell = {c.cell: c for c in CONTRACTS if c.lesson == number}
-    ns = {"__name__": "__main__"}
+    by_cell = {}
+    for c in CONTRACTS:
+        if c.lesson == number:
+            by_cell.setdefault(c.cell, []).append(c)
+    ns = {"__name__": "__main__", "display": lambda *shown: None}   # as a kernel has
     for cell in cells:
         if cell["cell_type"] != "code":
             continue
         source = "".join(cell["source"])
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        contract = by_cell.get(grade_id)
-        if contract is not None:
+        for contract in by_cell.get(grade_id, []):
             results[contract.name] = _try_foolers(contract, source, ns)
         error, _, _ = _run_cell(source, ns)
         assert error is None, f"lesson {number}, cell {grade_id}: {error!r}"
@@ -250,8 +334,11 @@ def _try_foolers(contract, check_source, ns):
         if value is not None or source is None:
             ns[contract.name] = value
         error, printed, seconds = _run_cell(check_source, ns)
-        verdicts[name] = (_verdict(error, printed, seconds, words),
-                          str(error)[:300] if error is not None else "")
+        verdict = _verdict(error, printed, seconds, words)
+        if verdict == "passed" and getattr(value, "touched", None) is not None \
+                and not any(value.touched):
+            verdict = None      # its inputs are numbers: nothing it could change in place
+        verdicts[name] = (verdict, str(error)[:300] if error is not None else "")
         kept.restore(ns)
     for what, source in contract.accepted.items():
         exec(compile(source, f"<{what}>", "exec"), ns)

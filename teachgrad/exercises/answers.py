@@ -19,9 +19,12 @@ import inspect
 import numpy as np
 
 from .. import backend, validate
+from .calls import NotWritten, Recursed
+from .contracts import registered
 from .differences import SHOWN, say_difference
 from .feedback import Feedback, NotYet
 from .guard import Stopped, student_code
+from .kinds import as_contract_says
 
 
 def answer(name, expect=None):
@@ -44,11 +47,15 @@ def answer(name, expect=None):
             raise NotYet(f"Not yet: `{name}` is not defined yet.{asks} Write it in the exercise "
                          f"cell above (in place of `raise NotImplementedError(...)`), run that "
                          f"cell, then run this one again.")
+        lesson = dict(frame.f_globals)
     finally:
         del frame
     if value is None or value is Ellipsis:
         raise NotYet(f"Not yet: `{name}` is still empty ({value!r}).{asks} Give it your answer "
                      f"in the exercise cell above, run that cell, then run this one again.")
+    contract = registered().get(name)
+    if contract is not None and contract.kind != "rule":
+        return as_contract_says(contract, value, lesson)     # its contract's guards
     if inspect.isfunction(value) or inspect.ismethod(value):
         return _guarded(name, value, asks)
     return value
@@ -87,16 +94,6 @@ def _has_text(value):
     if isinstance(value, (str, bytes)):
         return True
     return isinstance(value, (list, tuple)) and any(_has_text(v) for v in value)
-
-
-class NotWritten(NotYet, NotImplementedError):
-    """A student's function that is still the stub: a NotYet that checkers which catch
-    NotImplementedError (``check_vjp``) recognise too."""
-
-
-class Recursed(NotYet, RecursionError):
-    """A student's function that called itself without end: a NotYet that checkers which
-    catch RecursionError (``check_backward``, which explains it) recognise too."""
 
 
 def _guarded(name, fn, asks=""):
