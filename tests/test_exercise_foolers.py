@@ -1,13 +1,17 @@
 """Every lesson exercise's check against the whole catalogue of foolers (issue 39).
 
-Each lesson with a contract (``tg.exercises.contracts()``) runs here once, cell by cell,
-as a kernel would. At each exercise's check cell the lesson's own solution is replaced in
+Each lesson with a contract (``tg.exercises.contracts()``: all 13) runs here once, cell by
+cell, as a kernel would, in this process. At each exercise's check cell the lesson's own solution is replaced in
 turn by every fooler of the catalogue and the check cell runs, unchanged: an answer that
 mutates its inputs, ignores them, is right on one example only, is off by a factor or a
 transpose, returns NaN, None, a string, a list or a numpy array, raises, loops forever or
 prints without end; the contract's own ``forbidden`` answers (the forbidden mode: a loop
 where one vectorized call is asked for, reverse mode for forward); a stub of each earlier
-exercise the check runs; and for a prediction, a typo and words of the wrong kind. Every
+exercise the check runs; for a prediction (a number, a word, a set, a list, a dict), a
+wrong one of the same kind, a typo, None, a string, NaN, a number as text, a string where a
+set is asked; for a value the student computes (lesson 4's graph tensors, lesson 7's ds/dx),
+None, text, a factor or constant off, NaN. A fooler meant to change its inputs in place
+that found none it could change (a float) is not counted: it is the solution. Every
 one must fail, within its time budget, with a message in the teaching voice (no traceback,
 no wall of numbers), and the solution and each of the contract's ``accepted`` answers must
 pass. A new contract is covered without editing this file.
@@ -352,7 +356,9 @@ def _try_foolers(contract, check_source, ns):
 @pytest.fixture(scope="module")
 def verdicts():
     results = {}
-    short = guard.Limits(rule=1.0, again=4.0, answer=2.0, engine=1.0, deep=4.0)
+    # short budgets: a fooler that loops or prints without end costs one of them, at
+    # each of the 40 exercises; the solutions need a small part of them
+    short = guard.Limits(rule=0.5, again=4.0, answer=1.0, engine=0.5, deep=4.0)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(guard, "LIMITS", short)
         for number in sorted({c.lesson for c in CONTRACTS}):

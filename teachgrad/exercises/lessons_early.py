@@ -23,7 +23,9 @@ _contract("h_backward", 1, 1, "function", "l01-ex1-check",
           "a function h_backward(x) that returns dy/dx, worked out backwards from y_bar = 1",
           returns="number")
 _contract("softplus_vjp", 1, 2, "rule", "l01-ex2-check",
-          "the VJP rule softplus_vjp(g, ans, x), returning the cotangent of x")
+          "the VJP rule softplus_vjp(g, ans, x), returning the cotangent of x",
+          accepted={"from the output, 1 - exp(-ans)": (
+              "def softplus_vjp(g, ans, x):\n    return g * (1 - tg.exp(-ans))\n")})
 _predicted("predicted_counts", 2, 1, "l02-ex1-check",
            'a dict from node name to pending count, {"p": ..., "q": ..., ...}', returns="dict")
 _contract("replay", 2, 2, "function", "l02-ex2-check",
