@@ -52,8 +52,9 @@ def made_sure(value, contract, about):
     if kind not in RETURNS:
         raise ValueError(f"A contract's returns is one of {sorted(RETURNS)}, not {kind!r}.")
     if value is None:
-        raise NotYet(f"Not yet: {about} is None: it gives nothing back (a function without "
-                     f"`return`?). The exercise asks for {contract.expect}.")
+        raise NotYet(f"Not yet: {about} is None: a function without `return`, or a tape's "
+                     f"gradient with no path from its source (is the source watched, on a "
+                     f"tape that is recording?). The exercise asks for {contract.expect}.")
     if not _is(value, kind):
         text = " (text: a number in quotes is a string; give the number itself)" \
             if kind == "number" and isinstance(value, str) else ""
