@@ -16,6 +16,7 @@ one must fail, within its time budget, with a message in the teaching voice (no 
 no wall of numbers), and the solution and each of the contract's ``accepted`` answers must
 pass. A new contract is covered without editing this file.
 """
+import ast
 import contextlib
 import io
 import json
@@ -374,6 +375,30 @@ def test_every_lesson_exercise_has_a_contract():
                   if c.get("metadata", {}).get("nbgrader", {}).get("grade")
                   and not c["metadata"]["nbgrader"].get("solution")}
         assert checks <= {c.cell for c in CONTRACTS}, number
+
+
+def _fetched(source):
+    """``{name: expect}`` of each ``tg.exercises.answer(name, expect=...)`` in ``source``
+    (a name in a loop: each of the loop's names)."""
+    fetched = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "answer":
+            expect = next(ast.literal_eval(k.value) for k in node.keywords if k.arg == "expect")
+            names = [node.args[0].value] if isinstance(node.args[0], ast.Constant) else \
+                [n.value for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Tuple)
+                 for n in n.elts if isinstance(n, ast.Constant)]
+            fetched.update(dict.fromkeys(names, expect))
+    return fetched
+
+
+def test_a_check_cell_fetches_each_answer_as_its_contract_says():
+    """A check cell of its own (``check`` None) fetches each of its contracts' answers with
+    the contract's ``expect``: that is how ``answer`` knows the contract applies."""
+    for contract in (c for c in CONTRACTS if c.check is None):
+        cells = json.loads(_lesson_path(contract.lesson).read_text())["cells"]
+        source = next("".join(c["source"]) for c in cells if c.get("metadata", {}).get(
+            "nbgrader", {}).get("grade_id") == contract.cell)
+        assert _fetched(source).get(contract.name) == contract.expect, contract
 
 
 @pytest.mark.parametrize("contract", CONTRACTS, ids=lambda c: f"l{c.lesson}-{c.name}")

@@ -35,6 +35,12 @@ def answer(name, expect=None):
     yet. A function comes back wrapped, so that calling it while it is still a stub
     (it raises ``NotImplementedError``) or while it raises anything else raises
     ``NotYet`` saying so.
+
+    When ``name`` and ``expect`` are a lesson exercise's answer and what it asks for (a
+    course's own ``answer("left")`` is not lesson 5's), its contract (``contracts``) says
+    more: a function answer is called as ``calls.run_student`` calls one (its inputs
+    watched for changes, forbidden APIs refused), and what it returns, or what a
+    prediction or value is, is made sure of (``kinds``) before the check compares it.
     """
     asks = f" The exercise asks for {expect}." if expect else ""
     frame = inspect.currentframe().f_back
@@ -54,7 +60,7 @@ def answer(name, expect=None):
         raise NotYet(f"Not yet: `{name}` is still empty ({value!r}).{asks} Give it your answer "
                      f"in the exercise cell above, run that cell, then run this one again.")
     contract = registered().get(name)
-    if contract is not None and contract.kind != "rule":
+    if contract is not None and contract.kind != "rule" and expect == contract.expect:
         return as_contract_says(contract, value, lesson)     # its contract's guards
     if inspect.isfunction(value) or inspect.ismethod(value):
         return _guarded(name, value, asks)
