@@ -58,3 +58,12 @@ def test_a_function_answer_is_watched_and_what_it_returns_made_sure_of():
 def test_a_contract_with_an_unknown_kind_of_result_is_refused():
     with pytest.raises(ValueError, match="returns is one of"):
         made_sure(1.0, _contract(returns="float"), "`x_answer`")
+
+
+def test_an_input_changed_by_a_function_of_star_args_is_named_by_its_place():
+    def halves(*args):
+        args[1].numpy()[...] *= 0.5
+        return args[1] * 1.0
+    with pytest.raises(tg.exercises.NotYet, match="changed its input `argument 1`"):
+        as_contract_says(_contract("function", "tensor"), halves, {})(
+            tg.constant(1.0), tg.constant(np.ones(2)))

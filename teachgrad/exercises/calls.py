@@ -177,7 +177,11 @@ def tensor_result(contract, got, about, shape=None):
 def _parameters(fn, count):
     """The names of ``fn``'s first ``count`` parameters (``argument i`` where unknown)."""
     try:
-        names = list(inspect.signature(fn).parameters)
+        names = []
+        for name, p in inspect.signature(fn).parameters.items():
+            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                break           # *args: the rest have no names of their own
+            names.append(name)
     except (TypeError, ValueError):
         names = []
     return names[:count] if len(names) >= count else [f"argument {i}" for i in range(count)]
