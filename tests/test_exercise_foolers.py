@@ -1,17 +1,22 @@
 """Every lesson exercise's check against the whole catalogue of foolers (issue 39).
 
-Each lesson with a contract (``tg.exercises.contracts()``) runs here once, cell by cell,
-as a kernel would. At each exercise's check cell the lesson's own solution is replaced in
+Each lesson with a contract (``tg.exercises.contracts()``: all 13) runs here once, cell by
+cell, as a kernel would, in this process. At each exercise's check cell the lesson's own solution is replaced in
 turn by every fooler of the catalogue and the check cell runs, unchanged: an answer that
 mutates its inputs, ignores them, is right on one example only, is off by a factor or a
 transpose, returns NaN, None, a string, a list or a numpy array, raises, loops forever or
 prints without end; the contract's own ``forbidden`` answers (the forbidden mode: a loop
 where one vectorized call is asked for, reverse mode for forward); a stub of each earlier
-exercise the check runs; and for a prediction, a typo and words of the wrong kind. Every
+exercise the check runs; for a prediction (a number, a word, a set, a list, a dict), a
+wrong one of the same kind, a typo, None, a string, NaN, a number as text, a string where a
+set is asked; for a value the student computes (lesson 4's graph tensors, lesson 7's ds/dx),
+None, text, a factor or constant off, NaN. A fooler meant to change its inputs in place
+that found none it could change (a float) is not counted: it is the solution. Every
 one must fail, within its time budget, with a message in the teaching voice (no traceback,
 no wall of numbers), and the solution and each of the contract's ``accepted`` answers must
 pass. A new contract is covered without editing this file.
 """
+import ast
 import contextlib
 import io
 import json
@@ -43,28 +48,39 @@ def _on_result(out, change):
 
 
 def _halve(value):
-    """Halve every array in ``value`` in place: through .numpy(), Variable.assign."""
+    """Halve every array in ``value`` in place: through .numpy(), Variable.assign. True
+    when there was one to halve (a float cannot be changed in place)."""
     if isinstance(value, tg.Variable):
         value.assign(value * 0.5)
-    elif isinstance(value, tg.Tensor):
+    elif isinstance(value, tg.Tensor) and value.value is not None:
+        before = value.numpy().copy()
         value.numpy()[...] *= 0.5
-    elif isinstance(value, np.ndarray):
+        return not np.array_equal(value.numpy(), before)   # a numpy scalar: a copy halved
+    elif isinstance(value, np.ndarray) and value.flags.writeable and value.dtype.kind == "f":
         value *= 0.5
     elif isinstance(value, (list, tuple)):
-        for v in value:
-            _halve(v)
+        return any([_halve(v) for v in value])
+    else:
+        return False
+    return True
 
 
 def _first_only(t):
-    if len(t.shape) == 0 or t.shape[0] < 2:
+    if len(np.shape(t)) == 0 or np.shape(t)[0] < 2:
         return t * 2.0
-    return tg.stack([t[0]] * t.shape[0])
+    return tg.stack([t[0]] * t.shape[0]) if isinstance(t, tg.Tensor) else np.stack([t[0]] * len(t))
 
 
 def _flip(t):
-    if len(t.shape) >= 2:
-        return tg.transpose(t)
-    return tg.flip(t, (0,)) if len(t.shape) == 1 and t.shape[0] > 1 else t - 1.0
+    if len(np.shape(t)) >= 2:
+        return tg.transpose(t) if isinstance(t, tg.Tensor) else np.transpose(t)
+    if len(np.shape(t)) == 1 and np.shape(t)[0] > 1:
+        return tg.flip(t, (0,)) if isinstance(t, tg.Tensor) else np.flip(t, 0)
+    return t - 1.0
+
+
+def _numpy(t):
+    return t.numpy() if isinstance(t, tg.Tensor) else np.asarray(t)
 
 
 def _spin(*args, **kwargs):
@@ -98,13 +114,14 @@ def _function_foolers(ref):
         return memo[0]
 
     def mutates_then_answers(*a, **k):
-        _halve(a)
+        mutates_then_answers.touched.append(_halve(a))
         return ref(*a, **k)
 
     def answers_then_mutates(*a, **k):
         out = ref(*a, **k)
-        _halve(a)
+        answers_then_mutates.touched.append(_halve(a))
         return out
+    mutates_then_answers.touched, answers_then_mutates.touched = [], []
 
     def changed(change):
         return lambda *a, **k: _on_result(ref(*a, **k), change)
@@ -120,8 +137,8 @@ def _function_foolers(ref):
         "NaN": changed(lambda t: t * math.nan),
         "None": lambda *a, **k: None,
         "a string": changed(lambda t: "the answer"),
-        "a list": changed(lambda t: t.numpy().tolist()),
-        "a numpy array": changed(lambda t: t.numpy()),
+        "a list": changed(lambda t: np.atleast_1d(_numpy(t)).tolist()),
+        "a numpy array": changed(_numpy),
         "raises": _raises,
         "loops forever": _spin,
         "prints without end": _prints,
@@ -129,30 +146,100 @@ def _function_foolers(ref):
     }
 
 
+def _wrong(value, words):
+    """``value`` (part of a prediction) made wrong, keeping its kind: another word, a count
+    one higher, a number 1.5 times as big, a set with one member more or less."""
+    if isinstance(value, str):
+        return words[(words.index(value) + 1) % len(words)] if value in words \
+            else value + "x"
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return value * 1.5 + 1.0
+    if isinstance(value, dict):
+        key = sorted(value, key=str)[0]
+        return type(value)({**value, key: _wrong(value[key], words)})
+    if isinstance(value, (set, frozenset)):
+        extra = [w for w in words if w not in value]
+        return value | {extra[0]} if extra else set(list(value)[1:])
+    if isinstance(value, (list, tuple)):
+        return type(value)(reversed(value)) if len(set(map(str, value))) > 1 \
+            else type(value)([_wrong(value[0], words)] + list(value[1:]))
+    return value * 1.5 + 1.0
+
+
+def _typo(value):
+    """``value`` with the first word in it misspelt (its last letter dropped), else None."""
+    if isinstance(value, str) and len(value) > 1:
+        return value[:-1]
+    if isinstance(value, dict):
+        for key, v in value.items():
+            if isinstance(v, str):
+                return type(value)({**value, key: v[:-1]})
+            if isinstance(key, str) and len(key) > 1:
+                return type(value)({(k[:-1] if k == key else k): v for k, v in value.items()})
+    if isinstance(value, (list, tuple, set, frozenset)) and value:
+        items = sorted(value, key=str) if isinstance(value, (set, frozenset)) else list(value)
+        if isinstance(items[0], str):
+            return type(value)([items[0] + "x"] + items[1:])
+    return None
+
+
 def _prediction_foolers(ref, words):
-    def mapped(fn):
-        return {k: fn(v) for k, v in ref.items()} if isinstance(ref, dict) else fn(ref)
-    other = {w: words[(i + 1) % len(words)] for i, w in enumerate(words)}
-    return {
-        "a typo (the last letter dropped)": mapped(lambda v: v[:-1]),
-        "words of the wrong kind": mapped(lambda v: other.get(v, v)),
-        "the same word everywhere": mapped(lambda v: words[0]),
+    """The catalogue for a prediction (a number, a word, a set, a list, a dict) ``ref``."""
+    words = tuple(words) or tuple(w for w in (ref if isinstance(ref, (set, list, tuple, dict))
+                                             else ()) if isinstance(w, str)) or ("yes", "no")
+    made = {
+        "wrong (a word, a count, a member)": _wrong(ref, words),
         "None": None,
-        "a string": words[0],
-        "a list": list(ref.values()) if isinstance(ref, dict) else [ref],
-        "NaN": mapped(lambda v: math.nan),
+        "a string": "the answer" if not isinstance(ref, str) else None,
+        "NaN": math.nan if not isinstance(ref, str) else None,
     }
+    if isinstance(ref, dict):
+        made["the same value everywhere"] = type(ref)({k: _wrong(next(iter(ref.values())),
+                                                                 words) for k in ref})
+        made["a list of its values"] = list(ref.values())
+    if isinstance(ref, (set, frozenset)):
+        made["a string, not a set"] = sorted(ref)[0]
+        made["every word"] = set(words) if set(words) != set(ref) else None
+    if isinstance(ref, (list, tuple)):
+        made["a set, not a list"] = set(ref)
+    if isinstance(ref, (int, float)) and not isinstance(ref, bool):
+        made["the number as text"] = str(ref)
+        made["off by one"] = ref - 1
+    typo = _typo(ref)
+    if typo is not None:
+        made["a typo"] = typo
+    return {name: v for name, v in made.items() if v is not None or name == "None"}
+
+
+def _value_foolers(ref):
+    """The catalogue for a value the student computes (a number, a tensor)."""
+    made = {"None": None, "a string": "the answer", "a list of strings": ["the answer"]}
+    if isinstance(ref, (int, float, np.ndarray, np.generic)) or \
+            (isinstance(ref, tg.Tensor) and ref.value is not None):
+        made.update({"off by a factor of 1.5": _numpy(ref) * 1.5,
+                     "off by a constant 0.1": _numpy(ref) + 0.1,
+                     "NaN": _numpy(ref) * math.nan,
+                     "the number as text": str(float(_numpy(ref)))
+                     if np.size(_numpy(ref)) == 1 else None})
+    else:
+        made["a number, not a tensor of the graph"] = 1.0
+    return {name: v for name, v in made.items() if v is not None or name == "None"}
 
 
 def _foolers(contract, ns):
     """``{name: (value or None, source or None, words the message must name)}``."""
     ref = ns[contract.name]
     made = _prediction_foolers(ref, contract.words) if contract.kind == "prediction" \
-        else _function_foolers(ref)
+        else _value_foolers(ref) if contract.kind == "value" else _function_foolers(ref)
+    if contract.returns == "number":
+        made.pop("a numpy array", None)     # numpy's numbers are numbers
     foolers = {name: (value, None, ()) for name, value in made.items()}
-    if contract.kind == "prediction":
-        name = "a typo (the last letter dropped)"
-        foolers[name] = (made[name], None, contract.words)
+    if contract.words and "a typo" in made:
+        foolers["a typo"] = (made["a typo"], None, contract.words)
     for what, source in contract.forbidden.items():
         foolers[f"forbidden: {what}"] = (None, source, ())
     for needed, number in contract.needs:
@@ -225,15 +312,17 @@ def _lesson_path(number):
 def _run_lesson(number, results):
     """Run lesson ``number``, trying the foolers at each contract's check cell."""
     cells = json.loads(_lesson_path(number).read_text())["cells"]
-    by_cell = {c.cell: c for c in CONTRACTS if c.lesson == number}
-    ns = {"__name__": "__main__"}
+    by_cell = {}
+    for c in CONTRACTS:
+        if c.lesson == number:
+            by_cell.setdefault(c.cell, []).append(c)
+    ns = {"__name__": "__main__", "display": lambda *shown: None}   # as a kernel has
     for cell in cells:
         if cell["cell_type"] != "code":
             continue
         source = "".join(cell["source"])
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        contract = by_cell.get(grade_id)
-        if contract is not None:
+        for contract in by_cell.get(grade_id, []):
             results[contract.name] = _try_foolers(contract, source, ns)
         error, _, _ = _run_cell(source, ns)
         assert error is None, f"lesson {number}, cell {grade_id}: {error!r}"
@@ -250,8 +339,11 @@ def _try_foolers(contract, check_source, ns):
         if value is not None or source is None:
             ns[contract.name] = value
         error, printed, seconds = _run_cell(check_source, ns)
-        verdicts[name] = (_verdict(error, printed, seconds, words),
-                          str(error)[:300] if error is not None else "")
+        verdict = _verdict(error, printed, seconds, words)
+        if verdict == "passed" and getattr(value, "touched", None) is not None \
+                and not any(value.touched):
+            verdict = None      # its inputs are numbers: nothing it could change in place
+        verdicts[name] = (verdict, str(error)[:300] if error is not None else "")
         kept.restore(ns)
     for what, source in contract.accepted.items():
         exec(compile(source, f"<{what}>", "exec"), ns)
@@ -265,7 +357,9 @@ def _try_foolers(contract, check_source, ns):
 @pytest.fixture(scope="module")
 def verdicts():
     results = {}
-    short = guard.Limits(rule=1.0, again=4.0, answer=2.0, engine=1.0, deep=4.0)
+    # short budgets: a fooler that loops or prints without end costs one of them, at
+    # each of the 40 exercises; the solutions need a small part of them
+    short = guard.Limits(rule=0.5, again=4.0, answer=1.0, engine=0.5, deep=4.0)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(guard, "LIMITS", short)
         for number in sorted({c.lesson for c in CONTRACTS}):
@@ -281,6 +375,30 @@ def test_every_lesson_exercise_has_a_contract():
                   if c.get("metadata", {}).get("nbgrader", {}).get("grade")
                   and not c["metadata"]["nbgrader"].get("solution")}
         assert checks <= {c.cell for c in CONTRACTS}, number
+
+
+def _fetched(source):
+    """``{name: expect}`` of each ``tg.exercises.answer(name, expect=...)`` in ``source``
+    (a name in a loop: each of the loop's names)."""
+    fetched = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "answer":
+            expect = next(ast.literal_eval(k.value) for k in node.keywords if k.arg == "expect")
+            names = [node.args[0].value] if isinstance(node.args[0], ast.Constant) else \
+                [n.value for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Tuple)
+                 for n in n.elts if isinstance(n, ast.Constant)]
+            fetched.update(dict.fromkeys(names, expect))
+    return fetched
+
+
+def test_a_check_cell_fetches_each_answer_as_its_contract_says():
+    """A check cell of its own (``check`` None) fetches each of its contracts' answers with
+    the contract's ``expect``: that is how ``answer`` knows the contract applies."""
+    for contract in (c for c in CONTRACTS if c.check is None):
+        cells = json.loads(_lesson_path(contract.lesson).read_text())["cells"]
+        source = next("".join(c["source"]) for c in cells if c.get("metadata", {}).get(
+            "nbgrader", {}).get("grade_id") == contract.cell)
+        assert _fetched(source).get(contract.name) == contract.expect, contract
 
 
 @pytest.mark.parametrize("contract", CONTRACTS, ids=lambda c: f"l{c.lesson}-{c.name}")

@@ -19,9 +19,12 @@ import inspect
 import numpy as np
 
 from .. import backend, validate
+from .calls import NotWritten, Recursed
+from .contracts import registered
 from .differences import SHOWN, say_difference
 from .feedback import Feedback, NotYet
 from .guard import Stopped, student_code
+from .kinds import as_contract_says
 
 
 def answer(name, expect=None):
@@ -32,6 +35,12 @@ def answer(name, expect=None):
     yet. A function comes back wrapped, so that calling it while it is still a stub
     (it raises ``NotImplementedError``) or while it raises anything else raises
     ``NotYet`` saying so.
+
+    When ``name`` and ``expect`` are a lesson exercise's answer and what it asks for (a
+    course's own ``answer("left")`` is not lesson 5's), its contract (``contracts``) says
+    more: a function answer is called as ``calls.run_student`` calls one (its inputs
+    watched for changes, forbidden APIs refused), and what it returns, or what a
+    prediction or value is, is made sure of (``kinds``) before the check compares it.
     """
     asks = f" The exercise asks for {expect}." if expect else ""
     frame = inspect.currentframe().f_back
@@ -44,11 +53,15 @@ def answer(name, expect=None):
             raise NotYet(f"Not yet: `{name}` is not defined yet.{asks} Write it in the exercise "
                          f"cell above (in place of `raise NotImplementedError(...)`), run that "
                          f"cell, then run this one again.")
+        lesson = dict(frame.f_globals)
     finally:
         del frame
     if value is None or value is Ellipsis:
         raise NotYet(f"Not yet: `{name}` is still empty ({value!r}).{asks} Give it your answer "
                      f"in the exercise cell above, run that cell, then run this one again.")
+    contract = registered().get(name)
+    if contract is not None and contract.kind != "rule" and expect == contract.expect:
+        return as_contract_says(contract, value, lesson)     # its contract's guards
     if inspect.isfunction(value) or inspect.ismethod(value):
         return _guarded(name, value, asks)
     return value
@@ -87,16 +100,6 @@ def _has_text(value):
     if isinstance(value, (str, bytes)):
         return True
     return isinstance(value, (list, tuple)) and any(_has_text(v) for v in value)
-
-
-class NotWritten(NotYet, NotImplementedError):
-    """A student's function that is still the stub: a NotYet that checkers which catch
-    NotImplementedError (``check_vjp``) recognise too."""
-
-
-class Recursed(NotYet, RecursionError):
-    """A student's function that called itself without end: a NotYet that checkers which
-    catch RecursionError (``check_backward``, which explains it) recognise too."""
 
 
 def _guarded(name, fn, asks=""):

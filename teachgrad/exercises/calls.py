@@ -27,6 +27,16 @@ from .guard import Stopped, student_code
 from .student import described
 
 
+class NotWritten(NotYet, NotImplementedError):
+    """A student's function that is still the stub: a NotYet that checkers which catch
+    NotImplementedError (``check_vjp``) recognise too."""
+
+
+class Recursed(NotYet, RecursionError):
+    """A student's function that called itself without end: a NotYet that checkers which
+    catch RecursionError (``check_backward``, which explains it) recognise too."""
+
+
 class Answer:
     """A student's answer (``lesson[contract.name]``) and the contract it is checked by.
 
@@ -77,10 +87,10 @@ def run_student(contract, fn, args, kwargs, lesson, forbid=(), what=None):
             raise           # an outer check's own limit: that check says it
         raise NotYet(f"Not yet: {stop.why}") from None
     except RecursionError:
-        raise NotYet(f"Not yet: {what} called itself without end (or deeper than Python's "
+        raise Recursed(f"Not yet: {what} called itself without end (or deeper than Python's "
                      f"stack allows).") from None
     except NotImplementedError as error:
-        raise NotYet(stub_message(contract, error, lesson)) from None
+        raise NotWritten(stub_message(contract, error, lesson)) from None
     except Exception as error:      # noqa: BLE001 -- said in words, with its line
         raise NotYet(f"Not yet: {what} raised {type(error).__name__}: "
                      f"{_sentence(error)} The exercise asks for "
@@ -167,7 +177,11 @@ def tensor_result(contract, got, about, shape=None):
 def _parameters(fn, count):
     """The names of ``fn``'s first ``count`` parameters (``argument i`` where unknown)."""
     try:
-        names = list(inspect.signature(fn).parameters)
+        names = []
+        for name, p in inspect.signature(fn).parameters.items():
+            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                break           # *args: the rest have no names of their own
+            names.append(name)
     except (TypeError, ValueError):
         names = []
     return names[:count] if len(names) >= count else [f"argument {i}" for i in range(count)]

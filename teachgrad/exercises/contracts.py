@@ -11,7 +11,10 @@ and what it must not do. A check cell runs ``tg.exercises.check_exercise(name)``
 ``kind`` says what the student gives: ``"function"`` (called by the check on fresh inputs
 it makes, of at least two sizes, after the answer was defined; see ``calls``),
 ``"rule"`` (a batching or gradient rule the check installs and runs) or ``"prediction"``
-(a value made of the ``words`` the exercise allows). ``needs`` names the earlier answers
+(a value made of the ``words`` the exercise allows) or ``"value"`` (a number or tensor the
+student computes in the exercise cell). ``check`` may be None: the check cell is then the
+lesson's own code, which fetches the answer with ``answer(name)``; several answers may share
+one check cell. ``needs`` names the earlier answers
 the check runs too, with their exercise numbers, so that a stub reached from here says
 which exercise to write first. ``forbidden`` and ``accepted`` are examples, as source
 code run in the lesson's namespace: answers that break the contract in a way the values
@@ -23,7 +26,7 @@ catalogue of foolers, so a new contract is covered without a new test.
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-KINDS = ("function", "rule", "prediction")
+KINDS = ("function", "rule", "prediction", "value")
 
 
 @dataclass(frozen=True)
@@ -36,10 +39,15 @@ class Contract:
       kind: one of ``KINDS``.
       expect: what the answer is, in words (the messages repeat it).
       cell: the nbgrader grade_id of the exercise's check cell.
-      check: ``check(answer, lesson)`` runs the check (``lesson``: the notebook's globals);
-        returns a sentence for a right answer, raises ``NotYet`` otherwise.
+      check: ``check(lesson)`` runs the check (``lesson``: the notebook's globals);
+        returns a sentence for a right answer, raises ``NotYet`` otherwise. None: the check
+        cell is the lesson's own code.
       words: for a prediction, the words it is made of.
       needs: ``((name, number), ...)``: earlier exercises' answers the check runs.
+      returns: what a function answer returns, or what a prediction or value is: one of
+        ``kinds.RETURNS`` ("number", "tensor", "dict", ...), checked before the values are;
+        None: the check says it.
+      forbid: names of ``teachgrad`` functions the answer may not call (``"hvp"``).
       forbidden: ``{what it does: source}``: answers that must fail.
       accepted: ``{what it does: source}``: other right answers, which must pass.
     """
@@ -52,6 +60,8 @@ class Contract:
     check: Optional[Callable] = None
     words: tuple = ()
     needs: tuple = ()
+    returns: Optional[str] = None
+    forbid: tuple = ()
     forbidden: dict = field(default_factory=dict)
     accepted: dict = field(default_factory=dict)
 
