@@ -20,7 +20,7 @@ import pytest
 import teachgrad as tg
 from teachgrad import exercises as ex
 from teachgrad.exercises import guard
-from teachgrad.viz import render, wasm
+from teachgrad.viz import wasm
 
 
 def _no_processes(error):

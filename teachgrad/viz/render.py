@@ -13,7 +13,6 @@ All text that comes from a model (op names, tensor names) is HTML-escaped here.
 import collections
 import re
 
-
 from ..debug.report import escape
 from . import follow, wasm
 from .frames import DONE, NOT_REACHED, PROCESSING, QUEUED, SKIPPED, STATES, WAITING

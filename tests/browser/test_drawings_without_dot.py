@@ -21,10 +21,10 @@ import sys
 
 import nbformat
 import pytest
+from labserver import JupyterLabServer, open_notebook, run_all_cells
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-from labserver import JupyterLabServer, open_notebook, run_all_cells
 from teachgrad.viz import wasm
 
 DRAW = '''

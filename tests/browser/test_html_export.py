@@ -16,9 +16,8 @@ blocked or answered here:
   hidden, and the Play buttons show unicode glyphs in the page's font, not Font Awesome
   icons.
 """
-from nbconvert import HTMLExporter
-
 from labserver import REPO, VISIBLE_STEPPERS, play_icons, stateless, step_the_html_view
+from nbconvert import HTMLExporter
 
 from teachgrad.viz.html_view import WAIT
 

@@ -36,11 +36,19 @@ import re
 import statistics
 
 import nbformat
+from labserver import (
+    REPO,
+    VISIBLE_STEPPERS,
+    arm_change,
+    changed_after,
+    copy_notebook,
+    kernel_output,
+    open_notebook,
+    play_icons,
+    run_all_cells,
+)
 
 from teachgrad.viz.html_view import WAIT
-
-from labserver import (REPO, VISIBLE_STEPPERS, arm_change, changed_after, copy_notebook,
-                       kernel_output, open_notebook, play_icons, run_all_cells)
 
 FRAMES = 5
 

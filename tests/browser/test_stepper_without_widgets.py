@@ -15,9 +15,14 @@ default settings (issue 38).
 import json
 
 import nbformat
-
-from labserver import (REPO, VISIBLE_STEPPERS, open_notebook, run_all_cells, stateless,
-                       step_the_html_view)
+from labserver import (
+    REPO,
+    VISIBLE_STEPPERS,
+    open_notebook,
+    run_all_cells,
+    stateless,
+    step_the_html_view,
+)
 
 LESSON = REPO / "notebooks" / "02_backward_pass_as_a_queue.ipynb"
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
