@@ -17,8 +17,8 @@ from ..autodiff.tape import GradientTape
 from ..debug import rulecheck
 from ..ops import sum as tg_sum
 from ..tensor import Tensor, constant
-from .feedback import Feedback
 from .compare import first_entries
+from .feedback import Feedback
 from .guard import read_only
 from .student import dense
 

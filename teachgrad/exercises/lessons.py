@@ -3,8 +3,11 @@
 """
 import inspect
 
+from . import lesson12, lesson13, lessons_early
 from .contracts import registered
-from . import lessons_early, lesson12, lesson13  # noqa: F401  (each registers its contracts)
+
+#: The modules that declare the lessons' contracts: each registers its own when imported.
+LESSON_MODULES = (lessons_early, lesson12, lesson13)
 
 
 def contracts():
