@@ -41,7 +41,7 @@ def vjp_shape_story(index, got, in_shape, out_shape):
                  f"and its cotangent is the sum of the cotangents of all its copies: sum g "
                  f"over axis {summed if len(summed) > 1 else summed[0]}"
                  f"{' with keepdims=True for the stretched axes' if stretched else ''} "
-                 f"(tg.ops.grad_util.unbroadcast(g, x) does exactly this).")
+                 f"(teachgrad.ops.shape.reshape.unbroadcast(g, x) does exactly this).")
     elif reduction_story(in_shape, got):
         text += " " + reduction_story(in_shape, got)
     elif len(got) >= 2 and len(in_shape) >= 2 and got == tuple(in_shape[:-2]) + (in_shape[-1], in_shape[-2]):
