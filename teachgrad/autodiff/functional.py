@@ -13,6 +13,7 @@ from .. import dtypes, nest, validate
 from ..ops import IndexedSlices, moveaxis, reshape, stack, zeros, zeros_like
 from ..tensor import Tensor, Variable, constant
 from .forward import ForwardAccumulator
+from .slots import own_slot, repeated
 from .tape import GradientTape
 from .vectorize import vmap
 
@@ -39,6 +40,8 @@ def _primals(f, primals, where, tangents=_NO_TANGENTS):
         validate.fail(ValueError, where, "primals", "at least one value to differentiate at",
                       primals)
     primals = [_as_float_tensor(p, i, f"primals[{i}]", where) for i, p in enumerate(primals)]
+    shared = repeated(primals)                  # one tensor, several slots: one source each
+    primals = [own_slot(p, shared) for p in primals]
     validate.arity(f, len(primals), "primals", where)
     if tangents is _NO_TANGENTS:
         return primals
@@ -72,8 +75,8 @@ def _dense(g, like):
     return g.to_dense() if isinstance(g, IndexedSlices) else g
 
 
-def _prepare(args, argnums, where="tg.grad"):
-    """Convert the differentiated arguments to tensors."""
+def _prepare(args, argnums, where="tg.grad", kwargs=None):
+    """Convert the differentiated arguments to tensors, each slot its own (see slots.py)."""
     single = not isinstance(argnums, (list, tuple))
     nums = (argnums,) if single else tuple(argnums)
     for n in nums:
@@ -81,10 +84,14 @@ def _prepare(args, argnums, where="tg.grad"):
         if not -len(args) <= n < len(args):
             raise ValueError(f"argnums {argnums} is out of range for a call with "
                              f"{len(args)} positional arguments.")
-    args = list(args)
-    for n in nums:
+    args, mine = list(args), sorted({n % len(args) for n in nums})
+    for n in mine:
         args[n] = nest.pack_sequence_as(
             args[n], [_as_float_tensor(a, n, where=where) for a in nest.flatten(args[n])])
+    shared = repeated(nest.flatten(args) + nest.flatten(list((kwargs or {}).values())))
+    for n in mine:
+        args[n] = nest.pack_sequence_as(
+            args[n], [own_slot(a, shared) for a in nest.flatten(args[n])])
     return args, nums, single
 
 
@@ -96,7 +103,7 @@ def value_and_grad(f, argnums=0):
     """
     validate.callable_(f, "f", "tg.value_and_grad")
     def wrapped(*args, **kwargs):
-        args, nums, single = _prepare(args, argnums)
+        args, nums, single = _prepare(args, argnums, kwargs=kwargs)
         with GradientTape() as tape:
             tape.watch([args[n] for n in nums])
             value = _as_outputs(f(*args, **kwargs), "tg.grad")
@@ -159,7 +166,7 @@ def jacrev(f, argnums=0):
     """
     validate.callable_(f, "f", "tg.jacrev")
     def wrapped(*args, **kwargs):
-        args, nums, single = _prepare(args, argnums, "tg.jacrev")
+        args, nums, single = _prepare(args, argnums, "tg.jacrev", kwargs)
         with GradientTape(persistent=True) as tape:
             tape.watch([args[n] for n in nums])
             out = _as_outputs(f(*args, **kwargs), "tg.jacrev")

@@ -1,0 +1,76 @@
+"""Cases that once gave a silently wrong number (issue 41), each against the value
+JAX gives, worked out by hand, eagerly and inside ``tg.function``."""
+import numpy as np
+import pytest
+
+import teachgrad as tg
+
+X = 2.0
+
+
+def _both(run):
+    """``run()`` eagerly and traced by ``tg.function``, as numpy."""
+    eager = run()
+    traced = tg.function(run)()
+    return [tg.nest.pack_sequence_as(r, [np.asarray(t.numpy()) for t in tg.nest.flatten(r)])
+            for r in (eager, traced)]
+
+
+# One tensor filling several slots: each slot is its own source, as in JAX.
+# (name, call(x) -> result, expected result)
+SLOT_CASES = [
+    ("grad argnums=0 of f(x, x)",
+     lambda x: tg.grad(lambda a, b: a + 5 * b)(x, x), 1.0),
+    ("grad argnums=1 of f(x, x)",
+     lambda x: tg.grad(lambda a, b: a + 5 * b, argnums=1)(x, x), 5.0),
+    ("grad argnums=(0, 1) of f(x, x)",
+     lambda x: tg.grad(lambda a, b: a * b ** 2, argnums=(0, 1))(x, x), (X ** 2, 2 * X * X)),
+    ("grad of a tuple holding x twice",
+     lambda x: tg.grad(lambda t: t[0] + 5 * t[1])((x, x)), (1.0, 5.0)),
+    ("grad of a dict holding x twice",
+     lambda x: tg.grad(lambda d: d["a"] * d["b"] ** 3)({"a": x, "b": x}),
+     {"a": X ** 3, "b": 3 * X * X ** 2}),
+    ("grad, x also in an undifferentiated slot",
+     lambda x: tg.grad(lambda a, b: a * b)(x, x), X),
+    ("grad, x also a keyword argument",
+     lambda x: tg.grad(lambda a, b=None: a * b)(x, b=x), X),
+    ("value_and_grad of f(x, x)",
+     lambda x: tg.value_and_grad(lambda a, b: a + 5 * b)(x, x), (6 * X, 1.0)),
+    ("vjp of f(x, x)",
+     lambda x: tg.vjp(lambda a, b: a * b ** 2, x, x)[1](tg.constant(1.0)),
+     (X ** 2, 2 * X * X)),
+    ("jvp of f(x, x)",
+     lambda x: tg.jvp(lambda a, b: a * b ** 2, (x, x),
+                      (tg.constant(1.0), tg.constant(0.0)))[1], X ** 2),
+    ("jacrev argnums=(0, 1) of f(x, x)",
+     lambda x: tg.jacrev(lambda a, b: a * b ** 2, argnums=(0, 1))(x, x),
+     (X ** 2, 2 * X * X)),
+    ("jacfwd argnums=(0, 1) of f(x, x)",
+     lambda x: tg.jacfwd(lambda a, b: a * b ** 2, argnums=(0, 1))(x, x),
+     (X ** 2, 2 * X * X)),
+    ("hessian of f(x, x) in its first slot",
+     lambda x: tg.hessian(lambda a, b: a ** 3 * b)(x, x), 6 * X * X),
+    ("hvp of f(x, x)",
+     lambda x: tg.hvp(lambda a, b: a ** 2 * b, (x, x),
+                      (tg.constant(1.0), tg.constant(0.0))), (2 * X, 2 * X)),
+]
+
+
+@pytest.mark.parametrize("name, call, expected", SLOT_CASES, ids=[c[0] for c in SLOT_CASES])
+@pytest.mark.parametrize("kind", ["constant", "variable"])
+def test_each_argument_slot_is_its_own_source(name, call, expected, kind):
+    def run():
+        x = tg.constant(X) if kind == "constant" else variables[0]
+        return call(x)
+    variables = [tg.Variable(X)]
+    for got in _both(run):
+        tg.nest.assert_same_structure(got, expected, "result and expected")
+        for g, e in zip(tg.nest.flatten(got), tg.nest.flatten(expected)):
+            np.testing.assert_allclose(g, e)
+
+
+def test_a_tensor_in_one_slot_is_passed_on_as_it_is():
+    v = tg.Variable(X)
+    seen = []
+    tg.grad(lambda a, b: seen.append(a) or a * b)(v, tg.constant(3.0))
+    assert seen[0] is v
