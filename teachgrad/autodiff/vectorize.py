@@ -13,7 +13,7 @@ backward passes. The result equals the loop's, example by example.
 import functools
 
 from .. import nest, validate
-from ..ops import moveaxis
+from ..ops import identity, moveaxis
 from ..ops.core.batching import BatchedTensor, batched_at
 from ..ops.shape.reshape import repeat_like
 from ..state import override, state
@@ -112,7 +112,9 @@ def _as_input(leaf, axis, name, where):
     if axis is None:
         return tensor
     if isinstance(tensor, Variable):
-        tensor = tensor.read_value()
+        # Read by an op, as every op reads a Variable, so that a tape watching it and an
+        # accumulator pushing its tangent see the read (its bare snapshot they would not).
+        tensor = identity(tensor)
     ndim = len(tensor.shape) if tensor.shape is not None else None
     if ndim == 0:
         validate.fail(ValueError, where, name, "a tensor with an axis to map over (a batch "
