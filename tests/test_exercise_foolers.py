@@ -25,7 +25,6 @@ import pathlib
 import re
 import time
 
-import matplotlib
 import numpy as np
 import pytest
 
@@ -33,6 +32,12 @@ import teachgrad as tg
 from teachgrad.exercises import guard
 from teachgrad.exercises.lessons import contracts
 
+# The lessons run here cell by cell, so their own packages (the `course` extra) are needed;
+# the core-only runs (make test-oldest, test-newest) skip this file.
+for _package in ("sklearn", "tqdm"):
+    pytest.importorskip(_package, reason="the lessons' own packages: the course extra")
+matplotlib = pytest.importorskip("matplotlib", reason="the lessons' own packages: the course "
+                                 "extra")
 matplotlib.use("Agg")
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CONTRACTS = contracts()

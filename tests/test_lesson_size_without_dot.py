@@ -12,11 +12,13 @@ import os
 import shutil
 import sys
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from teachgrad.viz import wasm
+
+nbformat = pytest.importorskip("nbformat", reason="the lesson is run by nbclient (test extra)")
+NotebookClient = pytest.importorskip("nbclient", reason="the lesson is run by nbclient (test "
+                                     "extra)").NotebookClient
 
 LESSON = os.path.join(os.path.dirname(__file__), "..", "notebooks",
                       "02_backward_pass_as_a_queue.ipynb")
