@@ -9,9 +9,10 @@ with a TensorArray's ``flow``, and it keeps the loop itself unchanged: eagerly a
 iteration is recorded like any other, and in a graph the loop is still one While
 node whose gradient is a While node too (backprop through time).
 
-An array with ``dynamic_size`` may grow eagerly, so its flows get shape
-invariants with an unknown leading size. In a graph it cannot grow at a computed
-index, so the loop keeps its shape fixed.
+An array with ``dynamic_size`` may grow, eagerly and in a graph (at a computed
+index, when the graph runs), so its flows get shape invariants with an unknown
+leading size. An array of elements of different shapes (``infer_shape=False``)
+is kept one by one, not in flows, so it cannot be a loop variable.
 """
 from .. import nest
 from ..state import state, unobserved
@@ -43,6 +44,12 @@ def to_flows(structure, like=None, where="tg.while_loop"):
                             f"{where}: {path} is not a TensorArray in loop_vars, but the "
                             f"body returned one there.")
         if isinstance(leaf, TensorArray):
+            if leaf.items is not None or leaf.closed:
+                raise TypeError(f"{where}: the TensorArray {path} ({leaf.name!r}) " + (
+                    "is closed." if leaf.closed else
+                    "keeps elements of different shapes one by one (infer_shape=False, or a "
+                    "split of unequal lengths), so a loop cannot carry it. Give its elements "
+                    "one shape (infer_shape=True) to write it in a loop."))
             if leaf.dtype != model.dtype:
                 raise TypeError(f"{where}: the TensorArray {path} enters as {model.dtype} but "
                                 f"comes back as {leaf.dtype}.")
@@ -114,22 +121,24 @@ def _invariants(loop_vars, shape_invariants):
     their flows' shapes (an unknown leading size for a dynamic_size array, eagerly)."""
     leaves = nest.flatten(loop_vars)
     if shape_invariants is None:
-        if state.graph is not None or not any(
-                isinstance(v, TensorArray) and v.dynamic_size for v in leaves):
+        if not any(isinstance(v, TensorArray) and v.dynamic_size for v in leaves):
             return None
-        given = [None if isinstance(v, TensorArray) else tuple(getattr(v, "shape", ()))
-                 for v in leaves]
+        given = [None if isinstance(v, TensorArray) else _shape(v) for v in leaves]
     else:
         given = _given(shape_invariants, loop_vars)
     out = []
     for leaf, shape in zip(leaves, given):
         if isinstance(leaf, TensorArray):
-            grows = leaf.dynamic_size and state.graph is None
-            n = None if grows else leaf.marks.shape[0]
+            n = None if leaf.dynamic_size else leaf.marks.shape[0]
             out.append(((n,) + tuple(leaf.buffer.shape[1:]), (n,)))
         else:
             out.append(shape)
     return nest.pack_sequence_as(loop_vars, out) if nest.is_nested(loop_vars) else out[0]
+
+
+def _shape(value):
+    shape = getattr(value, "shape", ())
+    return None if shape is None else tuple(shape)
 
 
 def _given(shape_invariants, loop_vars):

@@ -13,9 +13,16 @@ So gradients flow through writes, reads, ``stack`` and ``unstack`` with no speci
 machinery, eagerly and in graphs, and a TensorArray can be a ``tg.while_loop``
 variable: the loop carries its two flows (see ``array_loops.py``).
 
+The size may be known only when a graph runs (the rows of a placeholder of shape
+``[None, 3]``): then the buffers are made by ``resize_rows`` (``ops/shape/rows.py``).
+A ``dynamic_size`` array written at an index computed in a graph grows the same way,
+at run time, to ``max(size, index + 1)`` rows: TensorFlow's everyday
+``ta = ta.write(i, f(i))`` in a ``tg.function`` loop.
+
 Every read and write goes through ``tensor_array_check`` (``teachgrad/ops/shape/updates.py``),
 which raises TensorFlow's errors: writing an index twice, reading a cleared element
-again, an index out of range.
+again, an index out of range. Elements of different shapes (``infer_shape=False``,
+a split of unequal lengths) are kept one by one instead (``tensor_array_items.py``).
 
     ta = tg.TensorArray(tg.float32, size=3)
     ta = ta.write(0, 10.0).write(1, 20.0).write(2, 30.0)
@@ -23,28 +30,42 @@ again, an index out of range.
 """
 import numpy as np
 
-from .. import validate
-from ..backend import to_numpy
-from ..ops import cast, concat, gather, reshape, zeros
+from .. import dtypes, validate
+from ..ops import cast, concat, gather, max as reduce_max, maximum, reshape, stack, zeros
+from ..ops.shape.rows import resize_rows, row_count, row_indices
 from ..ops.shape.updates import scatter_update, tensor_array_check
 from ..state import state
-from ..tensor import SymbolicTensor, Tensor, constant
-from .subgraph import as_tensor
-
-SITE = "tg.TensorArray"
+from ..tensor import constant
+from .tensor_array_args import (
+    SITE,
+    checked_element,
+    full_shape,
+    index_of,
+    indices_of,
+    known_int,
+    known_value,
+    lengths_of,
+    merged,
+    size_of,
+)
+from .tensor_array_items import Items, split_rows
 
 
 class TensorArray:
-    """A list of same-shaped tensors of one dtype, written and read by index.
+    """A list of tensors of one dtype, written and read by index.
 
     Args:
       dtype: the elements' dtype (``tg.float32``, ...).
-      size: the number of elements (an int, or an integer scalar tensor).
-      dynamic_size: may writes past the end grow the array? (Only where the
-        index is known when written: eagerly, or a Python int in a graph.)
+      size: the number of elements: an int, or an integer scalar tensor (in a
+        graph, one known only when it runs).
+      dynamic_size: may writes past the end grow the array? (In a graph too, at
+        a computed index.)
       clear_after_read: does ``read(i)`` clear element ``i``, so that a second
         read is an error (TensorFlow's default)?
-      element_shape: the elements' shape; None to take the first write's.
+      element_shape: the elements' shape, None sizes for ones not known yet
+        (``(None, 2, 3)``); None to take the first write's.
+      infer_shape: do all elements have one shape? False lets them differ (kept
+        one by one: indices must then be known when a graph is built).
       name: the name errors use.
     """
 
@@ -57,200 +78,214 @@ class TensorArray:
         self.clear_after_read = validate.boolean(
             True if clear_after_read is None else clear_after_read, "clear_after_read", SITE)
         self.element_shape = None if element_shape is None else \
-            validate.shape(element_shape, "element_shape", SITE)
-        self.infer_shape = infer_shape
+            validate.shape(element_shape, "element_shape", SITE, unknown=True)
+        self.infer_shape = validate.boolean(infer_shape, "infer_shape", SITE)
         self.name = name
         self.graph = state.graph   # where it was made: the graph its flows belong to
-        n = _size(size)
-        self.marks = constant(np.zeros(n, np.int32))
-        self.buffer = None if self.element_shape is None else \
-            zeros((n,) + self.element_shape, self.dtype)
+        self.closed = False
+        n = size_of(size)
+        self.items = None if self.infer_shape else Items.empty(known_int(n, "size"))
+        self.marks = constant(np.zeros(n, np.int32)) if isinstance(n, int) else \
+            resize_rows(constant(np.zeros(0, np.int32)), n, constant(np.int64(0)))
+        self.buffer = None
+        if self.items is None and full_shape(self.element_shape):
+            self.buffer = self._zeros_buffer(self.element_shape)
 
-    def _new(self, buffer, marks, element_shape=None):
+    def _new(self, buffer, marks, element_shape=None, items=None):
         """A TensorArray like this one, with other flows."""
         ta = object.__new__(TensorArray)
         ta.__dict__.update(self.__dict__)
         ta.buffer, ta.marks, ta.graph = buffer, marks, state.graph
         ta.element_shape = element_shape if element_shape is not None else self.element_shape
+        ta.items = items if items is not None else self.items
         return ta
 
     def __repr__(self):
         shape = "?" if self.element_shape is None else self.element_shape
-        return f"<tg.TensorArray {self.name!r}: {self._static_size()} x {shape} {self.dtype}>"
+        size = "?" if self._static_size() is None else self._static_size()
+        return f"<tg.TensorArray {self.name!r}: {size} x {shape} {self.dtype}>"
 
     def _static_size(self):
-        return self.marks.shape[0]
+        return len(self.items.values) if self.items is not None else self.marks.shape[0]
 
     def size(self, name=None):
         """The number of elements, as an int32 scalar tensor."""
-        return constant(np.int32(self._static_size()))
+        n = self._static_size()
+        return constant(np.int32(n)) if n is not None else \
+            cast(row_count(self.marks), dtypes.int32)
+
+    def close(self, name=None):
+        """Free the elements: any later use of this array is an error."""
+        self._need_open("close")
+        self.closed = True
+        self.buffer = self.items = None
 
     # -- writing ----------------------------------------------------------------------
     def write(self, index, value, name=None):
         """A new TensorArray whose element ``index`` is ``value``."""
-        value = self._element(value, "value", "write")
-        ta = self._allocated(value.shape)._grown_for(index, 1)
-        checked, marks = tensor_array_check(ta.marks, _index(index, "write"), "write",
+        self._need_open("write")
+        value = checked_element(self, value, "value", "write")
+        if self.items is not None:
+            items = self.items.written([known_int(index, "write")], [value], self)
+            return self._new(None, self.marks, items=items)
+        index = index_of(index, "write")
+        ta = self._allocated(value.shape)._grown_for(index)
+        checked, marks = tensor_array_check(ta.marks, index, "write",
                                             dynamic=self.dynamic_size, array=self.name)
         return ta._new(scatter_update(ta.buffer, checked, value), marks)
 
     def scatter(self, indices, value, name=None):
         """A new TensorArray whose elements ``indices[k]`` are ``value[k]``."""
-        value = self._element(value, "value", "scatter", leading=True)
-        indices = _indices(indices)
+        self._need_open("scatter")
+        value = checked_element(self, value, "value", "scatter", leading=True)
+        indices = indices_of(indices)
+        if self.items is not None:
+            known = [int(i) for i in np.ravel(known_value(indices))]
+            rows = [value[k] for k in range(len(known))]
+            return self._new(None, self.marks, items=self.items.written(known, rows, self))
         ta = self._allocated(value.shape[1:])
-        ta = ta._grown_for(indices, 1)
+        ta = ta._grown_for(indices)
         checked, marks = tensor_array_check(ta.marks, indices, "write",
                                             dynamic=self.dynamic_size, array=self.name)
         return ta._new(scatter_update(ta.buffer, checked, value), marks)
 
     def unstack(self, value, name=None):
         """A new TensorArray whose element ``i`` is ``value[i]``."""
-        value = self._element(value, "value", "unstack", leading=True)
-        if value.shape[0] is None:
-            raise ValueError(f"{SITE}.unstack: the length of `value` must be known "
-                             f"(got shape {value.shape}).")
-        return self.scatter(constant(np.arange(value.shape[0], dtype=np.int64)), value)
+        value = checked_element(self, value, "value", "unstack", leading=True)
+        n, size = value.shape[0], self._static_size()
+        if n is not None and size is not None and n > size and not self.dynamic_size:
+            raise ValueError(f"{SITE}.unstack: Cannot unstack {n} tensors into a TensorArray "
+                             f"of static size {size} ({self.name!r}). Give size={n}, or "
+                             f"dynamic_size=True.")
+        indices = constant(np.arange(n, dtype=np.int64)) if n is not None else \
+            row_indices(value)
+        return self.scatter(indices, value)
+
+    def split(self, value, lengths, name=None):
+        """A new TensorArray whose element ``i`` is the next ``lengths[i]`` rows of ``value``."""
+        self._need_open("split")
+        value = checked_element(self, value, "value", "split", leading=True, rows_free=True)
+        lengths = lengths_of(lengths, value.shape, self._static_size(), self.dynamic_size,
+                             self.name)
+        pieces = split_rows(value, lengths)
+        if self.infer_shape and len(set(lengths)) <= 1 and self.items is None:
+            rows = reshape(value, (len(lengths), lengths[0] if lengths else 0)
+                           + tuple(value.shape[1:]))
+            return self.scatter(list(range(len(lengths))), rows)
+        items = self.items if self.items is not None else Items.of_buffer(self, "split")
+        ta = self._new(None, self.marks, items=items.written(list(range(len(lengths))),
+                                                             pieces, self))
+        ta.element_shape = None
+        return ta
 
     # -- reading ----------------------------------------------------------------------
     def read(self, index, name=None):
         """Element ``index``; with clear_after_read, it may not be read again.
 
         (An element never written reads as zeros, as in TensorFlow 2.)"""
+        self._need_open("read")
+        if self.items is not None:
+            return self.items.read([known_int(index, "read")], self,
+                                   self.clear_after_read)[0]
         self._need_buffer("read")
-        checked, marks = tensor_array_check(self.marks, _index(index, "read"), "read",
+        checked, marks = tensor_array_check(self.marks, index_of(index, "read"), "read",
                                             clear=self.clear_after_read, array=self.name)
         # TensorFlow's read clears in place; not so for an array of an enclosing graph
         # read in a loop body (the body's marks must not leak out of it).
         if self.clear_after_read and self.graph is state.graph:
             self.marks = marks
-        return gather(self.buffer, checked)
+        return gather(self._pinned(), checked)
 
     def gather(self, indices, name=None):
         """The elements ``indices``, stacked: shape ``[len(indices), *element_shape]``."""
+        self._need_open("gather")
+        if self.items is not None:
+            known = [int(i) for i in np.ravel(known_value(indices_of(indices)))]
+            return stack(self.items.read(known, self, False))
         self._need_buffer("gather")
-        checked, _ = tensor_array_check(self.marks, _indices(indices), "gather",
+        checked, _ = tensor_array_check(self.marks, indices_of(indices), "gather",
                                         array=self.name)
-        return gather(self.buffer, checked)
+        return gather(self._pinned(), checked)
 
     def stack(self, name=None):
         """All elements stacked into one tensor of shape ``[size, *element_shape]``."""
+        self._need_open("stack")
+        if self.items is not None:
+            return self.items.stacked(self)
         self._need_buffer("stack")
-        return self.buffer
+        return self._pinned()
 
     def concat(self, name=None):
         """All elements joined along their first axis (elements of rank >= 1)."""
+        self._need_open("concat")
+        if self.items is not None:
+            return self.items.concatenated(self)
         self._need_buffer("concat")
         if not self.element_shape:
-            raise ValueError(f"{SITE}.concat: the elements of {self.name!r} are scalars; "
-                             f"concat joins along their first axis. Use stack() instead.")
-        return reshape(self.buffer, (-1,) + tuple(self.element_shape[1:]))
+            raise ValueError(f"{SITE}.concat: Concat saw a scalar shape at index 0 but "
+                             f"requires at least vectors: the elements of {self.name!r} are "
+                             f"scalars. Use stack() instead.")
+        return reshape(self._pinned(), (-1,) + tuple(self.element_shape[1:]))
 
     def identity(self):
         return self
 
     # -- helpers ----------------------------------------------------------------------
-    def _element(self, value, argument, method, leading=False):
-        """``value`` checked against the array's dtype and element shape."""
-        where = f"{SITE}.{method}"
-        if isinstance(value, (bool, int, float)):
-            value = constant(value, self.dtype)
-        elif not isinstance(value, Tensor):
-            value = as_tensor(value, name=argument, where=where)
-            if value.dtype != self.dtype and value.dtype.kind == self.dtype.kind:
-                value = cast(value, self.dtype)
-        if value.dtype != self.dtype:
-            raise TypeError(f"{where}: TensorArray {self.name!r} has dtype {self.dtype} but "
-                            f"`{argument}` has dtype {value.dtype}. Cast it with "
-                            f"tg.cast({argument}, {self.dtype.name!r}) first.")
-        shape = value.shape
-        if leading and (shape is None or len(shape) == 0):
-            raise ValueError(f"{where}: `{argument}` must have a leading axis (one entry per "
-                             f"element), got shape {shape}.")
-        element = None if shape is None else tuple(shape[1:] if leading else shape)
-        if self.element_shape is not None and element is not None and \
-                not _fits(element, self.element_shape):
-            raise ValueError(f"{where}: TensorArray {self.name!r} holds elements of shape "
-                             f"{self.element_shape} but `{argument}` gives elements of "
-                             f"shape {element}. Write tensors of the element shape.")
-        return value
-
     def _allocated(self, element_shape):
-        """This array, with a buffer for elements of ``element_shape`` (the first write's)."""
+        """This array, with a buffer for elements of ``element_shape`` (the first write's,
+        its unknown sizes filled in from element_shape=)."""
         if self.buffer is not None:
             return self
-        if element_shape is None or None in element_shape:
+        if element_shape is not None and self.element_shape is not None:
+            element_shape = merged(element_shape, self.element_shape)
+        if not full_shape(element_shape):
             raise ValueError(f"{SITE}: the first write to {self.name!r} has shape "
                              f"{element_shape}, not fully known: give element_shape=.")
         element_shape = tuple(element_shape)
-        return self._new(zeros((self._static_size(),) + element_shape, self.dtype),
-                         self.marks, element_shape)
+        return self._new(self._zeros_buffer(element_shape), self.marks, element_shape)
 
-    def _grown_for(self, index, extra):
-        """With dynamic_size, this array grown to hold ``index`` (when it is known now)."""
-        known = _known_value(index)
-        if not self.dynamic_size or known is None or known.size == 0:
-            return self
-        needed = int(known.max()) + extra
+    def _zeros_buffer(self, element_shape):
         n = self._static_size()
-        if needed <= n:
+        if n is not None:
+            return zeros((n,) + tuple(element_shape), self.dtype)
+        return resize_rows(zeros((0,) + tuple(element_shape), self.dtype),
+                           row_count(self.marks), constant(np.int64(0)))
+
+    def _grown_for(self, index):
+        """With dynamic_size, this array grown to hold ``index`` (a scalar or 1-D): now when
+        the index is known, when the graph runs if it is not."""
+        if not self.dynamic_size:
             return self
-        pad = needed - n
-        buffer = concat([self.buffer, zeros((pad,) + self.element_shape, self.dtype)])
-        return self._new(buffer, concat([self.marks, constant(np.zeros(pad, np.int32))]))
+        known, n = known_value(index), self._static_size()
+        if known is not None and n is not None:
+            if known.size == 0 or int(known.max()) < n:
+                return self
+            pad = int(known.max()) + 1 - n
+            buffer = concat([self.buffer, zeros((pad,) + self.element_shape, self.dtype)])
+            return self._new(buffer, concat([self.marks, constant(np.zeros(pad, np.int32))]))
+        old, index = row_count(self.marks), cast(index, dtypes.int64)
+        needed = index + 1 if index.shape == () else \
+            reduce_max(concat([index + 1, constant(np.zeros(1, np.int64))]))
+        new = maximum(old, needed)
+        return self._new(resize_rows(self.buffer, new, old), resize_rows(self.marks, new, old))
+
+    def _pinned(self):
+        """The buffer, its row count pinned for gradients when it may change at run time
+        (an identity whose gradient is cut back to those rows: a loop's gradient then
+        never mixes the buffers of two iterations' sizes)."""
+        if self._static_size() is not None and not self.dynamic_size:
+            return self.buffer
+        rows = row_count(self.buffer)
+        return resize_rows(self.buffer, rows, rows)
+
+    def _need_open(self, method):
+        if self.closed:
+            raise RuntimeError(f"{SITE}.{method}: TensorArray {self.name!r} has already been "
+                               f"closed. Make a new TensorArray.")
 
     def _need_buffer(self, method):
         if self.buffer is None:
             raise ValueError(f"{SITE}.{method}: {self.name!r} has not been written to and its "
-                             f"element shape is unknown. Write to it first, or give "
-                             f"element_shape=.")
-
-
-def _size(size):
-    if size is None:
-        validate.fail(TypeError, SITE, "size", "an int >= 0 (0 with dynamic_size=True, to "
-                      "grow as it is written)", size)
-    value = _known_value(size) if isinstance(size, Tensor) else size
-    if value is None:
-        raise ValueError(f"{SITE}: in a graph, size must be known when the graph is built "
-                         f"(a Python int), got the tensor {size.name}.")
-    if isinstance(value, np.ndarray):
-        value = value.item() if value.ndim == 0 and value.dtype.kind in "iu" else value
-    return validate.integer(value, "size", SITE, minimum=0)
-
-
-def _index(index, method):
-    if isinstance(index, Tensor):
-        if index.dtype.kind not in "iu" or index.shape not in ((), None):
-            raise TypeError(f"{SITE}.{method}: `index` must be an integer scalar, got dtype "
-                            f"{index.dtype} and shape {index.shape}.")
-        return index
-    validate.integer(index, "index", f"{SITE}.{method}")
-    return constant(np.int64(index))
-
-
-def _indices(indices):
-    indices = indices if isinstance(indices, Tensor) else \
-        constant(np.asarray(indices, dtype=np.int64).reshape(-1))
-    if indices.dtype.kind not in "iu":
-        raise TypeError(f"{SITE}: `indices` must be integers, got {indices.dtype}.")
-    return indices
-
-
-def _known_value(index):
-    """The index's value if it is known now (a number, an eager tensor or a graph's
-    constant), else None."""
-    if isinstance(index, SymbolicTensor):
-        node = index.node
-        return to_numpy(node.params["value"]) if node.op.name == "const" else None
-    if isinstance(index, Tensor):
-        return index.numpy()
-    return to_numpy(index)
-
-
-def _fits(shape, expected):
-    return len(shape) == len(expected) and all(
-        a is None or b is None or a == b for a, b in zip(shape, expected))
-
-
-
+                             f"element shape is not fully known: Could not read from "
+                             f"TensorArray index 0 because it has not yet been written to. "
+                             f"Write to it first, or give element_shape=.")

@@ -15,6 +15,7 @@ from .. import dtypes
 from ..autodiff.engine import backward
 from ..autodiff.pending import trainable
 from ..ops import IndexedSlices, gather, zeros, zeros_like
+from ..ops.shape.rows import resize_rows, row_count
 from ..state import state
 from .outputs import add_output
 from .stacks import stack_shape
@@ -62,16 +63,47 @@ def _zeros_for(t):
         else zeros_like(t)
 
 
+# Ops that read a buffer whose row count may change from iteration to iteration
+# without their gradients reading the buffer itself: a TensorArray's growth and its
+# pinned reads (``resize_rows`` with the counts given, ``ops/shape/rows.py``).
+_ROW_SAFE = frozenset({"resize_rows", "row_count", "row_indices"})
+
+
+def _rows_pinned(body, j):
+    """Does the body read loop variable ``j`` only through row-safe ops? Then its
+    gradient never needs its saved per-iteration values (which a loop stacks padded
+    to the largest), only their row counts, saved exactly."""
+    x = body.inputs[j]
+    return all(node.op.name in _ROW_SAFE for node in body.graph.get_operations()
+               if any(t is x for t in node.inputs))
+
+
 def check_fixed_shapes(body, loop, inputs, float_vars):
-    """A loop variable that carries a cotangent must keep its shape: its saved values stack."""
+    """A loop variable that carries a cotangent must keep its shape (its saved values
+    stack), unless only row-safe ops read it (a growing TensorArray's buffer). Returns
+    the variables whose leading size may change: their gradients are cut to size."""
+    growing = []
     for j in float_vars:
-        if body.inputs[j].shape != inputs[j].shape:
-            raise NotImplementedError(
-                f"The gradient of while_loop {loop.name!r} is not supported: its loop variable "
-                f"{j} may change shape between iterations (shape invariant "
-                f"{body.inputs[j].shape}), so the values saved per iteration do not stack. "
-                f"Keep the loop variables' shapes fixed, or differentiate eagerly with a "
-                f"GradientTape, which records each iteration as it runs.")
+        if body.inputs[j].shape == inputs[j].shape:
+            continue
+        if _rows_pinned(body, j) and body.inputs[j].shape[1:] == inputs[j].shape[1:]:
+            growing.append(j)
+            continue
+        raise NotImplementedError(
+            f"The gradient of while_loop {loop.name!r} is not supported: its loop variable "
+            f"{j} may change shape between iterations (shape invariant "
+            f"{body.inputs[j].shape}), so the values saved per iteration do not stack. "
+            f"Keep the loop variables' shapes fixed, or differentiate eagerly with a "
+            f"GradientTape, which records each iteration as it runs.")
+    return growing
+
+
+def cut_to_size(grads, inputs, growing):
+    """The gradients of growing loop variables with the rows of their inputs."""
+    for j in growing:
+        if grads[j] is not None:
+            grads[j] = resize_rows(grads[j], row_count(inputs[j]), row_count(grads[j]))
+    return grads
 
 
 def backward_loop(body, loop, stack_grads, float_vars, float_captures):

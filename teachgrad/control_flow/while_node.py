@@ -20,7 +20,14 @@ from ..ops.core.apply import add_to_graph
 from ..ops.core.declare import accepts, defshape, defvjp_all, primitive, rules_need_tensors
 from . import batched
 from .stacks import stack_shape, stack_values
-from .while_gradient import backward_loop, backward_start, carriers, check_fixed_shapes, input_grads
+from .while_gradient import (
+    backward_loop,
+    backward_start,
+    carriers,
+    check_fixed_shapes,
+    cut_to_size,
+    input_grads,
+)
 
 
 class LoopState:
@@ -97,11 +104,12 @@ def _while_vjp(cts, ans, *inputs, cond, body, loop):
     float_vars, float_captures = carriers(body, cts, stack_grads)
     if not float_vars and not float_captures:
         return [None] * len(inputs)
-    check_fixed_shapes(body, loop, inputs, float_vars)
+    growing = check_fixed_shapes(body, loop, inputs, float_vars)
     grad_cond, grad_body = backward_loop(body, loop, stack_grads, float_vars, float_captures)
     start = backward_start(cts, ans, body, loop, float_vars, float_captures)
     outputs = build_while(grad_cond, grad_body, start, None, f"{loop.name}_grad", "backward")
-    return input_grads(outputs, len(inputs), cond, loop, float_vars, float_captures)
+    return cut_to_size(input_grads(outputs, len(inputs), cond, loop, float_vars,
+                                   float_captures), inputs, growing)
 
 
 # While(*loop_vars, [maximum_iterations], *cond captures, *body captures; cond, body, loop):

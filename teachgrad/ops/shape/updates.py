@@ -81,10 +81,10 @@ def _scatter_update_batch(values, batched):
 defbatch(scatter_update_p, _scatter_update_batch)
 
 
-def _check_kernel(marks, indices, action, clear, dynamic, array):
-    size = marks.shape[0]
-    wanted = [int(i) for i in np.ravel(backend.to_numpy(indices))]
-    found = backend.to_numpy(marks)
+def check_marks(found, wanted, action, clear=False, dynamic=False, array="TensorArray"):
+    """Raise TensorFlow's error if ``action`` ("write", "read", "gather") at the indices
+    ``wanted`` (ints) is not allowed by the marks ``found`` (a numpy array)."""
+    size = found.shape[0]
     for i in wanted:
         if not 0 <= i < size:
             raise IndexError(_out_of_range(array, action, i, size, dynamic))
@@ -104,6 +104,11 @@ def _check_kernel(marks, indices, action, clear, dynamic, array):
                 raise ValueError(f"TensorArray {array!r}: Could not read index {i} twice "
                                  f"because it was cleared after a previous read (perhaps try "
                                  f"setting clear_after_read = false?).")
+
+
+def _check_kernel(marks, indices, action, clear, dynamic, array):
+    wanted = [int(i) for i in np.ravel(backend.to_numpy(indices))]
+    check_marks(backend.to_numpy(marks), wanted, action, clear, dynamic, array)
     if action == "write" or (action == "read" and clear):
         marks = backend.xp.array(marks, copy=True)
         marks[indices] = WRITTEN if action == "write" else CLEARED
