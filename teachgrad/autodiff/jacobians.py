@@ -28,6 +28,7 @@ from .. import backend, nest, validate
 from ..ops import IndexedSlices, moveaxis, reshape, stack, zeros, zeros_like
 from ..tensor import constant
 from .aggregation import unconnected as unconnected_option
+from .jacobian_loops import looped_jacobian
 from .vectorize import vmap
 
 _GRAPH_CONTROL_FLOW = frozenset({"While", "If"})
@@ -44,10 +45,13 @@ def jacobian(tape, target, sources, unconnected_gradients, parallel_iterations, 
     where = "GradientTape.jacobian"
     unconnected = unconnected_option(unconnected_gradients, where)
     _check_options(parallel_iterations, use_pfor, where)
-    if target.size is None:
-        raise ValueError(f"{where} needs a target of known shape, got {target!r}: give "
-                         f"the placeholders it depends on a full shape.")
     flat_sources = nest.flatten(sources)
+    if target.size is None:   # known when the graph runs: a loop over its entries
+        if tape.graph is None or target.shape is None:
+            raise ValueError(f"{where} needs a target of known rank, got {target!r}: give "
+                             f"the placeholders it depends on a shape.")
+        return nest.pack_sequence_as(sources, looped_jacobian(
+            tape, target, flat_sources, unconnected))
     n, shape = target.size, tuple(target.shape)
     if n == 0:   # no rows: nothing to differentiate
         rows = [zeros((0,) + tuple(s.shape), s.dtype) for s in flat_sources]

@@ -16,6 +16,7 @@ and so may the accumulator: ``fn(carry, x)`` gets both in their structures.
 import numpy as np
 
 from .. import nest, validate
+from ..ops.shape.rows import row_count
 from ..state import state
 from ..tensor import Tensor, constant
 from .structure import check_dtype, check_same_structure, paths
@@ -25,22 +26,26 @@ from .while_loop import while_loop
 
 
 def _rows(elems, where):
-    """The leaves of ``elems`` as tensors, and their common number of rows."""
+    """The leaves of ``elems`` as tensors, and their common number of rows: an int, or
+    (a graph's placeholder of shape ``[None, ...]``) an int64 tensor known when it runs."""
     if elems is None or (nest.is_nested(elems) and not nest.flatten(elems)):
         validate.fail(ValueError, where, "elems", "a tensor (or a nested structure of "
                       "tensors) to loop over", elems)
     flat = [_tensor(e, "elems", where) for e in nest.flatten(elems)]
     lengths = []
     for path, t in zip(paths(elems, "elems"), flat):
-        if t.shape is None or len(t.shape) == 0 or t.shape[0] is None:
-            raise ValueError(f"{where}: {path} must have a leading axis of known length to "
-                             f"loop over, got shape {t.shape}.")
+        if t.shape is None or len(t.shape) == 0:
+            raise ValueError(f"{where}: {path} must have a leading axis to loop over, got "
+                             f"shape {t.shape}.")
         lengths.append(t.shape[0])
-    if len(set(lengths)) > 1:
+    known = {n for n in lengths if n is not None}
+    if len(known) > 1:
         raise ValueError(f"{where}: the tensors of `elems` must all have the same number of "
                          f"rows (their first axis), got {lengths} for "
                          f"{paths(elems, 'elems')}.")
-    return flat, lengths[0]
+    if known and None not in lengths:
+        return flat, lengths[0]
+    return flat, row_count(flat[lengths.index(None)])
 
 
 def _tensor(value, argument, where):
@@ -50,8 +55,7 @@ def _tensor(value, argument, where):
 
 
 def _unstacked(flat, n):
-    return [TensorArray(t.dtype, n, clear_after_read=False, element_shape=t.shape[1:],
-                        name="elems").unstack(t) for t in flat]
+    return [TensorArray.of_rows(t, "elems") for t in flat]
 
 
 def _row(elems, inputs, index):
@@ -84,7 +88,7 @@ def _loop(fn, elems, initializer, reverse, keep, where, name):
         return n - 1 - i if reverse else i
 
     if initializer is None:
-        if n == 0:
+        if isinstance(n, int) and n == 0:
             raise ValueError(f"{where}: elems is empty and there is no initializer, so there "
                              f"is no first value to start from. Give initializer=.")
         carry, start = _row(elems, inputs, order(0)), 1
@@ -103,6 +107,8 @@ def _loop(fn, elems, initializer, reverse, keep, where, name):
                              "carry (from initializer)")
         return i + 1, new, [ta.write(order(i), v) for ta, v in zip(outs, new)]
 
+    if isinstance(n, int) and n == 0:   # no rows: TensorFlow's empty stack, no loop to trace
+        return carry, carry_flat, outputs
     _, final, outputs = while_loop(lambda i, values, outs: i < n, body,
                                    [constant(np.int64(start)), carry_flat, outputs],
                                    name=name or where[3:])
@@ -153,7 +159,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     where = "tg.map_fn"
     validate.callable_(fn, "fn", where)
     flat, n = _rows(elems, where)
-    if n == 0:
+    if isinstance(n, int) and n == 0:
         raise ValueError(f"{where}: elems is empty, so fn never runs and the shape of its "
                          f"results is unknown. Handle the empty case before calling map_fn.")
     inputs = _unstacked(flat, n)

@@ -91,6 +91,14 @@ class TensorArray:
         if self.items is None and full_shape(self.element_shape):
             self.buffer = self._zeros_buffer(self.element_shape)
 
+    @classmethod
+    def of_rows(cls, value, name="TensorArray"):
+        """An array whose element ``i`` is row ``i`` of ``value``, readable any number of
+        times (what a loop over ``value``'s rows reads from): ``value`` is its buffer."""
+        ta = cls(value.dtype, size_of(value.shape[0]) if value.shape[0] is not None else
+                 row_count(value), clear_after_read=False, name=name)
+        return ta._new(value, ta.marks, tuple(value.shape[1:]))
+
     def _new(self, buffer, marks, element_shape=None, items=None):
         """A TensorArray like this one, with other flows."""
         ta = object.__new__(TensorArray)

@@ -81,13 +81,9 @@ class Items:
 
     def stacked(self, ta):
         values = self.read(list(range(len(self.values))), ta, False)
-        shapes = [tuple(v.shape) for v in values]
-        for k, s in enumerate(shapes):
-            if s != shapes[0]:
-                raise ValueError(f"{SITE}.stack: TensorArray {ta.name!r} has inconsistent "
-                                 f"shapes. Index 0 has shape: {list(shapes[0])} but index {k} "
-                                 f"has shape: {list(s)}. Stack elements of one shape, or "
-                                 f"join them along their first axis with concat().")
+        _one_shape([tuple(v.shape) for v in values], ta, "stack", "",
+                   " Stack elements of one shape, or join them along their first axis with "
+                   "concat().")
         if not values:
             return zeros((0,) + tuple(ta.element_shape or ()), ta.dtype)
         return stack(values)
@@ -99,16 +95,20 @@ class Items:
                 raise ValueError(f"{SITE}.concat: Concat saw a scalar shape at index {k} but "
                                  f"requires at least vectors (it joins the elements along "
                                  f"their first axis). Use stack() for scalars.")
-        rests = [tuple(v.shape[1:]) for v in values]
-        for k, rest in enumerate(rests):
-            if rest != rests[0]:
-                raise ValueError(f"{SITE}.concat: TensorArray {ta.name!r} has inconsistent "
-                                 f"shapes. Index 0 has (excepting dimension 0) shape: "
-                                 f"{list(rests[0])} but index {k} has (excepting dimension 0) "
-                                 f"shape: {list(rest)}.")
+        _one_shape([tuple(v.shape[1:]) for v in values], ta, "concat",
+                   "(excepting dimension 0) ", "")
         if not values:
             return zeros((0,) + tuple((ta.element_shape or (0,))[1:]), ta.dtype)
         return concat(values)
+
+
+def _one_shape(shapes, ta, method, which, advice):
+    """TensorFlow's error if the elements' ``shapes`` differ."""
+    for k, shape in enumerate(shapes):
+        if shape != shapes[0]:
+            raise ValueError(f"{SITE}.{method}: TensorArray {ta.name!r} has inconsistent "
+                             f"shapes. Index 0 has {which}shape: {list(shapes[0])} but index "
+                             f"{k} has {which}shape: {list(shape)}.{advice}")
 
 
 def split_rows(value, lengths):
