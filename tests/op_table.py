@@ -26,6 +26,7 @@ from teachgrad import nest
 from teachgrad.ops import getitem, index_add
 from teachgrad.ops.linalg import matrix
 from teachgrad.ops.nn import conv_moves, pooling
+from teachgrad.ops.shape.rows import resize_rows, row_count
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,15 @@ def _scatter_update(x, values, indices):
     out = x.copy()
     out[indices] = values
     return out
+
+
+def _resize_rows(x, n):
+    kept = x[:n]
+    return np.concatenate([kept, np.zeros((n - kept.shape[0],) + x.shape[1:], x.dtype)])
+
+
+def _resize_rows_op(x, n):
+    return resize_rows(x, tg.constant(np.int64(n)), row_count(x))
 
 
 def _index_add(x, values, key):
@@ -469,6 +479,8 @@ OPS = [
     OpSpec("scatter_update", lambda x, values, indices: tg.ops.scatter_update(x, indices, values),
            _scatter_update, S.scatter_update_case(), second_order=True),
     OpSpec("index_add", index_add, _index_add, S.index_add_case(), second_order=True),
+    OpSpec("resize_rows", _resize_rows_op, _resize_rows, S.resize_rows_case(),
+           second_order=True),
     # tg.nn: convolution, the ops its VJP is made of, and pooling (NHWC, HWIO)
     OpSpec("conv2d", tg.nn.conv2d, NN.conv2d, NN.conv2d_case(), second_order=True),
     OpSpec("spread", conv_moves.spread, NN.spread, NN.spread_case(), second_order=True),

@@ -354,6 +354,13 @@ def scatter_update_case(draw):
 
 
 @st.composite
+def resize_rows_case(draw):
+    """resize_rows(x, n, x_rows): x cut or zero-padded to n rows (0 to 2 more than it has)."""
+    shape = draw(shapes(min_dims=1))
+    return Case((draw(arrays(shape)),), {"n": draw(st.integers(0, shape[0] + 2))})
+
+
+@st.composite
 def gather_case(draw):
     """gather along any axis; indices of rank 0 to 2, with repeats."""
     shape = draw(shapes(min_dims=1))

@@ -22,7 +22,16 @@ import numpy as np
 
 from ... import backend, dtypes
 from ..core.apply import bind
-from ..core.declare import defeffect, defjvp, defshape, defvjp, not_differentiable, primitive
+from ..core.declare import (
+    defbatch,
+    defeffect,
+    defjvp,
+    defshape,
+    defvjp,
+    not_differentiable,
+    primitive,
+)
+from .rearrange import moveaxis
 
 
 def _rows_of(x):
@@ -42,6 +51,12 @@ def row_count(x):
     return bind(row_count_p, x)
 
 
+def _rows_batch(op):
+    """Under vmap: every example has the batch's axis 1 rows (one value for them all)."""
+    return lambda values, batched: (bind(op, moveaxis(values[0], 0, 1)), False)
+defbatch(row_count_p, _rows_batch(row_count_p))
+
+
 # row_indices(x): 0, 1, ..., x.shape[0] - 1 (int64).
 row_indices_p = not_differentiable(primitive(
     "row_indices", lambda x: backend.xp.arange(x.shape[0], dtype=np.int64)))
@@ -51,6 +66,7 @@ def row_indices(x):
     """The index of each row of ``x``: ``[0, ..., x.shape[0] - 1]``."""
     _rows_of(x)
     return bind(row_indices_p, x)
+defbatch(row_indices_p, _rows_batch(row_indices_p))
 
 
 def _resize_kernel(x, n, x_rows):
@@ -90,6 +106,17 @@ def resize_rows(x, n, x_rows):
     gradient goes back to): $\\partial/\\partial x$ is ``resize_rows(ct, x_rows, n)``."""
     _rows_of(x)
     return bind(resize_rows_p, x, n, x_rows)
-defvjp(resize_rows_p, lambda ct, ans, x, n, x_rows: resize_rows(ct, x_rows, n), None, None)
+defvjp(resize_rows_p, lambda ct, ans, x, n, x_rows: resize_rows(ct, x_rows, n), None, None,
+       arrays=True)
 defjvp(resize_rows_p, lambda x_dot, ans, x, n, x_rows: resize_rows(x_dot, n, x_rows), None,
-       None)
+       None, arrays=True)
+
+
+def _resize_batch(values, batched):
+    """One size for every example: resize the batch's axis 1. Sizes that differ from
+    example to example give examples of different shapes, so they run one by one."""
+    (x, n, x_rows), (x_batched, n_batched, rows_batched) = values, batched
+    if n_batched or rows_batched or not x_batched:
+        return NotImplemented
+    return moveaxis(bind(resize_rows_p, moveaxis(x, 0, 1), n, x_rows), 1, 0), True
+defbatch(resize_rows_p, _resize_batch)
