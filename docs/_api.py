@@ -42,7 +42,9 @@ SECTIONS = [
     ("Control flow", ("teachgrad.control_flow",),
      "Loops and branches with gradients, eager and in graphs, and the sequence functions "
      "built on `while_loop` and `TensorArray` (`scan`, `map_fn`, `foldl`, `foldr`), whose "
-     "gradients are loops too (backpropagation through time)."),
+     "gradients are loops too (backpropagation through time). In a graph they loop over "
+     "a length known only when it runs (a placeholder of shape `[None, ...]`), and a "
+     "`dynamic_size` TensorArray grows at an index computed in the loop."),
     ("Backends", ("teachgrad.backend",),
      "Which array library runs the kernels: numpy, or CuPy on an NVIDIA GPU."),
     ("Explaining gradients", ("teachgrad.debug",), ""),
