@@ -199,3 +199,65 @@ def test_jacobian_of_an_unknown_shape_target_is_a_loop_of_backward_passes():
     assert [n.op.name for n in g.get_operations()].count("While") == 1
     np.testing.assert_allclose(tg.Session(g).run(j, {x: np.array([1.0, 2.0, 3.0])}),
                                np.diag([2.0, 4.0, 6.0]))
+
+
+def test_batch_jacobian_of_examples_of_unknown_size_in_a_graph():
+    xv = np.arange(6.0).reshape(2, 3) / 6
+    g = tg.Graph()
+    with g.as_default():
+        x = tg.placeholder(tg.float64, (None, None))
+        with tg.GradientTape() as tape:
+            tape.watch(x)
+            y = tg.tanh(x) * tg.sum(x, axis=1, keepdims=True)
+        j = tape.batch_jacobian(y, x)
+    got = tg.Session(g).run(j, {x: xv})
+    xe = tg.constant(xv)
+    with tg.GradientTape() as tape:
+        tape.watch(xe)
+        y = tg.tanh(xe) * tg.sum(xe, axis=1, keepdims=True)
+    np.testing.assert_allclose(got, tape.batch_jacobian(y, xe).numpy(), rtol=1e-12)
+
+
+def test_dynamic_size_scatter_at_computed_indices_in_a_graph_loop():
+    g = tg.Graph()
+    with g.as_default():
+        w = tg.placeholder(tg.float64, ())
+        ta = tg.TensorArray(tg.float64, size=0, dynamic_size=True)
+
+        def body(i, ta):
+            rows = tg.stack([2 * i, 2 * i + 1])
+            return i + 1, ta.scatter(rows, tg.stack([w, w * w]) * tg.cast(i, tg.float64))
+        _, ta = tg.while_loop(lambda i, ta: i < 3, body, [tg.constant(np.int64(0)), ta])
+        out = ta.stack()
+        (grad,) = tg.gradients(tg.sum(out), [w])
+    value, dw = tg.Session(g).run([out, grad], {w: 3.0})
+    np.testing.assert_array_equal(value, [0, 0, 3, 9, 6, 18])
+    assert dw == 3 + 2 * 3.0 * 3   # d/dw of (w + w^2)(0 + 1 + 2)
+
+
+def _cubes(w, size, dynamic):
+    ta = tg.TensorArray(tg.float64, size=size, dynamic_size=dynamic)
+    _, ta = tg.while_loop(lambda i, ta: i < 3,
+                          lambda i, ta: (i + 1, ta.write(i, w ** 3 * tg.cast(i, tg.float64))),
+                          [tg.constant(np.int64(0)), ta])
+    return tg.sum(ta.stack())
+
+
+def test_second_derivative_through_a_growing_array_says_how_to_get_it():
+    g = tg.Graph()
+    with g.as_default():
+        w = tg.placeholder(tg.float64, ())
+        (gw,) = tg.gradients(_cubes(w, 0, True), [w])
+        with pytest.raises(NotImplementedError, match="give the TensorArray a fixed size="):
+            tg.gradients(gw, [w])
+        (fixed,) = tg.gradients(_cubes(w, 3, False), [w])
+        (second,) = tg.gradients(fixed, [w])
+    assert tg.Session(g).run([gw, second], {w: 2.0}) == [36.0, 36.0]
+    w = tg.constant(2.0)
+    with tg.GradientTape() as outer:
+        outer.watch(w)
+        with tg.GradientTape() as inner:
+            inner.watch(w)
+            total = _cubes(w, 0, True)
+        gw = inner.gradient(total, w)
+    assert outer.gradient(gw, w).numpy() == 36.0   # 3 * 6 w (0 + 1 + 2) at w = 2

@@ -28,7 +28,7 @@ from .. import backend, nest, validate
 from ..ops import IndexedSlices, moveaxis, reshape, stack, zeros, zeros_like
 from ..tensor import constant
 from .aggregation import unconnected as unconnected_option
-from .jacobian_loops import looped_jacobian
+from .jacobian_loops import looped_batch_jacobian, looped_jacobian
 from .vectorize import vmap
 
 _GRAPH_CONTROL_FLOW = frozenset({"While", "If"})
@@ -78,6 +78,8 @@ def batch_jacobian(tape, target, source, unconnected_gradients, parallel_iterati
     _check_options(parallel_iterations, use_pfor, where)
     _check_batch_shapes(target, source)
     example = tuple(target.shape[1:])
+    if None in example and tape.graph is not None:   # known when the graph runs: a loop
+        return looped_batch_jacobian(tape, target, source)
     t = math.prod(example)
     batch = target.shape[0] if target.shape[0] is not None else source.shape[0]
     out_shape = (-1 if batch is None else batch,) + example + tuple(source.shape[1:])

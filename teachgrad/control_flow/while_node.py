@@ -40,6 +40,7 @@ class LoopState:
         self.direction = direction   # "forward", or "backward" for a gradient loop
         self.saved = []              # body tensors stacked per iteration for the gradient
         self.node = None
+        self.grows = False           # a gradient loop whose cotangents change row count
 
     def __repr__(self):
         return f"<loop {self.name}: {self.n_vars} variables, {len(self.saved)} saved>"
@@ -99,6 +100,13 @@ def _while_shapes(*inputs, cond, body, loop):
 def _while_vjp(cts, ans, *inputs, cond, body, loop):
     """A While node's gradient: a While node running the body's gradient backward."""
     loop.node = ans[0].node   # (a forward-mode accumulator gets here before build_while ends)
+    if loop.grows:
+        raise NotImplementedError(
+            f"The gradient of {loop.name!r} (itself the gradient of a while_loop whose "
+            f"TensorArray grows at a computed index) is not supported: its cotangents change "
+            f"size from iteration to iteration. For a second derivative, give the "
+            f"TensorArray a fixed size= (the loop's number of iterations), or differentiate "
+            f"eagerly with nested GradientTapes.")
     stack_grads = [(loop.saved[k], g) for k, g in enumerate(cts[loop.n_vars + 1:])
                    if g is not None]
     float_vars, float_captures = carriers(body, cts, stack_grads)
@@ -108,6 +116,7 @@ def _while_vjp(cts, ans, *inputs, cond, body, loop):
     grad_cond, grad_body = backward_loop(body, loop, stack_grads, float_vars, float_captures)
     start = backward_start(cts, ans, body, loop, float_vars, float_captures)
     outputs = build_while(grad_cond, grad_body, start, None, f"{loop.name}_grad", "backward")
+    outputs[0].node.params["loop"].grows = bool(growing)
     return cut_to_size(input_grads(outputs, len(inputs), cond, loop, float_vars,
                                    float_captures), inputs, growing)
 
