@@ -278,10 +278,11 @@ class TensorArray:
         return self._new(resize_rows(self.buffer, new, old), resize_rows(self.marks, new, old))
 
     def _pinned(self):
-        """The buffer, its row count pinned for gradients when it may change at run time
+        """The buffer, its row count pinned for gradients when it may change as a graph runs
         (an identity whose gradient is cut back to those rows: a loop's gradient then
-        never mixes the buffers of two iterations' sizes)."""
-        if self._static_size() is not None and not self.dynamic_size:
+        never mixes the buffers of two iterations' sizes). Eagerly, each iteration is
+        recorded with its own sizes, so nothing needs pinning."""
+        if state.graph is None or (self._static_size() is not None and not self.dynamic_size):
             return self.buffer
         rows = row_count(self.buffer)
         return resize_rows(self.buffer, rows, rows)
