@@ -36,7 +36,8 @@ from .ops import (arange, array_split, atleast_1d, atleast_2d, atleast_3d, colum
 from .ops import cross, dot, einsum, inner, kron, outer, tensordot, vdot
 from .ops import (angle, append, argpartition, c_, conj, conjugate, convolve, fabs, gradient,
                   imag, partition, r_, real, real_if_close, rollaxis, row_stack)
-from .graph import Graph, Session, function, get_default_graph, name_scope, placeholder
+from .graph import (Graph, Session, TensorSpec, function, get_default_graph, name_scope,
+                    placeholder)
 from .tensor import SymbolicTensor, Tensor, Variable, constant, convert_to_tensor
 from . import debug, exercises, linalg, nn, optimizers
 from .debug import explain_gradient

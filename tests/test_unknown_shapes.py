@@ -261,3 +261,55 @@ def test_second_derivative_through_a_growing_array_says_how_to_get_it():
             total = _cubes(w, 0, True)
         gw = inner.gradient(total, w)
     assert outer.gradient(gw, w).numpy() == 36.0   # 3 * 6 w (0 + 1 + 2) at w = 2
+
+
+# -- tg.function with an input_signature of unknown leading size -----------------------------
+@pytest.mark.parametrize("name", ["scan", "foldr", "map_fn", "vectorized_map"])
+def test_input_signature_with_an_unknown_leading_size_traces_once(name):
+    fn = PROGRAMS[name]
+    f = tg.function(fn, input_signature=[tg.TensorSpec((None, 2), tg.float64)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # (a per-example fallback under vectorized_map)
+        for array in ROWS:
+            x = tg.constant(array)
+            with tg.GradientTape() as tape:
+                tape.watch(x)
+                total = tg.sum(f(x))
+            np.testing.assert_allclose(total.numpy(), np.sum(fn(x).numpy()), rtol=1e-12)
+            np.testing.assert_allclose(tape.gradient(total, x).numpy(),
+                                       finite_differences(fn, [array])[0], rtol=1e-5,
+                                       atol=1e-7)
+    assert f.trace_count == 1
+    assert f.last_concrete_function.inputs[0].shape == (None, 2)
+
+
+def test_input_signature_with_a_dynamic_size_array():
+    @tg.function(input_signature=[tg.TensorSpec((None,), tg.float64)])
+    def squares(x):
+        n = tg.cast(tg.sum(tg.ones_like(x)), tg.int64)   # the length, known when it runs
+        ta = tg.TensorArray(tg.float64, size=0, dynamic_size=True)
+        _, ta = tg.while_loop(lambda i, ta: i < n, lambda i, ta: (i + 1, ta.write(
+            i, tg.sin(tg.gather(x, i)) * tg.cast(i + 1, tg.float64))),
+            [tg.constant(np.int64(0)), ta])
+        return ta.stack()
+    for n in (2, 4):
+        x = np.linspace(0.2, 1.0, n)
+        np.testing.assert_allclose(squares(tg.constant(x)).numpy(),
+                                   np.sin(x) * np.arange(1, n + 1), rtol=1e-12)
+    assert squares.trace_count == 1
+
+
+def test_input_signature_refuses_what_does_not_fit():
+    f = tg.function(lambda x: x * 2.0, input_signature=[tg.TensorSpec((None, 2), tg.float64)])
+    with pytest.raises(ValueError, match=r"incompatible with input_signature: argument 0 has "
+                                         r"shape \(3, 3\)"):
+        f(tg.zeros((3, 3), tg.float64))
+    with pytest.raises(ValueError, match="dtype float32"):
+        f(tg.zeros((3, 2), tg.float32))
+    with pytest.raises(TypeError, match="too many positional arguments"):
+        f(tg.zeros((3, 2), tg.float64), tg.zeros((3, 2), tg.float64))
+    with pytest.raises(TypeError, match="input_signature"):
+        tg.function(lambda x: x, input_signature=[(None, 2)])
+    with pytest.raises(TypeError, match="tg.TensorSpec"):
+        tg.TensorSpec((None, 2), "not a dtype")
+    np.testing.assert_array_equal(f([[1.0, 2.0]]).numpy(), [[2.0, 4.0]])

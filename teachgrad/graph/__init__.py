@@ -3,3 +3,4 @@ from .graph import Graph, get_default_graph, name_scope, placeholder
 from .session import Session
 from .concrete import ConcreteFunction
 from .function import Function, function
+from .signature import TensorSpec

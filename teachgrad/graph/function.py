@@ -25,7 +25,13 @@ from ..tensor import Tensor, to_array
 from .concrete import ConcreteFunction, FuncGraph, call_p
 from .graph import placeholder
 from .retrace import Retracing, drop_oldest
-from .signature import input_signature, is_tensor_argument, variables_key
+from .signature import (
+    checked_signature,
+    input_signature,
+    is_tensor_argument,
+    signature_key,
+    variables_key,
+)
 
 
 class Function:
@@ -36,9 +42,10 @@ class Function:
     ``optimize``: see ``tg.function``.
     """
 
-    def __init__(self, python_function, optimize=True):
+    def __init__(self, python_function, optimize=True, input_signature=None):
         functools.update_wrapper(self, python_function)
         self.python_function = python_function
+        self.input_signature = input_signature   # TensorSpecs: one trace for every call
         if optimize is not False:
             from .optimize import resolve
             optimize = resolve(optimize)   # the pass names (fails now on an unknown one)
@@ -125,8 +132,15 @@ class Function:
             return self.python_function(*args, **kwargs)
         if kwargs or len(args) != self._positional:
             args, kwargs = self._canonical(args, kwargs)
-        key, tensors = input_signature(args, kwargs)
-        concrete = self._concrete(key, args, kwargs)
+        if self.input_signature is not None:   # one trace, on the signature's shapes
+            key, tensors = signature_key(self.input_signature, args, kwargs, "tg.function")
+            concrete = self._traces.get(key)
+            if concrete is None:
+                concrete = self._traces[key] = self._trace(tensors, {}, key)
+            self._last = concrete
+        else:
+            key, tensors = input_signature(args, kwargs)
+            concrete = self._concrete(key, args, kwargs)
         outputs = iter(bind(call_p, *tensors, *concrete.captured_variables, function=concrete))
         return nest.pack_sequence_as(concrete.structure, [
             None if leaf is None else next(outputs) for leaf in nest.flatten(concrete.structure)])
@@ -191,7 +205,7 @@ def _of_tensors(python_function, traced, n_args, keys, placeholders):
     return body
 
 
-def function(python_function=None, optimize=True):
+def function(python_function=None, optimize=True, input_signature=None):
     """Trace ``python_function`` into a graph per input signature: ``@tg.function``.
 
     Args:
@@ -200,8 +214,12 @@ def function(python_function=None, optimize=True):
         buffer reuse; see ``teachgrad.graph.optimize``) before it runs: True
         (the default), False to run it as traced, or the names of the passes to
         run, e.g. ``("fold", "cse")``. Also ``@tg.function(optimize=False)``.
+      input_signature: a list of ``tg.TensorSpec``, one per argument: the function is
+        traced once, on placeholders of those shapes (``(None, 2)``: any number of
+        rows), and each call's arguments must fit them.
     """
+    signature = checked_signature(input_signature, "tg.function")
     if python_function is None:
-        return functools.partial(function, optimize=optimize)
+        return functools.partial(function, optimize=optimize, input_signature=signature)
     validate.callable_(python_function, "python_function", "tg.function")
-    return Function(python_function, optimize=optimize)
+    return Function(python_function, optimize=optimize, input_signature=signature)

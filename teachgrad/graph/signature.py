@@ -4,10 +4,71 @@ Tensor arguments count by shape and dtype, Variables by identity (a Variable pas
 in stays that Variable in the trace, so it can be assigned), other arguments by
 value (a list or tuple by its items).
 """
+from dataclasses import dataclass
+
 import numpy as np
 
 from .. import validate
 from ..tensor import Tensor, Variable, to_array
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """The shape and dtype a ``tg.function`` argument must have, TensorFlow's
+    ``tf.TensorSpec``: ``tg.TensorSpec((None, 2), tg.float64)`` takes any number of rows
+    of two. A function given ``input_signature=[...]`` traces once, on placeholders of
+    these shapes (None: a size it learns when the graph runs), and every call must fit."""
+
+    shape: tuple
+    dtype: object = np.dtype("float32")
+    name: str = None
+
+    def __post_init__(self):
+        where = "tg.TensorSpec"
+        object.__setattr__(self, "shape", validate.shape(self.shape, "shape", where,
+                                                         unknown=True))
+        dtype = validate.dtype(self.dtype, "dtype", where)
+        if dtype is None:
+            validate.fail(TypeError, where, "dtype", "a data type", self.dtype)
+        object.__setattr__(self, "dtype", dtype)
+
+    def fits(self, tensor):
+        """Does ``tensor`` have this dtype, and a shape this one allows?"""
+        shape = tensor.shape
+        return tensor.dtype == self.dtype and shape is not None and \
+            len(shape) == len(self.shape) and \
+            all(s is None or s == d for s, d in zip(self.shape, shape))
+
+
+def signature_key(specs, args, kwargs, where):
+    """The cache key and tensors of a call of a function with an ``input_signature``:
+    the specs' own shapes (so one trace serves every call), each argument checked."""
+    if kwargs or len(args) != len(specs):
+        raise TypeError(f"{where}: the input_signature has {len(specs)} TensorSpec(s), so "
+                        f"the function takes exactly {len(specs)} positional tensor "
+                        f"argument(s); got {len(args)} positional and {len(kwargs or ())} "
+                        f"keyword argument(s).")
+    tensors = []
+    for k, (spec, a) in enumerate(zip(specs, args)):
+        t = a if isinstance(a, Tensor) else Tensor(to_array(a, spec.dtype, f"argument {k}",
+                                                             where))
+        if not spec.fits(t):
+            raise ValueError(f"{where}: Python inputs incompatible with input_signature: "
+                             f"argument {k} has shape {t.shape} and dtype {t.dtype}, which "
+                             f"does not fit {spec}.")
+        tensors.append(t)
+    return tuple((spec.shape, spec.dtype) for spec in specs), tensors
+
+
+def checked_signature(input_signature, where):
+    """``input_signature`` as a tuple of TensorSpecs (or None)."""
+    if input_signature is None:
+        return None
+    if not isinstance(input_signature, (list, tuple)) or not all(
+            isinstance(s, TensorSpec) for s in input_signature):
+        validate.fail(TypeError, where, "input_signature", "a list of tg.TensorSpec (one "
+                      "per positional argument), or None", input_signature)
+    return tuple(input_signature)
 
 
 def is_tensor_argument(a):
