@@ -78,14 +78,28 @@ def test_tg_function_relaxed_to_an_unknown_leading_size(name):
     assert f.last_concrete_function.inputs[0].shape == (None, 2)
 
 
-def test_rows_of_elems_of_different_known_lengths_still_refused():
+@pytest.mark.parametrize("second", [(None, 2), (3, 2)])
+def test_elems_of_different_lengths_are_caught_when_the_graph_runs(second):
+    # TensorFlow's unstack check: every tensor of elems has the loop's number of rows.
     g = tg.Graph()
     with g.as_default():
-        a, b = tg.placeholder(tg.float64, (None, 2)), tg.placeholder(tg.float64, (3, 2))
-        tg.scan(lambda c, r: c + r[0] + r[1], (a, b), tg.zeros(2, tg.float64))   # one known
-        with pytest.raises(ValueError, match="same number of rows"):
-            tg.scan(lambda c, r: c + r[0] + r[1], (tg.zeros((2, 2), tg.float64), b),
-                    tg.zeros(2, tg.float64))
+        a, b = tg.placeholder(tg.float64, (None, 2)), tg.placeholder(tg.float64, second)
+        y = tg.scan(lambda c, r: c + r[0] * r[1], (a, b), tg.zeros(2, tg.float64))
+        grads = tg.gradients(tg.sum(y), [a, b])
+    session = tg.Session(g)
+    b_value = np.arange(6.0).reshape(3, 2)
+    value, _, db = session.run([y] + grads, {a: np.ones((3, 2)), b: b_value})
+    np.testing.assert_array_equal(value, np.cumsum(b_value, axis=0))
+    np.testing.assert_array_equal(db, [[3, 3], [2, 2], [1, 1]])
+    for rows in (2, 4):
+        feed = {a: np.ones((rows, 2)), b: b_value} if second[0] == 3 else \
+            {a: np.ones((3, 2)), b: np.ones((rows, 2))}
+        with pytest.raises(ValueError, match=r"Input value must have first dimension equal to "
+                                             r"the array size \((2|4) vs. (3|2|4)\)"):
+            session.run(y, feed)
+    with pytest.raises(ValueError, match="same number of rows"):
+        tg.scan(lambda c, r: c + r[0] + r[1], (tg.zeros((2, 2)), tg.zeros((3, 2))),
+                tg.zeros(2))
 
 
 # -- an empty scan: TensorFlow's empty stack ----------------------------------------------

@@ -16,7 +16,9 @@ and so may the accumulator: ``fn(carry, x)`` gets both in their structures.
 import numpy as np
 
 from .. import nest, validate
-from ..ops.shape.rows import row_count
+from ..ops import gather
+from ..ops.shape.rows import row_count, row_indices
+from ..ops.shape.updates import tensor_array_check
 from ..state import state
 from ..tensor import Tensor, constant
 from .structure import check_dtype, check_same_structure, paths
@@ -43,9 +45,9 @@ def _rows(elems, where):
         raise ValueError(f"{where}: the tensors of `elems` must all have the same number of "
                          f"rows (their first axis), got {lengths} for "
                          f"{paths(elems, 'elems')}.")
-    if known and None not in lengths:
-        return flat, lengths[0]
-    return flat, row_count(flat[lengths.index(None)])
+    if known:   # the others are checked against it when the graph runs
+        return flat, known.pop()
+    return flat, row_count(flat[0])
 
 
 def _tensor(value, argument, where):
@@ -55,7 +57,17 @@ def _tensor(value, argument, where):
 
 
 def _unstacked(flat, n):
-    return [TensorArray.of_rows(t, "elems") for t in flat]
+    """The rows of each of ``flat`` to read; where a length is known only when the graph
+    runs, it is checked then to be ``n`` (TensorFlow's unstack error otherwise)."""
+    arrays = []
+    for k, t in enumerate(flat):
+        if (t.shape[0] == n) if isinstance(n, int) else k == 0:   # n is its length
+            arrays.append(TensorArray.of_rows(t, "elems"))
+            continue
+        marks = TensorArray(t.dtype, n, name="elems").marks
+        checked, _ = tensor_array_check(marks, row_indices(t), "rows", array="elems")
+        arrays.append(TensorArray.of_rows(gather(t, checked), "elems"))
+    return arrays
 
 
 def _row(elems, inputs, index):

@@ -85,6 +85,10 @@ def check_marks(found, wanted, action, clear=False, dynamic=False, array="Tensor
     """Raise TensorFlow's error if ``action`` ("write", "read", "gather") at the indices
     ``wanted`` (ints) is not allowed by the marks ``found`` (a numpy array)."""
     size = found.shape[0]
+    if action == "rows" and len(wanted) != size:
+        raise ValueError(f"TensorArray {array!r}: Input value must have first dimension equal "
+                         f"to the array size ({len(wanted)} vs. {size}): every tensor of "
+                         f"elems must have the same number of rows.")
     for i in wanted:
         if not 0 <= i < size:
             raise IndexError(_out_of_range(array, action, i, size, dynamic))
@@ -128,7 +132,8 @@ def _out_of_range(array, action, i, size, dynamic):
             f"{size}. Indices run from 0 to size - 1.")
 
 # tensor_array_check(marks, indices): (indices, new marks), after checking that the
-# `action` ("write", "read", "gather") is allowed at those indices. No gradient.
+# `action` ("write", "read", "gather"; "rows": indices that are every row) is allowed at
+# those indices. No gradient.
 tensor_array_check_p = not_differentiable(primitive("tensor_array_check", _check_kernel,
                                                     multiple_results=True))
 def tensor_array_check(marks, indices, action, clear=False, dynamic=False, array="TensorArray"):
