@@ -110,6 +110,16 @@ class ConcreteFunction:
             self._optimized = _optimized_copy(self, passes)
         return self._optimized
 
+    def optimized_recording(self):
+        """``optimized``, made by an optimiser run that keeps each pass's graphs on its
+        report (``report.passes[i].before``/``.after``, for ``tg.viz.PassStepper``). Made
+        before the first call, it is the very copy the function then runs."""
+        copy = self._optimized
+        if copy is None or not copy.report.passes or copy.report.passes[0].before is None:
+            passes = True if self.optimize is False else self.optimize
+            self._optimized = _optimized_copy(self, passes, record=True)
+        return self._optimized
+
     def run(self, arrays):
         """Run the graph on ``arrays`` (explicit inputs, then captured variables' values)."""
         if self.optimize is not False and not state.checks():
@@ -124,14 +134,22 @@ class ConcreteFunction:
         return tuple(results[:n])
 
 
-def _optimized_copy(function, passes):
-    """``function`` with its graph run through the optimisation passes."""
-    from .optimize import GraphFunction, optimize
+def traced_graph_function(function):
+    """``function``'s graph as traced, as the passes take it (a GraphFunction fed through
+    the inputs, then the captured Variables; returning the outputs, then the Variables'
+    new values): what ``tg.viz.PassStepper`` runs the optimiser on, recording."""
+    from .optimize import GraphFunction
+    return GraphFunction(function.graph, function.inputs + function.graph.captures,
+                         function.outputs + function.assigned_values)
+
+
+def _optimized_copy(function, passes, record=False):
+    """``function`` with its graph run through the optimisation passes (``record``: keep
+    each pass's graphs on the report)."""
+    from .optimize import optimize
     n = len(function.inputs)
     outputs = len(function.outputs)
-    traced = GraphFunction(function.graph, function.inputs + function.graph.captures,
-                           function.outputs + function.assigned_values)
-    fn, report = optimize(traced, passes)
+    fn, report = optimize(traced_graph_function(function), passes, record)
     fn.graph.captures = fn.inputs[n:]
     fn.graph.captured_variables = list(function.captured_variables)
     copy = ConcreteFunction(function.python_function, fn.graph, fn.inputs[:n],

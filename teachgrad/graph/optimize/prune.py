@@ -24,8 +24,11 @@ def needed_nodes(fn):
 def prune(fn):
     """``fn`` without the nodes that none of its outputs need."""
     needed = needed_nodes(fn)
+    fed = {id(p.node) for p in fn.inputs}    # kept by ``finish`` even when unused
     rw = Rewriter(fn)
     for node in fn.nodes:
         if id(node) in needed:
             rw.copy(node)
+        elif id(node) not in fed:
+            rw.note("removed", node)
     return rw.finish()
