@@ -129,8 +129,8 @@ def _traced_sentence(python_function, fn, printed):
     ops = op_count(fn)
     text = (f"Python ran {python_function.__name__} once, on placeholders (symbolic values: "
             f"a shape and a dtype, no numbers), and every teachgrad op it called became a "
-            f"node: {ops} ops. Python's own if and for ran then and left only the ops they "
-            f"chose or repeated.")
+            f"node: {ops} ops. A Python if or for ran then, and left only the ops it chose or "
+            f"repeated, never itself.")
     if printed.strip():
         first = printed.strip().splitlines()[0]
         text += (f" Python's print ran during the trace, once (it printed {first!r}), and "
@@ -140,7 +140,8 @@ def _traced_sentence(python_function, fn, printed):
 
 def _program_sentence(fn, programs, times):
     text = (f"What runs on each call: {len(fn.nodes)} nodes, {op_count(fn)} of them ops, "
-            f"{len(programs)} fused kernel{'s' * (len(programs) != 1)}.")
+            f"{len(programs)} of those generated kernels (a fused chain, or an op writing in "
+            f"place), whose source is below.")
     if times:
         text += (f" Measured: eager {_ms(times['eager'])}, traced with optimize=False "
                  f"{_ms(times['unoptimized'])}, traced and optimised {_ms(times['traced'])}.")
