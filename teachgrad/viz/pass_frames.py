@@ -25,9 +25,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping, Optional
 
+import numpy as np
+
 from ..graph.function import Function, function
 from ..graph.graph import const_p, placeholder_p
 from ..graph.optimize.record import buffer_count
+from ..tensor import constant
 
 #: Calls timed for each of the three times (the best is kept).
 REPEAT = 20
@@ -82,6 +85,8 @@ def pass_frames(fn, args, timing=True, repeat=REPEAT):
         raise TypeError(f"PassStepper: the function to trace must be a Python function or a "
                         f"tg.function, but got {type(fn).__name__} {fn!r:.60}.")
     optimize = fn.optimize if isinstance(fn, Function) and fn.optimize is not False else True
+    # numpy arrays become tensors, as tg.function makes them: the eager call gets them too
+    args = tuple(constant(a) if isinstance(a, np.ndarray) else a for a in args)
     traced = function(python_function, optimize=optimize)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
