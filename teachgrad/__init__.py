@@ -37,6 +37,7 @@ from .ops import cross, dot, einsum, inner, kron, outer, tensordot, vdot
 from .ops import (angle, append, argpartition, c_, conj, conjugate, convolve, fabs, gradient,
                   imag, partition, r_, real, real_if_close, rollaxis, row_stack)
 from .graph import Graph, Session, function, get_default_graph, name_scope, placeholder
+from .ops.io.printing import print  # noqa: A004  (tg.print, as tf.print)
 from .tensor import SymbolicTensor, Tensor, Variable, constant, convert_to_tensor
 from . import debug, exercises, linalg, nn, optimizers
 from .debug import explain_gradient

@@ -22,7 +22,10 @@ from .session import plan_for
 
 
 class FuncGraph(Graph):
-    """The graph of a traced function: each Variable it reads becomes an input."""
+    """The graph of a traced function: each Variable it reads becomes an input. Its
+    effects (``tg.print``, random draws) run on every call."""
+
+    runs_effects = True
 
     def __init__(self, name):
         super().__init__()
@@ -228,6 +231,8 @@ def _trace_gradient(function):
     # The body ran again only to be differentiated: the Variables it assigns (an
     # optimizer's step) are assigned by the function's own call, never by its gradient.
     graph.assignments.clear()
+    # Nor does it print again: its effects run only where a gradient needs their outputs.
+    graph.runs_effects = False
     return ConcreteFunction(gradient_body, graph, placeholders,
                             [g for g in grads if g is not None], grads,
                             optimize=function.optimize)

@@ -65,6 +65,7 @@ class Rewriter:
     def __init__(self, fn):
         self.fn = fn
         self.graph = OptimizedGraph(getattr(fn.graph, "name", "graph"))
+        self.graph.runs_effects = fn.graph.runs_effects   # a traced function's prints run
         self._map = {}    # tensor id in fn.graph -> tensor of the new graph
         self._nodes = {}  # id(node of fn.graph) -> the new node that took its place
         self.changes = []  # record.Change, one per node the pass did not simply copy
