@@ -112,7 +112,8 @@ def describe(record):
 
 
 _NOTHING = {
-    "prune": "Pruning removed nothing: every node feeds an output.",
+    "prune": "Pruning removed nothing: every node feeds an output (or an effect, such as "
+             "tg.print's).",
     "fold": "Constant folding found no node whose inputs are all constants.",
     "cse": "Common-subexpression elimination found no node that repeats another.",
     "fuse": "Fusion found no chain of two or more elementwise nodes to join.",
