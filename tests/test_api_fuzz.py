@@ -516,6 +516,8 @@ def _jvp_recorded():
 # working keyword arguments for each.
 VIZ = {
     "viz.JVPStepper": (tg.viz.JVPStepper, lambda: {"trace": _jvp_recorded()}),
+    "viz.PassStepper": (tg.viz.PassStepper, lambda: {"fn": lambda x: tg.sin(x) * 2.0,
+                                                     "*": [np.ones(2)], "timing": False}),
     "nest.flatten": (tg.nest.flatten, lambda: {"structure": {"a": [1.0, (2.0,)]}}),
     "nest.is_nested": (tg.nest.is_nested, lambda: {"structure": [1.0]}),
     "nest.pack_sequence_as": (tg.nest.pack_sequence_as,

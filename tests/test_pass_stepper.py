@@ -60,3 +60,14 @@ def test_bad_arguments_say_what_to_pass():
         tg.viz.PassStepper(3.0)
     with pytest.raises(ValueError, match="repeat"):
         tg.viz.PassStepper(_step, np.ones((1, 3)), np.ones((3, 1)), repeat=0)
+
+
+def test_it_draws_and_marks_without_dot(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")      # dot cannot start: laid out in Python
+    stepper = tg.viz.PassStepper(_step, np.ones((2, 3)), np.ones((3, 2)), timing=False)
+    graph = stepper.graph_html("tg-test")
+    assert graph.count("<svg") == len(stepper.frames.graphs)
+    assert "laid this graph out itself" in stepper.header_html()
+    fold = next(f for f in stepper.frames.frames if f.kind == "fold")
+    names = stepper.marked_names(fold.index)
+    assert names and all(f"tg-node tg-node-{n}" in graph for n in names)
