@@ -56,7 +56,7 @@ def test_each_frame_marks_its_nodes_in_the_html(stepper):
 
 
 def test_bad_arguments_say_what_to_pass():
-    with pytest.raises(TypeError, match="Python function or a tg.function"):
+    with pytest.raises(TypeError, match="`fn`, the function to trace"):
         tg.viz.PassStepper(3.0)
     with pytest.raises(ValueError, match="repeat"):
         tg.viz.PassStepper(_step, np.ones((1, 3)), np.ones((3, 1)), repeat=0)

@@ -82,15 +82,19 @@ def pass_frames(fn, args, timing=True, repeat=REPEAT):
     """The PassFrames of ``fn`` (a Python function or a ``tg.function``) on ``args``."""
     python_function = fn.python_function if isinstance(fn, Function) else fn
     if not callable(python_function):
-        raise TypeError(f"PassStepper: the function to trace must be a Python function or a "
-                        f"tg.function, but got {type(fn).__name__} {fn!r:.60}.")
+        raise TypeError(f"PassStepper: `fn`, the function to trace, must be a Python "
+                        f"function or a tg.function, but got {type(fn).__name__} {fn!r:.60}.")
     optimize = fn.optimize if isinstance(fn, Function) and fn.optimize is not False else True
-    # numpy arrays become tensors, as tg.function makes them: the eager call gets them too
-    args = tuple(constant(a) if isinstance(a, np.ndarray) else a for a in args)
     traced = function(python_function, optimize=optimize)
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        concrete = traced.get_concrete_function(*args)
+    try:
+        # numpy arrays become tensors, as tg.function makes them: the eager call gets them too
+        args = tuple(constant(a) if isinstance(a, np.ndarray) else a for a in args)
+        with contextlib.redirect_stdout(printed):
+            concrete = traced.get_concrete_function(*args)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"PassStepper: tracing `fn` ({python_function.__name__}) on the "
+                          f"`example_args` given failed: {error}") from error
     sys.stdout.write(printed.getvalue())     # the student sees the print too, once
     report = concrete.optimized_recording().report
     records = tuple(report.passes)
