@@ -109,6 +109,7 @@ SPECIAL = {
     "explain_gradient": lambda: dict(zip(("tape_or_graph", "target", "source"),
                                          _tape_and_target())),
     "set_backend": lambda: {"name": "numpy"},
+    "nn.stateless_dropout": lambda: {"x": _x(), "rate": 0.5, "seed": [1, 2]},
     "name_scope": lambda: {"name": "layer"},
     "Session": lambda: {"graph": tg.Graph()},
     "sparse_softmax_cross_entropy_with_logits": lambda: {
