@@ -100,7 +100,7 @@ def describe(record):
     if record.name == "cse":
         pairs = ", ".join(f"{c.node} = {c.into}" for c in record.changes[:6])
         return (f"Common-subexpression elimination dropped {n} node{'s' * (n != 1)} that "
-                f"repeat an earlier one ({pairs}{' ...' if n > 6 else ''}).")
+                f"repeat{'s' * (n == 1)} an earlier one ({pairs}{' ...' if n > 6 else ''}).")
     if record.name == "fuse":
         kernels = sorted({c.into for c in record.changes})
         return (f"Fusion joined {n} elementwise nodes into {len(kernels)} kernel"
