@@ -75,7 +75,7 @@ class PassStepper(Stepper):
             self._drawn = []
             for k, fn in enumerate(self.frames.graphs):
                 try:
-                    drawing = draw(fn.graph, title=None)
+                    drawing = draw(fn.graph, fit=False)   # the widget fits it, never too small
                 except ValueError as error:
                     add_note(self._notes, f"Graph {k} is not drawn: {error}")
                     self._drawn.append(None)
