@@ -12,7 +12,7 @@ every step with its step box (jslinked: no kernel round trip). At each step:
 
 A failing check names the stepper, the step and the node.
 """
-from labserver import REPO, copy_notebook, open_notebook, run_all_cells
+from labserver import REPO, copy_notebook, go_to_step, open_notebook, run_all_cells
 
 NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 WIDGET = f"{NOTEBOOK} .tg-stepper-widget"
@@ -49,17 +49,6 @@ def _rgb(hex_colour):
     return f"rgb({r}, {g}, {b})"
 
 
-def _go_to(page, i, step):
-    box = page.locator(WIDGET).nth(i).locator(".tg-controls .widget-text input")
-    box.fill(str(step))
-    box.press("Enter")
-    page.wait_for_function(
-        """([sel, i, step]) => {
-            const f = document.querySelectorAll(sel)[i].querySelector('.tg-frame');
-            return f && f.dataset.step === String(step);
-        }""", arg=[WIDGET, i, step], timeout=10_000, polling=50)
-
-
 def test_lesson14_steps_with_the_marked_nodes_on_show(browser, lab, output_dir):
     from teachgrad.viz.pass_stepper import MARKS
     fills = {_rgb(fill) for fill, _ in MARKS.values()}
@@ -81,7 +70,7 @@ def test_lesson14_steps_with_the_marked_nodes_on_show(browser, lab, output_dir):
                        .get_attribute("max") or 0)
             assert last >= 7
             for step in range(last + 1):
-                _go_to(page, i, step)
+                go_to_step(page, WIDGET, i, step)
                 page.wait_for_timeout(250)    # the follow's 0.2 s transition
                 shown = page.evaluate(SHOWN, [WIDGET, i])
                 where = (i, step, shown["kind"])
