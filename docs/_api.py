@@ -16,6 +16,10 @@ SECTIONS = [
      "A `Tensor` holds an array of the current backend (concrete) or stands for a value "
      "in a graph (symbolic). A `Variable` is a mutable tensor that tapes watch when it is "
      "trainable."),
+    ("Printing", ("teachgrad.ops.io",),
+     "`tg.print` is an op with an effect: eagerly it writes at once, in a traced function on "
+     "every call, where Python's `print` runs once, at trace time (see "
+     "[How the optimiser works](optimizer.md))."),
     ("Operations", ("teachgrad.ops",),
      "Every operation is declared once, in `teachgrad/ops/`, with its forward computation "
      "and its VJP rule (and sometimes a native JVP rule). Operator syntax (`+ - * / ** @`, "
@@ -54,6 +58,7 @@ SECTIONS = [
 SUBMODULES = [
     ("Linear algebra: `tg.linalg`", "linalg"),
     ("Deep learning: `tg.nn`", "nn"),
+    ("Random numbers: `tg.random`", "random"),
     ("Optimizers: `tg.optimizers`", "optimizers"),
     ("Visualizers: `tg.viz`", "viz"),
     ("Debugging: `tg.debug`", "debug"),

@@ -38,8 +38,9 @@ from .ops import (angle, append, argpartition, c_, conj, conjugate, convolve, fa
                   imag, partition, r_, real, real_if_close, rollaxis, row_stack)
 from .graph import (Graph, Session, TensorSpec, function, get_default_graph, name_scope,
                     placeholder)
+from .ops.io.printing import print  # noqa: A004  (tg.print, as tf.print)
 from .tensor import SymbolicTensor, Tensor, Variable, constant, convert_to_tensor
-from . import debug, exercises, linalg, nn, optimizers
+from . import debug, exercises, linalg, nn, optimizers, random
 from .debug import explain_gradient
 
 from ._version import __version__  # noqa: E402  (pyproject.toml reads it there)

@@ -25,14 +25,14 @@ from .ops.nn.conv import (
     conv2d_p as _conv2d_p,
 )
 from .ops.nn.conv_checks import padding_mode as _padding_mode
-from .ops.nn.dropout import dropout
+from .ops.nn.dropout import dropout, stateless_dropout
 from .ops.nn.normalization import batch_normalization, moments
 from .ops.nn.pooling import avg_pool2d, max_pool2d
 from .ops.shape.reshape import expand_dims as _expand_dims, squeeze as _squeeze
 
 __all__ = ["avg_pool1d", "avg_pool2d", "batch_normalization", "conv1d", "conv2d", "dropout",
            "log_softmax", "max_pool1d", "max_pool2d", "moments", "relu", "sigmoid", "softmax",
-           "sparse_softmax_cross_entropy_with_logits"]
+           "sparse_softmax_cross_entropy_with_logits", "stateless_dropout"]
 
 
 def conv1d(input, filters, stride, padding, dilations=1):

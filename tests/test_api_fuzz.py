@@ -109,6 +109,7 @@ SPECIAL = {
     "explain_gradient": lambda: dict(zip(("tape_or_graph", "target", "source"),
                                          _tape_and_target())),
     "set_backend": lambda: {"name": "numpy"},
+    "nn.stateless_dropout": lambda: {"x": _x(), "rate": 0.5, "seed": [1, 2]},
     "name_scope": lambda: {"name": "layer"},
     "Session": lambda: {"graph": tg.Graph()},
     "sparse_softmax_cross_entropy_with_logits": lambda: {
@@ -516,6 +517,8 @@ def _jvp_recorded():
 # working keyword arguments for each.
 VIZ = {
     "viz.JVPStepper": (tg.viz.JVPStepper, lambda: {"trace": _jvp_recorded()}),
+    "viz.PassStepper": (tg.viz.PassStepper, lambda: {"fn": lambda x: tg.sin(x) * 2.0,
+                                                     "*": [np.ones(2)], "timing": False}),
     "nest.flatten": (tg.nest.flatten, lambda: {"structure": {"a": [1.0, (2.0,)]}}),
     "nest.is_nested": (tg.nest.is_nested, lambda: {"structure": [1.0]}),
     "nest.pack_sequence_as": (tg.nest.pack_sequence_as,

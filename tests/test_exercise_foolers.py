@@ -1,6 +1,6 @@
 """Every lesson exercise's check against the whole catalogue of foolers (issue 39).
 
-Each lesson with a contract (``tg.exercises.contracts()``: all 13) runs here once, cell by
+Each lesson with a contract (``tg.exercises.contracts()``: all 14) runs here once, cell by
 cell, as a kernel would, in this process. At each exercise's check cell the lesson's own solution is replaced in
 turn by every fooler of the catalogue and the check cell runs, unchanged: an answer that
 mutates its inputs, ignores them, is right on one example only, is off by a factor or a

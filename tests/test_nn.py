@@ -193,12 +193,20 @@ def test_dropout_keeps_entries_scaled_by_one_over_one_minus_rate():
     np.testing.assert_array_equal(tg.nn.dropout(x, 0.0).numpy(), x.numpy())
 
 
-def test_dropout_with_a_seed_is_reproducible_and_without_one_is_not():
+def test_dropout_seeds_follow_tensorflows_rules_and_stateless_dropout_repeats():
     x = tg.ones((20, 20))
+    tg.random.set_seed(9)
     a, b = tg.nn.dropout(x, 0.5, seed=1).numpy(), tg.nn.dropout(x, 0.5, seed=1).numpy()
-    np.testing.assert_array_equal(a, b)
-    assert not np.array_equal(a, tg.nn.dropout(x, 0.5, seed=2).numpy())
+    assert not np.array_equal(a, b)                        # an op seed's stream moves on
+    tg.random.set_seed(9)                                  # the program run again
+    np.testing.assert_array_equal(a, tg.nn.dropout(x, 0.5, seed=1).numpy())
+    np.testing.assert_array_equal(b, tg.nn.dropout(x, 0.5, seed=1).numpy())
+    tg.random.set_seed(None)
     assert not np.array_equal(tg.nn.dropout(x, 0.5).numpy(), tg.nn.dropout(x, 0.5).numpy())
+    c = tg.nn.stateless_dropout(x, 0.5, seed=[1, 2]).numpy()
+    np.testing.assert_array_equal(c, tg.nn.stateless_dropout(x, 0.5, seed=[1, 2]).numpy())
+    assert not np.array_equal(c, tg.nn.stateless_dropout(x, 0.5, seed=[1, 3]).numpy())
+    assert set(np.unique(c)) == {0.0, 2.0}
 
 
 def test_dropout_gradient_is_the_same_mask():
@@ -332,10 +340,13 @@ def test_bad_arguments_are_refused_naming_them(call, error, argument):
         call()
 
 
-def test_traced_dropout_draws_a_new_mask_each_call_unless_seeded():
+def test_traced_dropout_draws_a_new_mask_each_call_unless_stateless():
     x = tg.ones((30, 30))
     fresh = tg.function(lambda a: tg.nn.dropout(a, 0.5))
     seeded = tg.function(lambda a: tg.nn.dropout(a, 0.5, seed=5))
+    stateless = tg.function(lambda a: tg.nn.stateless_dropout(a, 0.5, seed=[5, 5]))
     assert not np.array_equal(fresh(x).numpy(), fresh(x).numpy())
-    np.testing.assert_array_equal(seeded(x).numpy(), seeded(x).numpy())
-    np.testing.assert_array_equal(seeded(x).numpy(), tg.nn.dropout(x, 0.5, seed=5).numpy())
+    assert not np.array_equal(seeded(x).numpy(), seeded(x).numpy())
+    np.testing.assert_array_equal(stateless(x).numpy(), stateless(x).numpy())
+    np.testing.assert_array_equal(stateless(x).numpy(),
+                                  tg.nn.stateless_dropout(x, 0.5, seed=[5, 5]).numpy())

@@ -200,7 +200,7 @@ OTHERS = [
     ("round", lambda x: tg.round(10 * x), [X]),
     ("floor", lambda x: tg.floor(10 * x), [X]),
     ("less", lambda x, y: tg.less(x, y), [X, X[0].T.reshape(2, 4)]),
-    ("dropout_seeded", lambda x: tg.nn.dropout(x, 0.5, seed=3), [X]),
+    ("stateless_dropout", lambda x: tg.nn.stateless_dropout(x, 0.5, seed=[3, 0]), [X]),
     ("moments", lambda x: list(tg.nn.moments(x, axes=[0])), [X]),
     ("norm", lambda x: tg.linalg.norm(x, axis=-1), [X]),
     ("conv1d", lambda x, w: tg.nn.conv1d(x, w, 1, "SAME"), [X[:, None], np.ones((3, 4, 2))]),

@@ -193,9 +193,9 @@ def test_autograder_gives_solutions_full_marks_and_stubs_none(tmp_path):
         assert scores[(path.stem, "stubs")][0] == 0, path.name
 
 
-# Answers that fooled the checks of lessons 12 and 13 before issue 39, one per solution
-# region: each writes into an input, ignores its arguments, or does the exercise another way
-# than it asks.
+# Answers that fooled the checks of lessons 12 and 13 before issue 39, and lesson 14's, one
+# per solution region: each writes into an input, ignores its arguments, or does the exercise
+# another way than it asks.
 FOOLERS = {
     "l12-ex1-step": ["h.numpy()[...] += 0.25\nreturn tg.tanh(h @ W + x_t @ U + b)"],
     "l12-ex2-predict": ['predicted_fate = {0.5: "vanish", 1.0: "vanishes", 2.0: "explodes", '
@@ -211,8 +211,14 @@ FOOLERS = {
                          "axes=axes) for i in range(x.shape[0])]), True"],
     "l13-ex2-solution": ["X.numpy()[...] = 0.0\nreturn tg.zeros(w.shape)"],
     "l13-ex3-solution": ["return J_vmap"],
+    "l14-ex1-solution": ['predicted_ops = {"multiply": 1, "sin": 1, "add": 1}'],
+    "l14-ex2-solution": ["return fn"],
+    "l14-ex3-solution": ["def run_schedule(x, rates):\n"
+                         "    for lr in rates:\n"
+                         "        x = x - lr * tg.sin(x)\n"
+                         "    return x"],
 }
-FOOLED = [p for p in LESSONS if p.name.startswith(("12_", "13_"))]
+FOOLED = [p for p in LESSONS if p.name.startswith(("12_", "13_", "14_"))]
 
 
 def fill_with_foolers(notebook, path):
@@ -314,6 +320,19 @@ WRONG = {
                          "return tg.mean(per_example, axis=0)"],
     "l13-ex3-solution": ["tangents = tg.constant(np.eye(x.shape[0]))\n"
                          "return tg.vmap(lambda t: tg.jvp(f, [x], [t])[1])(tangents)"],
+    "l14-ex1-solution": ['predicted_ops = {"multiply": 5, "sin": 5, "add": 1}'],
+    "l14-ex2-solution": ["rw = Rewriter(fn)\n"
+                         "for node in fn.nodes:\n"
+                         "    rw.copy(node)\n"
+                         "return rw.finish()"],
+    "l14-ex3-solution": ["@tg.function\n"
+                         "def float_step(x, lr):\n"
+                         "    return x - lr * tg.sin(x)\n"
+                         "\n"
+                         "def run_schedule(x, rates):\n"
+                         "    for lr in rates:\n"
+                         "        x = float_step(x, lr)\n"
+                         "    return x"],
 }
 STUB = re.compile(r"^( *)# YOUR CODE HERE\n *raise NotImplementedError\(.*\)$", re.M)
 

@@ -22,7 +22,10 @@ from .session import plan_for
 
 
 class FuncGraph(Graph):
-    """The graph of a traced function: each Variable it reads becomes an input."""
+    """The graph of a traced function: each Variable it reads becomes an input. Its
+    effects (``tg.print``, random draws) run on every call."""
+
+    runs_effects = True
 
     def __init__(self, name):
         super().__init__()
@@ -110,6 +113,16 @@ class ConcreteFunction:
             self._optimized = _optimized_copy(self, passes)
         return self._optimized
 
+    def optimized_recording(self):
+        """``optimized``, made by an optimiser run that keeps each pass's graphs on its
+        report (``report.passes[i].before``/``.after``, for ``tg.viz.PassStepper``). Made
+        before the first call, it is the very copy the function then runs."""
+        copy = self._optimized
+        if copy is None or not copy.report.passes or copy.report.passes[0].before is None:
+            passes = True if self.optimize is False else self.optimize
+            self._optimized = _optimized_copy(self, passes, record=True)
+        return self._optimized
+
     def run(self, arrays):
         """Run the graph on ``arrays`` (explicit inputs, then captured variables' values)."""
         if self.optimize is not False and not state.checks():
@@ -124,14 +137,22 @@ class ConcreteFunction:
         return tuple(results[:n])
 
 
-def _optimized_copy(function, passes):
-    """``function`` with its graph run through the optimisation passes."""
-    from .optimize import GraphFunction, optimize
+def traced_graph_function(function):
+    """``function``'s graph as traced, as the passes take it (a GraphFunction fed through
+    the inputs, then the captured Variables; returning the outputs, then the Variables'
+    new values): what ``tg.viz.PassStepper`` runs the optimiser on, recording."""
+    from .optimize import GraphFunction
+    return GraphFunction(function.graph, function.inputs + function.graph.captures,
+                         function.outputs + function.assigned_values)
+
+
+def _optimized_copy(function, passes, record=False):
+    """``function`` with its graph run through the optimisation passes (``record``: keep
+    each pass's graphs on the report)."""
+    from .optimize import optimize
     n = len(function.inputs)
     outputs = len(function.outputs)
-    traced = GraphFunction(function.graph, function.inputs + function.graph.captures,
-                           function.outputs + function.assigned_values)
-    fn, report = optimize(traced, passes)
+    fn, report = optimize(traced_graph_function(function), passes, record)
     fn.graph.captures = fn.inputs[n:]
     fn.graph.captured_variables = list(function.captured_variables)
     copy = ConcreteFunction(function.python_function, fn.graph, fn.inputs[:n],
@@ -210,6 +231,8 @@ def _trace_gradient(function):
     # The body ran again only to be differentiated: the Variables it assigns (an
     # optimizer's step) are assigned by the function's own call, never by its gradient.
     graph.assignments.clear()
+    # Nor does it print again: its effects run only where a gradient needs their outputs.
+    graph.runs_effects = False
     return ConcreteFunction(gradient_body, graph, placeholders,
                             [g for g in grads if g is not None], grads,
                             optimize=function.optimize)

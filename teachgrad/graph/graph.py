@@ -59,7 +59,15 @@ class Graph:
             x = tg.placeholder(tg.float32, shape=(None, 3), name="x")
             y = tg.sum(x * x)
         tg.Session(graph).run(y, feed_dict={x: [[1, 2, 3]]})      # 14.0
+
+    A Session runs only what its fetches need, as TensorFlow 1's did: a ``tg.print``
+    in a Graph prints when something fetched depends on it. A traced function's graph
+    runs every effect on every call (``runs_effects``).
     """
+
+    #: Does running this graph run its effects (prints, random draws) even when no
+    #: fetch needs them? No for a Graph run by a Session; yes for a traced function's.
+    runs_effects = False
 
     def __init__(self):
         self.nodes = []           # in creation order, which is a topological order

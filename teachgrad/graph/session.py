@@ -2,7 +2,9 @@
 
 A plan is the list of nodes needed for some fetches given some feeds, in
 creation order (which is a topological order: a node can only use tensors that
-existed before it). Running a plan is a tight loop over kernels on plain
+existed before it). In a traced function's graph (and its loop bodies and
+branches) the effects (``tg.print``, ``tg.random`` draws) are needed too, fetched
+or not: each runs on every call, in the order the Python code made them. Running a plan is a tight loop over kernels on plain
 arrays: no Tensor objects, no tape, which is why a traced ``tg.function`` runs
 faster than the same code eagerly.
 """
@@ -17,13 +19,15 @@ from ..ops.walk import upstream_nodes
 from ..state import state
 from ..tensor import SymbolicTensor
 from .graph import Graph, placeholder_p
+from .optimize.effects import effect_outputs
 
 
 class Plan:
     """The kernels to run, in order, to compute ``fetch_ids`` from ``feed_ids``."""
 
     def __init__(self, graph, fetch_ids, feed_ids):
-        needed = _needed_nodes(graph, fetch_ids, feed_ids)
+        effect_ids = [t.id for t in effect_outputs(graph)]
+        needed = _needed_nodes(graph, list(fetch_ids) + effect_ids, feed_ids)
         self.steps = []
         self.fetch_ids = set(fetch_ids)
         for node in graph.nodes:

@@ -8,5 +8,6 @@ from .draw import Drawing, draw
 from .backprop_stepper import BackpropStepper
 from .jvp_stepper import JVPStepper
 from .local_jacobian import LocalJacobian, local_jacobian
+from .pass_stepper import PassStepper
 
-__all__ = ["record", "BackpropStepper", "JVPStepper", "LocalJacobian", "local_jacobian"]
+__all__ = ["record", "BackpropStepper", "JVPStepper", "LocalJacobian", "PassStepper", "local_jacobian"]

@@ -254,6 +254,19 @@ def run_all_cells(page, timeout_ms=120_000):
                .map(o => o.ename + ': ' + o.evalue)""")
 
 
+def go_to_step(page, widgets, i, step):
+    """Show step ``step`` of the ``i``-th stepper widget matching ``widgets`` (a CSS
+    selector) through its step box, jslinked to its frames: no kernel round trip."""
+    box = page.locator(widgets).nth(i).locator(".tg-controls .widget-text input")
+    box.fill(str(step))
+    box.press("Enter")
+    page.wait_for_function(
+        """([sel, i, step]) => {
+            const f = document.querySelectorAll(sel)[i].querySelector('.tg-frame');
+            return f && f.dataset.step === String(step);
+        }""", arg=[widgets, i, step], timeout=10_000, polling=50)
+
+
 def arm_change(page, selector, trigger="click"):
     """Start timing: from the next ``trigger`` event anywhere in the page (a
     click, a keydown) until the element at ``selector`` changes and the

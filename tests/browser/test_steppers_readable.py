@@ -20,7 +20,7 @@ without widget state, stepped with its Step button. A failing check names the le
 the stepper, the step and the boxes.
 """
 import pytest
-from labserver import REPO, copy_notebook, open_notebook, run_all_cells
+from labserver import REPO, copy_notebook, go_to_step, open_notebook, run_all_cells
 
 WIDTH = 1400
 MIN_TEXT_PX = 12
@@ -100,14 +100,7 @@ def _steps(last):
 
 def _go_to(page, i, step):
     """Show step ``step`` of widget ``i`` through its step box (no kernel needed)."""
-    box = page.locator(WIDGET).nth(i).locator(".tg-controls .widget-text input")
-    box.fill(str(step))
-    box.press("Enter")
-    page.wait_for_function(
-        """([sel, i, step]) => {
-            const f = document.querySelectorAll(sel)[i].querySelector('.tg-frame');
-            return f && f.dataset.step === String(step);
-        }""", arg=[WIDGET, i, step], timeout=10_000, polling=50)
+    go_to_step(page, WIDGET, i, step)
 
 
 def _check_in_box(page, i, fill, where, sel=WIDGET):

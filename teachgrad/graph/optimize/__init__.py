@@ -31,6 +31,7 @@ from .cse import eliminate_common_subexpressions
 from .fold import fold_constants
 from .fuse import fuse_elementwise
 from .prune import prune
+from .record import PassRecord, buffer_count
 from .reuse import reuse_buffers
 from .rewrite import GraphFunction, Rewriter
 
@@ -45,9 +46,11 @@ PASSES = {
 
 @dataclass
 class Report:
-    """How many nodes the graph had as traced and after each pass."""
+    """How many nodes the graph had as traced and after each pass, and what each pass
+    changed (``passes``: one ``record.PassRecord`` per pass run, in order)."""
     traced: int
     steps: list = field(default_factory=list)   # (pass name, nodes after it)
+    passes: list = field(default_factory=list)  # record.PassRecord
 
     def __str__(self):
         lines = [f"{'as traced':<12}{self.traced:>6} nodes"]
@@ -78,21 +81,30 @@ def resolve(passes):
     return tuple(p for p in PASSES if p in names)
 
 
-def optimize(fn, passes=True):
-    """Run the passes on ``fn`` (a GraphFunction); return ``(optimised fn, Report)``."""
+def optimize(fn, passes=True, record=False):
+    """Run the passes on ``fn`` (a GraphFunction); return ``(optimised fn, Report)``.
+
+    The report holds what each pass noted as it ran (``record.py``); with ``record``
+    True each of its PassRecords also keeps the graphs before and after the pass."""
     names = resolve(passes)
     report = Report(len(fn.nodes))
-    fn = prune(fn)
-    report.steps.append(("prune", len(fn.nodes)))
+
+    def run(name, step, fn):
+        new = step(fn)
+        report.steps.append((name, len(new.nodes)))
+        report.passes.append(PassRecord(
+            name, len(fn.nodes), len(new.nodes), buffer_count(fn), buffer_count(new),
+            tuple(new.changes), fn if record else None, new if record else None))
+        return new
+
+    fn = run("prune", prune, fn)
     for name in names:
-        fn = PASSES[name](fn)
-        report.steps.append((name, len(fn.nodes)))
+        fn = run(name, PASSES[name], fn)
         if name == "cse" or (name == "fold" and "cse" not in names):
-            fn = prune(fn)    # folding and merging leave unused nodes behind
-            report.steps.append(("prune", len(fn.nodes)))
+            fn = run("prune", prune, fn)    # folding and merging leave unused nodes behind
     return fn, report
 
 
-__all__ = ["GraphFunction", "PASSES", "Report", "Rewriter", "eliminate_common_subexpressions",
+__all__ = ["GraphFunction", "PASSES", "PassRecord", "Report", "Rewriter", "eliminate_common_subexpressions",
            "fold_constants", "fuse_elementwise", "optimize", "prune", "resolve",
            "reuse_buffers"]

@@ -42,6 +42,7 @@ def eliminate_common_subexpressions(fn):
         earlier = seen.get(key) if key is not None else None
         if earlier is not None:
             rw.alias_outputs(node, earlier)
+            rw.note("merged", node, earlier)
             continue
         new = rw.copy(node, inputs)
         if key is not None:

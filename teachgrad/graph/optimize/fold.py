@@ -49,6 +49,7 @@ def fold_constants(fn, max_bytes=None):
         for t, value in zip(node.outputs, results):
             values[t.id] = value
             rw.constant(t, value)
+        rw.note("folded", node, rw[node.outputs[0]].node)
     return rw.finish()
 
 

@@ -72,4 +72,5 @@ def fuse_elementwise(fn):
             new.grad_of = rw.node_for(owner)
             for member in groups[id(node)]:
                 rw.took_place(member, new)
+                rw.note("fused", member, new, program.formula)
     return rw.finish()

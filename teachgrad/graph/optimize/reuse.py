@@ -62,4 +62,5 @@ def reuse_buffers(fn):
         new = rw.emit(program_op(program, fused=fused), [rw[x] for x in inputs],
                       {"program": program}, [(out.shape, out.dtype)], like=node)
         rw.alias_outputs(node, new)
+        rw.note("reused", node, new, f"writes over {donor.node.label}'s buffer")
     return rw.finish()

@@ -10,11 +10,12 @@ as it was traced, and a lesson can draw it next to the optimised one.
 A ``GraphFunction`` is what the passes hand each other: a graph, the
 placeholders it is fed through (in a fixed order) and the tensors it returns.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...ops.core.op import Node
 from ...tensor import SymbolicTensor
 from ..graph import Graph, const_p
+from .record import Change
 
 
 @dataclass
@@ -23,6 +24,7 @@ class GraphFunction:
     graph: Graph
     inputs: list
     outputs: list
+    changes: list = field(default_factory=list)   # what the pass that made it noted
 
     @property
     def nodes(self):
@@ -63,8 +65,10 @@ class Rewriter:
     def __init__(self, fn):
         self.fn = fn
         self.graph = OptimizedGraph(getattr(fn.graph, "name", "graph"))
+        self.graph.runs_effects = fn.graph.runs_effects   # a traced function's prints run
         self._map = {}    # tensor id in fn.graph -> tensor of the new graph
         self._nodes = {}  # id(node of fn.graph) -> the new node that took its place
+        self.changes = []  # record.Change, one per node the pass did not simply copy
 
     def __getitem__(self, tensor):
         """The new graph's tensor standing for ``tensor`` of the old one."""
@@ -124,13 +128,19 @@ class Rewriter:
         """Record that ``new_node`` does ``node``'s work (a fused group's members)."""
         self._nodes[id(node)] = new_node
 
+    def note(self, kind, node, into=None, detail=""):
+        """Report what the pass did to ``node`` (``kind``: see ``record.KINDS``);
+        ``into`` is the new node standing for it, if any."""
+        self.changes.append(Change(kind, node.label, None if into is None else into.label,
+                                   detail))
+
     def finish(self):
         """The new GraphFunction: the inputs and outputs of the old one, mapped."""
         for p in self.fn.inputs:   # an input no output needs is still fed: keep its placeholder
             if p.id not in self._map:
                 self.copy(p.node)
         return GraphFunction(self.graph, [self[p] for p in self.fn.inputs],
-                             [self[t] for t in self.fn.outputs])
+                             [self[t] for t in self.fn.outputs], self.changes)
 
     def _name(self, label):
         name = label

@@ -114,7 +114,11 @@ def defeffect(op, effect, elementwise=None, shape_only_inputs=()):
         output is a new array nobody else holds, so it may be overwritten after its
         last reader; ``"view"``: pure, but an output may be (a view of) an input, and
         the op may keep one; ``"reduction"``: pure, keeps no alias of its inputs, but
-        its output may be shared (a full reduction gives a numpy scalar).
+        its output may be shared (a full reduction gives a numpy scalar);
+        ``"stateful"``: not pure, and what it does when it runs matters (``tg.print``
+        writes, a ``tg.random`` draw advances its generator): never folded, merged or
+        fused, and a traced function runs it on every call, in program order, even
+        when no output needs it.
       elementwise: for an op whose every output entry depends only on the entries at
         the same position of its inputs, how to write it as steps of a fused
         elementwise program: numpy's ufunc name (``"add"``), or a function
@@ -139,7 +143,7 @@ def defeffect(op, effect, elementwise=None, shape_only_inputs=()):
     return op
 
 
-_EFFECTS = ("fresh", "view", "reduction")
+_EFFECTS = ("fresh", "view", "reduction", "stateful")
 
 
 def fused_op(op):
