@@ -17,6 +17,7 @@ from ..core.apply import bind
 from ..core.grad_util import as_tensor
 from ..elementwise.arithmetic import add, multiply, subtract
 from .draws import categorical_p, stateless_categorical_p
+from .replay import draw
 
 
 def float_dtype(dtype, where):
@@ -91,7 +92,7 @@ def _logits(logits, num_samples, dtype, where):
 def categorical(logits, num_samples, dtype, stream_of, where):
     """Stateful: ``stream_of()`` gives the stream (made after the arguments are checked)."""
     logits, num_samples, dtype = _logits(logits, num_samples, dtype, where)
-    return bind(categorical_p, logits, num_samples=num_samples, dtype=dtype,
+    return draw(categorical_p, logits, num_samples=num_samples, dtype=dtype,
                 stream=stream_of())
 
 
