@@ -264,3 +264,10 @@ def test_a_session_draws_anew_at_each_run_and_a_train_step_sees_its_own_mask():
 
     grad, _ = step(tg.constant(np.ones(8)))
     assert set(np.unique(grad.numpy())) <= {0.0, 2.0}
+
+
+def test_a_draw_too_large_to_make_is_refused_not_attempted():
+    with pytest.raises(ValueError, match="`shape`"):
+        tg.random.normal([2 ** 20, 2 ** 20])
+    with pytest.raises(ValueError, match="`num_samples`"):
+        tg.random.categorical(tg.zeros((4, 4)), 2 ** 30)
