@@ -23,6 +23,7 @@ from .ops.random.draws import (
     shuffle_p as _shuffle_p,
 )
 from .ops.random.generator import Generator
+from .ops.random.replay import draw as _draw
 from .ops.random.seeds import op_seed as _op_seed, set_seed, stream_for as _stream_for
 
 __all__ = ["Generator", "categorical", "normal", "set_seed", "shuffle", "stateless_categorical",
@@ -34,7 +35,7 @@ def _stateful(seed, where):
     seed = _op_seed(seed, where)
 
     def draw(kind, shape, dtype, low, high):
-        return _bind(_STATEFUL[kind], shape=shape, dtype=dtype,
+        return _draw(_STATEFUL[kind], shape=shape, dtype=dtype,
                      stream=_stream_for(kind, seed, where), low=low, high=high)
     return draw
 
@@ -74,7 +75,7 @@ def shuffle(value, seed=None):
     """``value`` with its rows (axis 0) in a random order (``tf.random.shuffle``)."""
     where = "tg.random.shuffle"
     seed = _op_seed(seed, where)
-    return _bind(_shuffle_p, value, stream=_stream_for("shuffle", seed, where))
+    return _draw(_shuffle_p, value, stream=_stream_for("shuffle", seed, where))
 
 
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=None):

@@ -560,3 +560,25 @@ def test_defeffect_refuses_what_the_optimiser_could_misread():
     with pytest.raises(TypeError, match="shape_only_inputs"):
         defeffect(op, "fresh", shape_only_inputs=("x",))
     assert op.effect is None and defeffect(op, "fresh", elementwise="add").effect == "fresh"
+
+
+def test_effects_are_pure_to_no_pass_and_kept_where_the_graph_runs_them():
+    """A "stateful" op (tg.print, a draw) is never folded, merged or fused; pruning keeps it
+    in a graph that runs its effects (a traced function's), not in a Session's Graph."""
+    from teachgrad.graph.optimize import effects
+    from teachgrad.ops.random.draws import STATEFUL
+    assert not effects.is_pure(STATEFUL["normal"]) and effects.has_effect(STATEFUL["normal"])
+
+    def build(x):
+        tg.random.uniform([3], dtype=tg.float64)             # read by nobody
+        a, b = tg.random.normal([3], dtype=tg.float64), tg.random.normal([3], dtype=tg.float64)
+        return x * a + b
+
+    session_graph = traced(build, ((3,), F64))
+    assert [n.op.name for n in prune(session_graph).nodes].count("random_uniform") == 0
+    function_graph = traced(build, ((3,), F64))
+    function_graph.graph.runs_effects = True
+    for step in (prune, fold_constants, eliminate_common_subexpressions, fuse_elementwise,
+                 reuse_buffers):
+        names = [n.op.name for n in step(function_graph).nodes]
+        assert names.count("random_normal") == 2 and names.count("random_uniform") == 1, step

@@ -340,6 +340,16 @@ def test_bad_arguments_are_refused_naming_them(call, error, argument):
         call()
 
 
+def test_the_gradient_of_a_traced_dropout_is_the_mask_of_that_call():
+    f = tg.function(lambda a: tg.nn.dropout(a * 1.0, 0.5))
+    x = tg.constant(np.ones(40))
+    for _ in range(3):
+        with tg.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        np.testing.assert_array_equal(tape.gradient(y, x).numpy(), y.numpy())
+
+
 def test_traced_dropout_draws_a_new_mask_each_call_unless_stateless():
     x = tg.ones((30, 30))
     fresh = tg.function(lambda a: tg.nn.dropout(a, 0.5))

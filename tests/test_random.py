@@ -217,3 +217,57 @@ def test_no_gradient_through_a_draw_but_through_its_mean_and_stddev():
 def test_bad_arguments_are_refused_naming_them(call, error, argument):
     with pytest.raises(error, match=rf"`{argument}`"):
         call()
+
+
+# -- a traced function's gradient sees the numbers its call drew ---------------------------
+def test_the_gradient_of_a_traced_call_uses_the_draws_of_that_call():
+    g, h = tg.random.Generator.from_seed(8), tg.random.Generator.from_seed(8)
+    f = tg.function(lambda a: a * g.normal([6], dtype=tg.float64)
+                    + a * a * g.uniform([6], dtype=tg.float64))
+    x = tg.constant(np.full(6, 2.0))
+    for _ in range(2):                                        # each call its own draws
+        with tg.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        n, u = h.normal([6], dtype=tg.float64).numpy(), h.uniform([6], dtype=tg.float64).numpy()
+        np.testing.assert_allclose(y.numpy(), 2 * n + 4 * u, rtol=1e-12)
+        np.testing.assert_allclose(tape.gradient(y, x).numpy(), n + 4 * u, rtol=1e-12)
+
+
+def test_second_derivatives_of_a_traced_draw_use_the_same_draw():
+    g = tg.random.Generator.from_seed(4)
+    f = tg.function(lambda a: tg.sum(a * a * a * g.uniform([3], dtype=tg.float64)))
+    x = tg.constant(np.ones(3))
+    with tg.GradientTape() as outer:
+        outer.watch(x)
+        with tg.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        first = inner.gradient(y, x)                          # 3 u
+    second = outer.gradient(first, x)                         # 6 u
+    np.testing.assert_allclose(second.numpy(), 2 * first.numpy(), rtol=1e-12)
+
+
+def test_a_session_draws_anew_at_each_run_and_a_train_step_sees_its_own_mask():
+    graph = tg.Graph()
+    with graph.as_default():
+        z = tg.random.normal([5])
+    session = tg.Session(graph)
+    assert not np.array_equal(session.run(z), session.run(z))
+    w = tg.Variable(np.ones(8))
+
+    @tg.function
+    def step(x):
+        with tg.GradientTape() as tape:
+            y = tg.sum(tg.nn.dropout(x * w, 0.5))
+        return tape.gradient(y, w), tg.nn.dropout(x, 0.0)
+
+    grad, _ = step(tg.constant(np.ones(8)))
+    assert set(np.unique(grad.numpy())) <= {0.0, 2.0}
+
+
+def test_a_draw_too_large_to_make_is_refused_not_attempted():
+    with pytest.raises(ValueError, match="`shape`"):
+        tg.random.normal([2 ** 20, 2 ** 20])
+    with pytest.raises(ValueError, match="`num_samples`"):
+        tg.random.categorical(tg.zeros((4, 4)), 2 ** 30)

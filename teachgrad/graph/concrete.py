@@ -15,6 +15,7 @@ from ..ops.core.apply import bind, note_variable_read
 from ..ops.core.declare import defshape, defvjp_all, primitive, rules_need_tensors
 from ..ops.core.grad_util import compatible
 from ..ops.elementwise.arithmetic import add, subtract
+from ..ops.random.replay import REPLAYING, Replay
 from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor, to_array
 from .graph import Graph, placeholder
@@ -33,6 +34,7 @@ class FuncGraph(Graph):
         self.captured_variables = []   # in the order the body first read them
         self.captures = []             # the placeholders that stand for them
         self.assignments = {}          # Variable id -> (Variable, its new value), in order
+        self.draws = []                # the random draws made here, in order (replay.py)
 
     def read_variable(self, variable):
         read = self.variable_reads.get(variable.id)
@@ -99,6 +101,8 @@ class ConcreteFunction:
         assigned = list(getattr(graph, "assignments", {}).values())
         self.assigned_variables = [v for v, _ in assigned]
         self.assigned_values = [t for _, t in assigned]
+        # what its random draws drew: hidden outputs of its call, for its gradient to see
+        self.draws = list(getattr(graph, "draws", ()))
 
     @property
     def captured_variables(self):
@@ -128,13 +132,13 @@ class ConcreteFunction:
         if self.optimize is not False and not state.checks():
             return self.optimized.run(arrays)
         feeds = dict(zip([t.id for t in self.inputs + self.graph.captures], arrays))
-        fetch_ids = [t.id for t in self.outputs + self.assigned_values]
+        fetch_ids = [t.id for t in self.outputs + self.draws + self.assigned_values]
         values = plan_for(self.graph, fetch_ids, set(feeds)).run(feeds)
         results = [values[i] for i in fetch_ids]
-        n = len(self.outputs)
+        n = len(self.outputs) + len(self.draws)
         for variable, array in zip(self.assigned_variables, results[n:]):
             variable.assign(array)    # after the whole graph ran: reads saw the old values
-        return tuple(results[:n])
+        return tuple(results[:n])     # the outputs, then the draws (hidden)
 
 
 def traced_graph_function(function):
@@ -143,7 +147,7 @@ def traced_graph_function(function):
     new values): what ``tg.viz.PassStepper`` runs the optimiser on, recording."""
     from .optimize import GraphFunction
     return GraphFunction(function.graph, function.inputs + function.graph.captures,
-                         function.outputs + function.assigned_values)
+                         function.outputs + function.draws + function.assigned_values)
 
 
 def _optimized_copy(function, passes, record=False):
@@ -151,14 +155,15 @@ def _optimized_copy(function, passes, record=False):
     each pass's graphs on the report)."""
     from .optimize import optimize
     n = len(function.inputs)
-    outputs = len(function.outputs)
+    outputs, draws = len(function.outputs), len(function.outputs) + len(function.draws)
     fn, report = optimize(traced_graph_function(function), passes, record)
     fn.graph.captures = fn.inputs[n:]
     fn.graph.captured_variables = list(function.captured_variables)
     copy = ConcreteFunction(function.python_function, fn.graph, fn.inputs[:n],
                             fn.outputs[:outputs], function.structure, optimize=False)
+    copy.draws = list(fn.outputs[outputs:draws])
     copy.assigned_variables = list(function.assigned_variables)
-    copy.assigned_values = list(fn.outputs[outputs:])
+    copy.assigned_values = list(fn.outputs[draws:])
     copy.report = report
     return copy
 
@@ -168,7 +173,7 @@ def _call_kernel(*arrays, function):
 
 
 def _call_shape(*inputs, function):
-    return [(t.shape, t.dtype) for t in function.outputs]
+    return [(t.shape, t.dtype) for t in function.outputs + function.draws]
 
 
 # call(*inputs, function): run a traced function. Its gradient is the gradient of the body,
@@ -187,7 +192,9 @@ def gradient_function(function):
 def _call_op_vjp(cts, ans, *inputs, function):
     grad_fn = gradient_function(function)
     floats = [g for g, out in zip(cts, function.outputs) if out.dtype.kind == "f"]
-    computed = iter(bind(call_p, *inputs, *floats, function=grad_fn) if grad_fn.outputs else ())
+    drawn = ans[len(function.outputs):]     # what this call drew: its gradient replays it
+    computed = iter(bind(call_p, *inputs, *floats, *drawn, function=grad_fn)
+                    if grad_fn.outputs else ())
     # The gradient function returns nothing for an input the body's outputs do not
     # depend on: that input's cotangent is None (unconnected), as TensorFlow's.
     float_grads = iter([None if g is None else next(computed) for g in grad_fn.structure])
@@ -198,20 +205,24 @@ rules_need_tensors(defvjp_all(call_p, _call_op_vjp))   # runs a graph
 
 def _trace_gradient(function):
     """Trace the gradient of ``function``'s body as a function of its own:
-    ``(*inputs, *captured variables, *output cotangents) -> input cotangents``,
-    one per floating-point input; None (and no output) for an unconnected input."""
+    ``(*inputs, *captured variables, *output cotangents, *draws) -> input cotangents``,
+    one per floating-point input; None (and no output) for an unconnected input. The
+    body's random draws are replayed: they are the numbers its call drew (replay.py)."""
     n_args = len(function.inputs)
     variables = list(function.captured_variables)
     float_outputs = [i for i, t in enumerate(function.outputs) if t.dtype.kind == "f"]
+    n_in = n_args + len(variables)
+    n_ct = n_in + len(float_outputs)
 
     def gradient_body(*args):
         graph = state.graph
-        inputs = list(args[:n_args + len(variables)])
-        cotangents = list(args[n_args + len(variables):])
+        inputs = list(args[:n_in])
+        cotangents = list(args[n_in:n_ct])
         if isinstance(graph, FuncGraph):
             graph.bind_variables(variables, inputs[n_args:])
-        outputs = [o for o in nest.flatten(function.python_function(*inputs[:n_args]))
-                   if o is not None]
+        with REPLAYING.of(Replay(graph, function.draws, args[n_ct:])):
+            result = function.python_function(*inputs[:n_args])
+        outputs = [o for o in nest.flatten(result) if o is not None]
         ys = [graph.as_graph_tensor(outputs[i], None) for i in float_outputs]
         xs = [x for x in inputs if x.dtype.kind == "f"]
         if not ys:
@@ -223,8 +234,8 @@ def _trace_gradient(function):
     # makes as that node's gradient. This graph is a graph of its own, cached for every
     # call: its nodes belong to no outer rule, so the mark is cleared while it is traced.
     with override(gradient_of=None), graph.as_default():
-        specs = function.inputs + function.graph.captures + [function.outputs[i]
-                                                             for i in float_outputs]
+        specs = function.inputs + function.graph.captures + [
+            function.outputs[i] for i in float_outputs] + function.draws
         placeholders = [placeholder(t.dtype, t.shape, name=f"x{i}")
                         for i, t in enumerate(specs)]
         grads = list(gradient_body(*placeholders))

@@ -18,6 +18,7 @@ from ..elementwise.arithmetic import greater_equal
 from ..elementwise.casts import cast, zeros
 from ..random.distributions import seed_tensor
 from ..random.draws import STATELESS
+from ..random.replay import draw
 from ..random.seeds import stream_for
 
 
@@ -58,7 +59,7 @@ def dropout(x, rate, noise_shape=None, seed=None):
     stream = stream_for("dropout", seed, where)
     # The mask is drawn for a stand-in of the noise's shape, then broadcast.
     noise = x if noise_shape is None else zeros(_noise_shape(noise_shape, x, where), x.dtype)
-    return x * bind(keep_mask_p, noise, rate=rate, stream=stream)
+    return x * draw(keep_mask_p, noise, rate=rate, stream=stream)
 
 
 def stateless_dropout(x, rate, seed, noise_shape=None):

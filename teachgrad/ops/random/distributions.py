@@ -14,9 +14,10 @@ from ... import validate
 from ...dtypes import float32, int64
 from ...tensor import Tensor
 from ..core.apply import bind
-from ..core.grad_util import as_tensor
+from ..core.grad_util import as_tensor, check_entries
 from ..elementwise.arithmetic import add, multiply, subtract
 from .draws import categorical_p, stateless_categorical_p
+from .replay import draw
 
 
 def float_dtype(dtype, where):
@@ -37,8 +38,15 @@ def _scalar(value, name, dtype, where):
     return validate.number(value, name, where)
 
 
-def normal(draw, shape, mean, stddev, dtype, where):
+def draw_shape(shape, where):
+    """``shape`` checked: non-negative sizes, at most ``MAX_ENTRIES`` entries in all."""
     shape = validate.shape(shape, "shape", where)
+    check_entries(int(np.prod(shape, dtype=object)), "shape", shape, where)
+    return shape
+
+
+def normal(draw, shape, mean, stddev, dtype, where):
+    shape = draw_shape(shape, where)
     dtype = float_dtype(dtype, where)
     mean, stddev = _scalar(mean, "mean", dtype, where), _scalar(stddev, "stddev", dtype, where)
     z = draw("normal", shape, dtype, None, None)
@@ -50,7 +58,7 @@ def normal(draw, shape, mean, stddev, dtype, where):
 
 
 def uniform(draw, shape, minval, maxval, dtype, where):
-    shape = validate.shape(shape, "shape", where)
+    shape = draw_shape(shape, where)
     dtype = validate.dtype(float32 if dtype is None else dtype, "dtype", where)
     if dtype.kind in "iu":
         if maxval is None:
@@ -82,6 +90,9 @@ def _logits(logits, num_samples, dtype, where):
                       "a 2-D float tensor [batch, classes] of unnormalised log-probabilities",
                       logits)
     num_samples = validate.integer(num_samples, "num_samples", where, minimum=0)
+    if logits.shape is not None and None not in logits.shape:
+        check_entries(num_samples * logits.shape[0] * logits.shape[1], "num_samples",
+                      num_samples, where)
     dtype = validate.dtype(int64 if dtype is None else dtype, "dtype", where)
     if dtype not in (np.int32, np.int64):
         validate.fail(TypeError, where, "dtype", "tg.int32 or tg.int64", dtype)
@@ -91,7 +102,7 @@ def _logits(logits, num_samples, dtype, where):
 def categorical(logits, num_samples, dtype, stream_of, where):
     """Stateful: ``stream_of()`` gives the stream (made after the arguments are checked)."""
     logits, num_samples, dtype = _logits(logits, num_samples, dtype, where)
-    return bind(categorical_p, logits, num_samples=num_samples, dtype=dtype,
+    return draw(categorical_p, logits, num_samples=num_samples, dtype=dtype,
                 stream=stream_of())
 
 

@@ -15,9 +15,9 @@ import numpy as np
 
 from ... import validate
 from ...dtypes import int64
-from ..core.apply import bind
 from . import distributions
 from .draws import STATEFUL, shuffle_p
+from .replay import draw
 from .seeds import Stream
 
 
@@ -44,7 +44,7 @@ class Generator:
         return cls(Stream())
 
     def _draw(self, kind, shape, dtype, low, high):
-        return bind(STATEFUL[kind], shape=shape, dtype=dtype, stream=self.stream,
+        return draw(STATEFUL[kind], shape=shape, dtype=dtype, stream=self.stream,
                     low=low, high=high)
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=None):
@@ -65,7 +65,7 @@ class Generator:
 
     def shuffle(self, value):
         """``value``'s rows (axis 0) in a random order."""
-        return bind(shuffle_p, value, stream=self.stream)
+        return draw(shuffle_p, value, stream=self.stream)
 
     def make_seeds(self, count=1):
         """Seeds for the stateless ops, drawn from this generator: int64, shape [2, count]."""
