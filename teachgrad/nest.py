@@ -237,7 +237,8 @@ def _describe(kind, meta, children):
 def broadcast_prefix(prefix, tree, where, name="the prefix", of="the arguments"):
     """One entry of ``prefix`` per leaf of ``tree``: ``prefix`` is a *prefix* of ``tree``
     (JAX's in_axes/out_axes rule): where ``prefix`` has a leaf (None counts as a leaf
-    here), that value stands for every leaf of the subtree of ``tree`` below it."""
+    here), that value stands for every leaf of the subtree of ``tree`` below it. A list
+    and a tuple of the same length match each other."""
     out = []
     _broadcast(prefix, tree, "", out, where, name, of)
     return out
@@ -249,6 +250,8 @@ def _broadcast(prefix, tree, path, out, where, name, of):
         out.extend([prefix] * len(tree_leaves(tree)))
         return
     kind_t, meta_t, children_t, _ = _node(tree)
+    if kind == "list" and kind_t == "tuple" or kind == "tuple" and kind_t == "list":
+        kind = kind_t   # a list of axes for a tuple of values, or the other way round
     if (kind, meta, len(children)) != (kind_t, meta_t, len(children_t)):
         raise ValueError(f"{where}: {name} is not a prefix of {of}: at {path or 'the top'}, "
                          f"{name} has {_describe(kind, meta, children)} but {of} have "
@@ -256,3 +259,18 @@ def _broadcast(prefix, tree, path, out, where, name, of):
                          f"or None) for a whole subtree, or a tree nested as {of} are.")
     for key, p, t in zip(keys, children, children_t):
         _broadcast(p, t, path + key, out, where, name, of)
+
+
+def leaf_paths(tree):
+    """Where each leaf of ``tree`` sits, as JAX writes it: ``["[0]", "['w']", ".x"]``."""
+    paths = []
+    _paths(tree, "", paths)
+    return paths
+
+
+def _paths(tree, path, paths):
+    kind, _, children, keys = _node(tree)
+    if kind == "leaf":
+        paths.append(path)
+    for key, child in zip(keys, children):
+        _paths(child, path + key, paths)

@@ -168,3 +168,148 @@ def test_tree_module_flattens_in_jax_order_and_names_the_place():
         nest.tree_map(lambda x, y: x, tree, {"b": [1, None, [2, 3]], "a": Point(3, 4, 5)})
     with pytest.raises(ValueError, match="places"):
         nest.tree_unflatten(treedef, [1, 2])
+
+
+# ---------------------------------------------------------------------------------------
+# vmap: in_axes/out_axes as prefixes of the trees, keyword arguments, shared non-tensors
+# ---------------------------------------------------------------------------------------
+
+RNG = np.random.default_rng(41)
+XS = RNG.standard_normal((3, 2))
+W = RNG.standard_normal(2)
+BS = RNG.standard_normal(3)
+
+
+def _layer(p, x, act):
+    return {"y": act(p["w"] * x + p["b"]), "w": p["w"], "pair": (tg.sum(x), None)}
+
+
+def _point(pt, scale=1.0):
+    return Point(pt.x * scale, pt.y + pt.z, tg.sum(pt.x))
+
+
+VMAP_CASES = {
+    # name: (fn, in_axes, out_axes, args, kwargs)
+    "dict prefix, shared function": (
+        _layer, ({"w": None, "b": 0}, 0, None), 0,
+        lambda: ({"w": tg.constant(W), "b": tg.constant(BS)}, tg.constant(XS), tg.tanh), {}),
+    "out_axes prefix": (
+        _layer, ({"w": None, "b": 0}, 1, None), {"y": 1, "w": None, "pair": (0, None)},
+        lambda: ({"w": tg.constant(W), "b": tg.constant(BS)}, tg.constant(XS.T), tg.sin),
+        {}),
+    "one axis for a whole tuple": (
+        lambda t, c: t[0] * t[1] + c, ((0, 0), None), 0,
+        lambda: ((tg.constant(XS), tg.constant(XS ** 2)), 2.5), {}),
+    "list argument, list in_axes": (
+        lambda ts: ts[0] - ts[1], [[0, 1]], 0,
+        lambda: ([tg.constant(XS), tg.constant(XS.T)],), {}),
+    "namedtuple and a keyword argument": (
+        _point, (Point(0, None, 0),), Point(0, 1, 0),
+        lambda: (Point(tg.constant(XS), tg.constant(W), tg.constant(XS)),),
+        {"scale": lambda: tg.constant(BS)}),
+}
+
+
+def _take(value, axis, i):
+    return value if axis is None else np.take(np.asarray(value.numpy()), i, axis=axis)
+
+
+def _loop(fn, args, kwargs, in_axes, out_axes):
+    """vmap's answer the slow way: one call per example, the results stacked."""
+    axes = (nest.broadcast_prefix(tuple(in_axes), tuple(args), "loop")
+            if isinstance(in_axes, (list, tuple)) else [in_axes] * len(nest.tree_leaves(args)))
+    leaves, treedef = nest.tree_flatten(tuple(args))
+    size = next(np.shape(v.numpy())[a] for v, a in zip(leaves, axes) if a is not None)
+    outs = []
+    for i in range(size):
+        example = nest.tree_unflatten(treedef, [
+            v if a is None else tg.constant(_take(v, a, i)) for v, a in zip(leaves, axes)])
+        kw = {k: tg.constant(_take(v, 0, i)) for k, v in kwargs.items()}
+        outs.append(fn(*example, **kw))
+    result_axes = (nest.broadcast_prefix(out_axes, outs[0], "loop")
+                   if isinstance(out_axes, (list, tuple, dict))
+                   else [out_axes] * len(nest.tree_leaves(outs[0])))
+    columns = zip(*[nest.tree_leaves(o) for o in outs])
+    return [np.asarray(c[0].numpy()) if a is None else
+            np.stack([np.asarray(e.numpy()) for e in c], axis=a)
+            for c, a in zip(columns, result_axes)], nest.tree_structure(outs[0])
+
+
+@pytest.mark.parametrize("mode", ["eager", "function"])
+@pytest.mark.parametrize("name", sorted(VMAP_CASES))
+def test_vmap_over_trees_matches_the_loop(name, mode):
+    fn, in_axes, out_axes, make_args, make_kwargs = VMAP_CASES[name]
+    args = make_args()
+    kwargs = {k: v() for k, v in make_kwargs.items()}
+    want, structure = _loop(fn, args, kwargs, in_axes, out_axes)
+
+    def compute():
+        result = tg.vmap(fn, in_axes=in_axes, out_axes=out_axes)(*args, **kwargs)
+        assert nest.tree_structure(result) == structure
+        return nest.tree_leaves(result)
+    got = tg.function(compute)() if mode == "function" else compute()
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g.numpy()), w, rtol=1e-12, atol=1e-12)
+
+
+def test_vmap_prefix_errors_name_the_place():
+    p = {"w": tg.constant(W), "b": tg.constant(BS)}
+    with pytest.raises(ValueError, match=r"in_axes is not a prefix.*at \[0\].*keys \['w'\]"):
+        tg.vmap(_layer, in_axes=({"w": None}, 0, None))(p, tg.constant(XS), tg.tanh)
+    with pytest.raises(TypeError, match="in_axes"):
+        tg.vmap(_layer, in_axes=({"w": "0"}, 0, None))
+    with pytest.raises(TypeError, match=r"in_axes=\(\{\.\.\.\},\)"):
+        tg.vmap(lambda d: d["w"], in_axes={"w": 0})
+    with pytest.raises(ValueError, match=r"argument 1\[0\]"):
+        tg.vmap(lambda a, t: a, in_axes=(0, 0))(tg.constant(XS), (tg.constant(1.0),))
+    with pytest.raises(ValueError, match=r"out_axes is not a prefix.*at the top"):
+        tg.vmap(lambda x: x, out_axes=(0, 0))(tg.constant(XS))
+
+
+def test_vectorized_map_takes_a_dict_and_a_namedtuple():
+    elems = {"b": tg.constant(XS), "a": Point(tg.constant(BS), None, tg.constant(XS))}
+    out = tg.vectorized_map(lambda e: e["a"].x * tg.sum(e["b"] * e["a"].z), elems)
+    np.testing.assert_allclose(out.numpy(), BS * np.sum(XS * XS, axis=1))
+
+
+# ---------------------------------------------------------------------------------------
+# Variables under vmap and forward mode (issue 41, item 2): mapped over, captured, passed
+# ---------------------------------------------------------------------------------------
+
+def _variable_program(how):
+    """``(fn, args, in_axes)`` of a per-example loss reading the Variable ``v`` ``how``."""
+    v = tg.Variable(W)
+    if how == "mapped":
+        v = tg.Variable(XS)
+        return v, (lambda x: tg.sum(tg.sin(x) * x)), (v,), 0
+    if how == "captured":
+        return v, (lambda x: tg.sum(tg.sin(v * x))), (tg.constant(XS),), 0
+    return v, (lambda x, w: tg.sum(tg.sin(w * x))), (tg.constant(XS), v), (0, None)
+
+
+def _variable_loop(v, fn, args, in_axes, kind):
+    """The tape's gradient (or the accumulator's JVP) of the summed losses, by a loop."""
+    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,)
+    tangent = tg.ones_like(v)
+    with tg.GradientTape() as tape, tg.ForwardAccumulator(v, tangent) as acc:
+        total = tg.add_n([fn(*[a[i] if ax == 0 else a for a, ax in zip(args, axes)])
+                          for i in range(3)])
+    return (tape.gradient(total, v) if kind == "tape" else acc.jvp(total)).numpy()
+
+
+@pytest.mark.parametrize("mode", ["eager", "function"])
+@pytest.mark.parametrize("kind", ["tape", "accumulator"])
+@pytest.mark.parametrize("how", ["mapped", "captured", "passed"])
+def test_variables_under_vmap_match_the_loop(how, kind, mode):
+    v, fn, args, in_axes = _variable_program(how)
+    want = _variable_loop(v, fn, args, in_axes, kind)
+
+    def compute():
+        tangent = tg.ones_like(v)
+        with tg.GradientTape() as tape, tg.ForwardAccumulator(v, tangent) as acc:
+            total = tg.sum(tg.vmap(fn, in_axes=in_axes)(*args))
+        return tape.gradient(total, v) if kind == "tape" else acc.jvp(total)
+    got = tg.function(compute)() if mode == "function" else compute()
+    assert got is not None
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
