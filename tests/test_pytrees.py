@@ -89,6 +89,13 @@ CASES = {
                lambda kind: _blocks(kind, lambda v: _diag(v, np.cos(v)))),
     "jacfwd": (lambda tree: _flat(tg.jacfwd(_sin_tree)(tree)),
                lambda kind: _blocks(kind, lambda v: _diag(v, np.cos(v)))),
+    "linearize": (lambda tree: _flat(tg.linearize(_sin_tree, tree)[1](
+                      nest.tree_map(lambda x: x * 2.0, tree))),
+                  lambda kind: _by_jax_order(kind, [2 * v * np.cos(v) for v in VALUES])),
+    "linear_transpose": (lambda tree: _flat(tg.linear_transpose(
+                             lambda t: nest.tree_map(lambda x: x * 3.0, t), tree)(
+                             nest.tree_map(tg.sin, tree))),
+                         lambda kind: _by_jax_order(kind, [3 * np.sin(v) for v in VALUES])),
     "hessian": (lambda tree: _flat(tg.hessian(_cube_sum)(tree)),
                 lambda kind: _blocks(kind, lambda v: _diag(v, 6 * v))),
 }

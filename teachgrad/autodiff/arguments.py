@@ -36,6 +36,10 @@ def own_leaves(trees, names, where, others=()):
     outside its slot (captured by ``f``, or in another argument: ``others``) is not
     counted as a use of the slot. A Variable stays itself (``f`` may assign to it),
     unless it fills several slots."""
+    for tree, name in zip(trees, names):
+        if not nest.tree_leaves(tree):   # None, or an empty list, tuple or dict
+            validate.fail(TypeError, where, name, "a value to differentiate at (a tensor, a "
+                          "number, or a tree holding at least one)", tree)
     converted = [nest.tree_map(lambda leaf, name=name: as_float_tensor(leaf, name, where),
                                tree) for tree, name in zip(trees, names)]
     shared = repeated([leaf for t in converted for leaf in nest.tree_leaves(t)]
@@ -113,4 +117,10 @@ def like_tree(tree, template, where, name, template_name, same_dtype=False):
                             f"{template_name} has dtype {like.dtype.name}; give each leaf "
                             f"the dtype of its leaf of {template_name}.")
         return t
+    entries = tree if isinstance(tree, (tuple, list)) else (tree,)
+    likes = template if isinstance(tree, (tuple, list)) else (template,)
+    for entry, like in zip(entries, likes):
+        if entry is None and like is not None:
+            validate.fail(TypeError, where, name, f"a value (a tensor or a tree of them) for "
+                          f"each entry of {template_name}", tree)
     return nest.tree_map(one, template, tree, where=where, names=[template_name, name])

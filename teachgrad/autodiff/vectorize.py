@@ -67,7 +67,7 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
                             "tg.vectorized_map"):
         raise NotImplementedError("tg.vectorized_map(fallback_to_while_loop=False) is not "
                                   "supported: ops without a batching rule always loop.")
-    if not nest.flatten(elems):
+    if not nest.tree_leaves(elems):
         validate.fail(ValueError, "tg.vectorized_map", "elems", "a tensor, or a structure "
                       "holding at least one, to map over", elems)
     return vectorize(fn, (elems,), 0, 0, "tg.vectorized_map", ["elems"], warn=warn)
@@ -142,7 +142,8 @@ def _frame(flat, leaf_axes, labels, where, warn):
     sizes = [(label, t.shape[axis]) for label, t, axis in zip(labels, flat, leaf_axes)
              if axis is not None]
     if not sizes:
-        raise ValueError(f"{where}: no argument is batched (every in_axes entry is None); "
+        raise ValueError(f"{where}: no argument is batched (every in_axes entry is None, or "
+                         f"the mapped arguments hold no tensors); "
                          f"map over at least one argument.")
     known = {size for _, size in sizes if size is not None}
     if len(known) > 1:
