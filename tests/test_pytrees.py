@@ -320,3 +320,22 @@ def test_variables_under_vmap_match_the_loop(how, kind, mode):
     got = tg.function(compute)() if mode == "function" else compute()
     assert got is not None
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+
+
+def test_has_aux_in_vjp_jvp_and_the_jacobians():
+    x = tg.constant([1.0, 2.0])
+
+    def f(t):
+        return {"y": t * t}, ("aux", t[0])
+    out, vjp_fn, aux = tg.vjp(f, x, has_aux=True)
+    np.testing.assert_allclose(vjp_fn({"y": tg.ones((2,))})[0].numpy(), [2.0, 4.0])
+    assert aux[0] == "aux"
+    out, tangent, aux = tg.jvp(f, (x,), (tg.ones((2,)),), has_aux=True)
+    np.testing.assert_allclose(tangent["y"].numpy(), [2.0, 4.0])
+    for jac in (tg.jacrev, tg.jacfwd):
+        j, aux = jac(f, has_aux=True)(x)
+        np.testing.assert_allclose(j["y"].numpy(), np.diag([2.0, 4.0]))
+        assert aux[1].numpy() == 1.0
+    h, aux = tg.hessian(lambda t: (tg.sum(t ** 3), t), has_aux=True)(x)
+    np.testing.assert_allclose(h.numpy(), np.diag([6.0, 12.0]))
+    np.testing.assert_allclose(aux.numpy(), x.numpy())
