@@ -30,8 +30,22 @@ SECTIONS = [
      "graph. Both run the same backward engine (see [How the engine works](engine.md))."),
     ("Forward mode", ("teachgrad.autodiff.forward",),
      "Jacobian-vector products computed alongside the forward pass."),
-    ("Function transformations", ("teachgrad.autodiff.functional",),
-     "JAX-style functions that return derivative functions."),
+    ("Function transformations", ("teachgrad.autodiff.functional",
+                                  "teachgrad.autodiff.linear"),
+     "JAX-style functions that return derivative functions. Each takes and returns "
+     "*pytrees*, by JAX's rules (`tg.nest.tree_flatten`): nested tuples, lists, dicts "
+     "(their leaves in sorted key order) and namedtuples of tensors, with None an empty "
+     "subtree. `tg.grad(loss)({\"w\": w, \"b\": b})` returns `{\"b\": db, \"w\": dw}`; "
+     "`argnums` picks the arguments (an int or a tuple), and each argument slot is "
+     "differentiated alone, so `tg.grad(lambda a: a * x)(x)` is `x` even where `f` also "
+     "captures `x`. `has_aux=True` lets `f` return `(value, aux)`: `grad` then returns "
+     "`(g, aux)`, `value_and_grad` `((value, aux), g)`. A Jacobian of a tree-valued `f` "
+     "is a tree like the output whose leaves are trees like the argument. "
+     "`tg.linearize(f, *primals)` gives `(out, f_jvp)`, the JVP's linear map, evaluated "
+     "at any number of tangents without running `f` again; `tg.linear_transpose(f, "
+     "*primals)` transposes a linear `f` (a backward pass over its tape), and "
+     "transposing a VJP function gives the JVP: "
+     "`tg.linear_transpose(vjp_fn, u)((x_dot,)) == (J x_dot,)`, lesson 5's trick."),
     ("Vectorization", ("teachgrad.autodiff.vectorize",),
      "A function of one example, run on a whole batch in one pass: each op applies its "
      "batching rule (declared in its block with `tg.ops.defbatch`, beside its VJP and JVP; "
@@ -39,7 +53,12 @@ SECTIONS = [
      "`tg.vmap(tg.grad(loss), in_axes=(None, 0))(w, xs)`. Jacobians are vectorized the "
      "same way: `tape.jacobian`, `tape.batch_jacobian` and `tg.jacrev` map ONE backward "
      "pass over the one-hot cotangents, `tg.jacfwd` one forward pass over the one-hot "
-     "tangents (`experimental_use_pfor=False` keeps the tape's loop of one pass per row)."),
+     "tangents (`experimental_use_pfor=False` keeps the tape's loop of one pass per row). "
+     "`in_axes` and `out_axes` are prefixes of the argument and result trees, as in JAX: "
+     "`in_axes=({\"w\": None, \"b\": 0}, 0)` shares `w` and maps `b`; a shared (None) "
+     "argument may be anything (a function, a string); keyword arguments are mapped over "
+     "axis 0. Variables may be mapped over, captured or passed; tapes and accumulators "
+     "see them."),
     ("Custom gradients", ("teachgrad.autodiff.custom",), ""),
     ("Checking gradients", ("teachgrad.autodiff.gradcheck",), ""),
     ("Graph mode", ("teachgrad.graph",), ""),

@@ -10,8 +10,8 @@ from . import autodiff, backend, control_flow, graph, nest, ops, viz
 from .autodiff import (AggregationMethod, ForwardAccumulator, GradcheckError, GradientTape,
                        UnconnectedGradients, custom_gradient, grad, grad_pass_through,
                        gradcheck, recompute_grad, gradients, hessian, hvp, jacfwd,
-                       jacrev, jvp, transposition_only, value_and_grad, vectorized_map, vjp,
-                       vmap)
+                       jacrev, jvp, linear_transpose, linearize, transposition_only,
+                       value_and_grad, vectorized_map, vjp, vmap)
 from .backend import get_backend, set_backend
 from .control_flow import (TensorArray, case, cond, foldl, foldr, map_fn, scan, switch_case,
                            while_loop)

@@ -120,6 +120,7 @@ SPECIAL = {
     "gradcheck": lambda: {"f": lambda a: tg.sum(a * a), "inputs": [tg.constant([1.0, 2.0])]},
     "add_n": lambda: {"inputs": [_x(), _x()]},
     "vjp": lambda: {"f": lambda a: a * a, "*": [tg.constant([1.0, 2.0])]},
+    "linear_transpose": lambda: {"f": lambda a: a * 2.0, "*": [tg.constant([1.0, 2.0])]},
     "function": lambda: {"python_function": lambda a: a * 2.0},
     "arange": lambda: {"start": 0, "stop": 4, "step": 1},
     "linspace": lambda: {"start": 0.0, "stop": 1.0, "num": 5},

@@ -69,6 +69,29 @@ def test_each_argument_slot_is_its_own_source(name, call, expected, kind):
             np.testing.assert_allclose(g, e)
 
 
+# The argument is also captured by f: only its slot is differentiated, as in JAX
+# (d(a * x)/da = x, where adding up both uses gave 2x). (name, call(x), expected)
+CAPTURED_CASES = [
+    ("grad", lambda x: tg.grad(lambda a: a * x)(x), X),
+    ("value_and_grad", lambda x: tg.value_and_grad(lambda a: a * x)(x)[1], X),
+    ("vjp", lambda x: tg.vjp(lambda a: a * x, x)[1](tg.constant(1.0)), (X,)),
+    ("jvp", lambda x: tg.jvp(lambda a: a * x, (x,), (tg.constant(1.0),))[1], X),
+    ("jacrev", lambda x: tg.jacrev(lambda a: a * x)(x), X),
+    ("jacfwd", lambda x: tg.jacfwd(lambda a: a * x)(x), X),
+    ("hessian", lambda x: tg.hessian(lambda a: a * a * x)(x), 2 * X),
+    ("hvp", lambda x: tg.hvp(lambda a: a * a * x, (x,), (tg.constant(1.0),)), (2 * X,)),
+    ("linearize", lambda x: tg.linearize(lambda a: a * x, x)[1](tg.constant(1.0)), X),
+]
+
+
+@pytest.mark.parametrize("name, call, expected", CAPTURED_CASES,
+                         ids=[c[0] for c in CAPTURED_CASES])
+def test_a_captured_argument_is_differentiated_in_its_slot_only(name, call, expected):
+    for got in _both(lambda: call(tg.constant(X))):
+        for g, e in zip(tg.nest.flatten(got), tg.nest.flatten(expected)):
+            np.testing.assert_allclose(g, e)
+
+
 def test_a_tensor_in_one_slot_is_passed_on_as_it_is():
     v = tg.Variable(X)
     seen = []

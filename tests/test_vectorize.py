@@ -257,7 +257,7 @@ def test_composition_programs_per_example_gradients(program, data):
 def test_mismatched_batch_sizes_are_refused():
     with pytest.raises(ValueError, match="different batch sizes .*argument 0: 3, argument 1: 4"):
         tg.vmap(lambda a, b: a + b)(tg.ones((3,)), tg.ones((4,)))
-    with pytest.raises(ValueError, match=r"elems \(leaf 0\): 2, elems \(leaf 1\): 3"):
+    with pytest.raises(ValueError, match=r"elems\[0\]: 2, elems\[1\]: 3"):
         tg.vectorized_map(lambda e: e[0], (tg.ones((2,)), tg.ones((3,))))
 
 

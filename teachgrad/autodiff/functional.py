@@ -9,208 +9,184 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes, nest, validate
-from ..ops import IndexedSlices, moveaxis, reshape, stack, zeros, zeros_like
-from ..tensor import Tensor, Variable, constant
+from .. import nest, validate
+from ..ops import moveaxis, reshape, stack, zeros
+from ..tensor import Tensor, constant
+from .arguments import as_outputs, dense, like_tree, own_leaves, prepare, split_aux
 from .forward import ForwardAccumulator
-from .slots import own_slot, repeated
 from .tape import GradientTape
 from .vectorize import vmap
 
 
-def _as_float_tensor(value, position, name=None, where="the differentiated function"):
-    if isinstance(value, Variable):
-        return value
-    t = value if isinstance(value, Tensor) else constant(
-        validate.tensor_like(value, name or f"argument {position}", where))
-    if not dtypes.is_floating(t.dtype):
-        validate.fail(TypeError, where, name or f"argument {position}", "floating-point (only "
-                      "they can be differentiated)", value, "Pass e.g. 3.0 instead of 3.")
-    return t
-
-
-_NO_TANGENTS = object()
-
-
-def _primals(f, primals, where, tangents=_NO_TANGENTS):
-    """Check ``f`` and convert ``primals`` (and ``tangents``, one per primal, if given)."""
+def _primals(f, primals, where):
+    """Check ``f`` and give each leaf of ``primals`` (a sequence of pytrees) its own
+    float tensor (``arguments.own_leaves``)."""
     validate.callable_(f, "f", where)
     primals = validate.sequence(primals, "primals", where)
     if not primals:
         validate.fail(ValueError, where, "primals", "at least one value to differentiate at",
                       primals)
-    primals = [_as_float_tensor(p, i, f"primals[{i}]", where) for i, p in enumerate(primals)]
-    shared = repeated(primals)                  # one tensor, several slots: one source each
-    primals = [own_slot(p, shared) for p in primals]
     validate.arity(f, len(primals), "primals", where)
-    if tangents is _NO_TANGENTS:
-        return primals
+    return own_leaves(primals, [f"primals[{i}]" for i in range(len(primals))], where)
+
+
+def _tangents(tangents, primals, where):
     tangents = validate.sequence(tangents, "tangents", where)
-    if len(tangents) != len(primals):
-        validate.fail(ValueError, where, "tangents", f"one tangent per primal ({len(primals)})",
-                      tangents)
-    return primals, [_as_tangent(t, p, where) for t, p in zip(tangents, primals)]
+    return like_tree(tuple(tangents), tuple(primals), where, "tangents", "primals")
 
 
-def _as_tangent(tangent, primal, where):
-    if isinstance(tangent, Tensor):
-        return tangent
-    return constant(validate.tensor_like(tangent, "tangents", where, primal.dtype))
+def _scalar(value, where):
+    if not isinstance(value, Tensor) or value.size != 1:
+        shape = getattr(value, "shape", type(value).__name__)
+        raise TypeError(f"grad requires a function with a scalar output, but it returned "
+                        f"{shape}. For vector outputs use tg.vjp or tg.jacrev.")
+    if value.dtype.kind != "f":   # a bool or an integer has no derivative to take
+        raise TypeError(f"{where}: `f` must return a floating-point scalar, but it "
+                        f"returned {validate.describe(value)}. That is not differentiable "
+                        f"(a comparison or a count is piecewise constant): return the "
+                        f"float quantity itself, e.g. the loss rather than loss > 0.")
 
 
-def _as_outputs(out, where):
-    """``f``'s result with each Python number in it made a constant (whose derivative
-    is zero), so that ``lambda x: 3.0`` differentiates like ``lambda x: tg.constant(3.0)``."""
-    flat = nest.flatten(out)
-    if all(isinstance(o, Tensor) for o in flat):
-        return out
-    return nest.pack_sequence_as(out, [
-        o if isinstance(o, Tensor) else
-        constant(validate.tensor_like(o, "the output of f", where)) for o in flat])
+def _gradients(tape, target, trees, output_gradients=None):
+    """The gradient of ``target`` for every leaf of ``trees``, dense, as those trees."""
+    flat = [leaf for tree in trees for leaf in nest.tree_leaves(tree)]
+    grads = iter(tape.gradient(target, flat, output_gradients=output_gradients))
+    return [nest.tree_map(lambda leaf: dense(next(grads), leaf), tree) for tree in trees]
 
 
-def _dense(g, like):
-    if g is None:
-        return zeros_like(like)
-    return g.to_dense() if isinstance(g, IndexedSlices) else g
-
-
-def _prepare(args, argnums, where="tg.grad", kwargs=None):
-    """Convert the differentiated arguments to tensors, each slot its own (see slots.py)."""
-    single = not isinstance(argnums, (list, tuple))
-    nums = (argnums,) if single else tuple(argnums)
-    for n in nums:
-        validate.integer(n, "argnums", where)
-        if not -len(args) <= n < len(args):
-            raise ValueError(f"argnums {argnums} is out of range for a call with "
-                             f"{len(args)} positional arguments.")
-    args, mine = list(args), sorted({n % len(args) for n in nums})
-    for n in mine:
-        args[n] = nest.pack_sequence_as(
-            args[n], [_as_float_tensor(a, n, where=where) for a in nest.flatten(args[n])])
-    shared = repeated(nest.flatten(args) + nest.flatten(list((kwargs or {}).values())))
-    for n in mine:
-        args[n] = nest.pack_sequence_as(
-            args[n], [own_slot(a, shared) for a in nest.flatten(args[n])])
-    return args, nums, single
-
-
-def value_and_grad(f, argnums=0):
+def value_and_grad(f, argnums=0, has_aux=False):
     """A function returning ``(f(*args), gradient of f w.r.t. args[argnums])``.
 
-    ``f`` must return a scalar. ``argnums`` is an int (one gradient) or a tuple
-    (a tuple of gradients); an argument may be a nested list/dict of tensors.
+    ``f`` must return a scalar. ``argnums`` is an int (one gradient) or a tuple (a tuple
+    of gradients); an argument may be a pytree (nested tuples, lists, dicts, namedtuples)
+    of tensors, and its gradient is a tree of the same shape. With ``has_aux=True``,
+    ``f`` returns ``(value, aux)``, and the result is ``((value, aux), gradient)``.
     """
     validate.callable_(f, "f", "tg.value_and_grad")
+    validate.boolean(has_aux, "has_aux", "tg.value_and_grad")
     def wrapped(*args, **kwargs):
-        args, nums, single = _prepare(args, argnums, kwargs=kwargs)
+        args, nums, single = prepare(args, argnums, "tg.grad", kwargs)
         with GradientTape() as tape:
-            tape.watch([args[n] for n in nums])
-            value = _as_outputs(f(*args, **kwargs), "tg.grad")
-        if not isinstance(value, Tensor) or value.size != 1:
-            shape = getattr(value, "shape", type(value).__name__)
-            raise TypeError(f"grad requires a function with a scalar output, but it returned "
-                            f"{shape}. For vector outputs use tg.vjp or tg.jacrev.")
-        if value.dtype.kind != "f":   # a bool or an integer has no derivative to take
-            raise TypeError(f"tg.grad: `f` must return a floating-point scalar, but it "
-                            f"returned {validate.describe(value)}. That is not differentiable "
-                            f"(a comparison or a count is piecewise constant): return the "
-                            f"float quantity itself, e.g. the loss rather than loss > 0.")
-        grads = tape.gradient(value, [args[n] for n in nums])
-        grads = [nest.pack_sequence_as(args[n], [_dense(g, a) for g, a in
-                                                 zip(nest.flatten(gs), nest.flatten(args[n]))])
-                 for n, gs in zip(nums, grads)]
-        return value, (grads[0] if single else tuple(grads))
+            tape.watch([leaf for n in nums for leaf in nest.tree_leaves(args[n])])
+            value, aux = split_aux(f(*args, **kwargs), has_aux, "tg.grad")
+            value = as_outputs(value, "tg.grad")
+        _scalar(value, "tg.grad")
+        grads = _gradients(tape, value, [args[n] for n in nums])
+        grads = grads[0] if single else tuple(grads)
+        return ((value, aux) if has_aux else value), grads
     return wrapped
 
 
-def grad(f, argnums=0):
-    """A function returning the gradient of scalar-valued ``f`` w.r.t. ``args[argnums]``.
+def grad(f, argnums=0, has_aux=False):
+    """A function returning the gradient of scalar-valued ``f`` w.r.t. ``args[argnums]``
+    (a pytree like the argument; ``(gradient, aux)`` with ``has_aux=True``).
 
     >>> tg.grad(lambda x: x ** 3)(2.0)      # 3 x^2 at x = 2
     tg.Tensor(12., ...)
     """
     validate.callable_(f, "f", "tg.grad")
-    vg = value_and_grad(f, argnums)
+    vg = value_and_grad(f, argnums, has_aux)
     def wrapped(*args, **kwargs):
-        return vg(*args, **kwargs)[1]
+        value, g = vg(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
     return wrapped
 
 
-def vjp(f, *primals):
-    """Run ``f(*primals)`` and return ``(out, vjp_fn)``.
+def vjp(f, *primals, has_aux=False):
+    """Run ``f(*primals)`` and return ``(out, vjp_fn)`` (``(out, vjp_fn, aux)`` with
+    ``has_aux=True``, where ``f`` returns ``(out, aux)``).
 
-    ``vjp_fn(ct)`` maps a cotangent of ``out`` (same structure) to a tuple of
-    cotangents, one per primal: the vector-Jacobian product ``ct^T J``. It can
-    be called any number of times.
+    ``vjp_fn(ct)`` maps a cotangent of ``out`` (a pytree of its structure and shapes)
+    to a tuple of cotangents, one per primal, each a tree like its primal: the
+    vector-Jacobian product ``ct^T J``. It can be called any number of times.
     """
     primals = _primals(f, primals, "tg.vjp")
     with GradientTape(persistent=True) as tape:
-        tape.watch(primals)
-        out = f(*primals)
+        tape.watch([leaf for p in primals for leaf in nest.tree_leaves(p)])
+        out, aux = split_aux(f(*primals), has_aux, "tg.vjp")
+        out = as_outputs(out, "tg.vjp")
 
     def vjp_fn(cotangent):
-        nest.assert_same_structure(out, cotangent, "output and cotangent")
-        grads = tape.gradient(out, primals, output_gradients=cotangent)
-        return tuple(_dense(g, p) for g, p in zip(grads, primals))
-    return out, vjp_fn
+        cotangent = like_tree(cotangent, out, "tg.vjp", "the cotangent", "the output of f")
+        return tuple(_gradients(tape, nest.tree_leaves(out), primals,
+                                nest.tree_leaves(cotangent)))
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
-def jacrev(f, argnums=0):
+def jacrev(f, argnums=0, has_aux=False):
     """A function returning the Jacobian of ``f`` by reverse mode: shape
-    ``out.shape + arg.shape`` (a tuple of them for a tuple ``argnums``).
+    ``out.shape + arg.shape``. With pytrees, as in JAX: a tree shaped like ``f``'s
+    output, each leaf a tree shaped like the argument (a tuple of them for a tuple
+    ``argnums``); with ``has_aux=True``, ``(jacobian, aux)``.
 
     Row ``k`` is the vector-Jacobian product with the one-hot cotangent ``e_k``;
     ``tape.jacobian`` maps the backward pass over all of them with ``tg.vmap``, so it
-    runs ONCE: ``vmap(lambda e: vjp_fn(e))(eye)``.
+    runs ONCE per output: ``vmap(lambda e: vjp_fn(e))(eye)``.
     """
     validate.callable_(f, "f", "tg.jacrev")
+    validate.boolean(has_aux, "has_aux", "tg.jacrev")
     def wrapped(*args, **kwargs):
-        args, nums, single = _prepare(args, argnums, "tg.jacrev", kwargs)
+        args, nums, single = prepare(args, argnums, "tg.jacrev", kwargs)
+        trees = [args[n] for n in nums]
+        flat = [leaf for tree in trees for leaf in nest.tree_leaves(tree)]
         with GradientTape(persistent=True) as tape:
-            tape.watch([args[n] for n in nums])
-            out = _as_outputs(f(*args, **kwargs), "tg.jacrev")
-        if not isinstance(out, Tensor):
-            raise TypeError(f"jacrev needs a function returning one tensor, got {type(out).__name__}.")
-        jacs = tape.jacobian(out, [args[n] for n in nums],
-                             unconnected_gradients="zero")
-        return jacs[0] if single else tuple(jacs)
+            tape.watch(flat)
+            out, aux = split_aux(f(*args, **kwargs), has_aux, "tg.jacrev")
+            out = as_outputs(out, "tg.jacrev")
+
+        jac = _per_output(out, lambda y: tape.jacobian(y, flat, unconnected_gradients="zero"),
+                          trees, single)
+        return (jac, aux) if has_aux else jac
     return wrapped
 
 
-def jvp(f, primals, tangents):
-    """``(f(*primals), J t)``: the output and its tangent along ``tangents``, by forward mode.
+def jvp(f, primals, tangents, has_aux=False):
+    """``(f(*primals), J t)``: the output and its tangent along ``tangents``, by forward
+    mode (``(out, tangent, aux)`` with ``has_aux=True``).
 
-    ``primals`` and ``tangents`` are sequences with one entry per argument.
+    ``primals`` and ``tangents`` are sequences with one entry per argument; each entry
+    may be a pytree, the tangent nested as its primal, leaf by leaf of its shape.
     """
-    primals, tangents = _primals(f, primals, "tg.jvp", tangents)
-    with ForwardAccumulator(primals, tangents) as acc:
-        out = _as_outputs(f(*primals), "tg.jvp")
-    return out, acc.jvp(out, unconnected_gradients="zero")
+    primals = _primals(f, primals, "tg.jvp")
+    tangents = _tangents(tangents, primals, "tg.jvp")
+    with ForwardAccumulator([leaf for p in primals for leaf in nest.tree_leaves(p)],
+                            [leaf for t in tangents for leaf in nest.tree_leaves(t)]) as acc:
+        out, aux = split_aux(f(*primals), has_aux, "tg.jvp")
+        out = as_outputs(out, "tg.jvp")
+    tangent = nest.tree_map(lambda y: acc.jvp(y, unconnected_gradients="zero"), out)
+    return (out, tangent, aux) if has_aux else (out, tangent)
 
 
-def jacfwd(f, argnums=0):
+def jacfwd(f, argnums=0, has_aux=False):
     """A function returning the Jacobian of ``f`` by forward mode: shape
-    ``out.shape + arg.shape``. With a tuple ``argnums`` there is one Jacobian per
-    argument; with several outputs, one (tuple) per output, as in JAX: ``jac[i][j]`` is
-    output i with respect to argument j.
+    ``out.shape + arg.shape``. With pytrees, as ``jacrev``: a tree shaped like ``f``'s
+    output, each leaf a tree shaped like the argument (a tuple of them for a tuple
+    ``argnums``), so ``jac[i][j]`` is output i with respect to argument j; with
+    ``has_aux=True``, ``(jacobian, aux)``.
 
     Column ``k`` is the tangent of the output along the one-hot input tangent ``e_k``;
-    ``tg.vmap`` pushes every one-hot tangent (of every argument, the rows of one
+    ``tg.vmap`` pushes every one-hot tangent (of every argument leaf, the rows of one
     identity matrix) through ONE forward pass: ``vmap(lambda e: jvp(f, args, e))(eye)``.
     """
     validate.callable_(f, "f", "tg.jacfwd")
-    def wrapped(*args):
-        args, nums, single = _prepare(args, argnums, "tg.jacfwd")
-        xs = [args[n] for n in nums]
+    validate.boolean(has_aux, "has_aux", "tg.jacfwd")
+    def wrapped(*args, **kwargs):
+        args, nums, single = prepare(args, argnums, "tg.jacfwd", kwargs)
+        trees = [args[n] for n in nums]
+        xs = [leaf for tree in trees for leaf in nest.tree_leaves(tree)]
         sizes = [x.size for x in xs]
         total = sum(sizes)
-        results = []   # f's output, as the mapped function computes it
+        results = []   # f's output and aux, as the mapped function computes them
+
+        def run():
+            out, aux = split_aux(f(*args, **kwargs), has_aux, "tg.jacfwd")
+            return as_outputs(out, "tg.jacfwd"), aux
 
         def tangents_of_outputs(*tangents):
             with ForwardAccumulator(xs, list(tangents)) as acc:
-                results[:] = [_as_outputs(f(*args), "tg.jacfwd")]
-            return [acc.jvp(y, unconnected_gradients="zero") for y in nest.flatten(results[0])]
+                results[:] = run()
+            return [acc.jvp(y, unconnected_gradients="zero")
+                    for y in nest.tree_leaves(results[0])]
 
         if total:
             tangents = _one_hot_tangents(xs, sizes, total)
@@ -220,14 +196,26 @@ def jacfwd(f, argnums=0):
                 warnings.warn(f"tg.jacfwd: {error} Computing the Jacobian one column at a "
                               f"time instead.", stacklevel=2)
                 columns = _map_by_loop(tangents_of_outputs, tangents, total)
-            out = results[0]
+            out, aux = results
         else:   # no input entries: empty Jacobians
-            out = _as_outputs(f(*args), "tg.jacfwd")
-            columns = [zeros((0,) + tuple(y.shape), y.dtype) for y in nest.flatten(out)]
-        jacobians = [_split_columns(c, y, xs, sizes, single)
-                     for c, y in zip(columns, nest.flatten(out))]
-        return nest.pack_sequence_as(out, jacobians)
+            out, aux = run()
+            columns = [zeros((0,) + tuple(y.shape), y.dtype) for y in nest.tree_leaves(out)]
+        columns = iter(columns)
+        jac = _per_output(out, lambda y: _split_columns(next(columns), y, xs, sizes), trees,
+                          single)
+        return (jac, aux) if has_aux else jac
     return wrapped
+
+
+def _per_output(out, jacobians_of, trees, single):
+    """A Jacobian in JAX's shape: a tree like ``out`` whose leaf for output ``y`` is a tree
+    like each argument in ``trees`` (one, or a tuple); ``jacobians_of(y)`` gives ``y``'s
+    Jacobians with respect to every argument leaf, in order."""
+    def of_output(y):
+        jacs = iter(jacobians_of(y))
+        per_arg = [nest.tree_map(lambda leaf: next(jacs), tree) for tree in trees]
+        return per_arg[0] if single else tuple(per_arg)
+    return nest.tree_map(of_output, out)
 
 
 def _one_hot_tangents(xs, sizes, total):
@@ -247,20 +235,23 @@ def _map_by_loop(fn, batches, size):
     return [stack(list(column)) for column in zip(*outputs)]
 
 
-def _split_columns(columns, y, xs, sizes, single):
+def _split_columns(columns, y, xs, sizes):
     """``columns`` (``[total, *y.shape]``, one per input entry) as ``y``'s Jacobian with
-    respect to each argument: ``y.shape + x.shape``."""
+    respect to each input leaf: ``y.shape + x.shape``."""
     jacobians, start = [], 0
     for x, size in zip(xs, sizes):
         block = moveaxis(columns[start:start + size], 0, -1)
         jacobians.append(reshape(block, tuple(y.shape) + tuple(x.shape)))
         start += size
-    return jacobians[0] if single else tuple(jacobians)
+    return jacobians
 
 
-def hessian(f, argnums=0):
-    """The Hessian of scalar-valued ``f``: forward mode over its reverse-mode gradient."""
+def hessian(f, argnums=0, has_aux=False):
+    """The Hessian of scalar-valued ``f``: forward mode over its reverse-mode gradient.
+    With pytrees, a tree of the argument's shape whose leaves are trees of its shape."""
     validate.callable_(f, "f", "tg.hessian")
+    if validate.boolean(has_aux, "has_aux", "tg.hessian"):
+        return jacfwd(grad(f, argnums, has_aux=True), argnums, has_aux=True)
     return jacfwd(grad(f, argnums), argnums)
 
 
@@ -269,15 +260,19 @@ def hvp(f, primals, tangents):
 
     An accumulator pushes ``tangents`` through the gradient computation of a
     tape: the tangent of the gradient is ``H v``, at about the cost of a few
-    gradients and without forming ``H``. Returns one product per primal.
+    gradients and without forming ``H``. Returns one product per primal, each a tree
+    like its primal.
     """
-    primals, tangents = _primals(f, primals, "tg.hvp", tangents)
-    with ForwardAccumulator(primals, tangents) as acc:
+    primals = _primals(f, primals, "tg.hvp")
+    tangents = _tangents(tangents, primals, "tg.hvp")
+    flat = [leaf for p in primals for leaf in nest.tree_leaves(p)]
+    with ForwardAccumulator(flat, [leaf for t in tangents for leaf in nest.tree_leaves(t)]) \
+            as acc:
         with GradientTape() as tape:
-            tape.watch(primals)
-            value = _as_outputs(f(*primals), "tg.hvp")
-        grads = tape.gradient(value, primals, unconnected_gradients="zero")
+            tape.watch(flat)
+            value = as_outputs(f(*primals), "tg.hvp")
         # Densified while the accumulator is on: a sparse gradient's to_dense() gets
         # its tangent too (after the block it would be a constant, tangent zero).
-        grads = [_dense(g, p) for g, p in zip(grads, primals)]
-    return tuple(acc.jvp(g, unconnected_gradients="zero") for g in grads)
+        grads = _gradients(tape, value, primals)
+    return tuple(nest.tree_map(lambda g: acc.jvp(g, unconnected_gradients="zero"), g)
+                 for g in grads)

@@ -26,26 +26,35 @@ def vmap(fn, in_axes=0, out_axes=0):
     for each ``x`` in ``xs``, computed in one pass.
 
     Args:
-      fn: a function of one example (tensors in, a tensor or a structure of them out).
-      in_axes: for each positional argument, the axis its batch runs along, or None
-        for an argument shared by every example; one int or None for all of them.
-      out_axes: where the batch axis goes in each output (one int for all), or None
-        for an output that is the same for every example.
+      fn: a function of one example: pytrees (nested tuples, lists, dicts, namedtuples)
+        of tensors in, a tensor or a pytree of them out.
+      in_axes: the axis each argument's batch runs along, or None for an argument
+        shared by every example (it may then be anything, a string or a function too):
+        one int or None for every argument, or a tuple with one entry per positional
+        argument, each entry a *prefix* of its argument's tree (``{"w": None, "b": 0}``
+        for a dict argument, one int or None for a whole subtree). Keyword arguments
+        are mapped over axis 0, as in JAX.
+      out_axes: where the batch axis goes in each output, or None for an output that
+        is the same for every example: a prefix of ``fn``'s result tree likewise.
     """
     validate.callable_(fn, "fn", "tg.vmap")
     _check_axes_spec(in_axes, "in_axes", "tg.vmap")
     _check_axes_spec(out_axes, "out_axes", "tg.vmap")
+    if isinstance(in_axes, dict):
+        validate.fail(TypeError, "tg.vmap", "in_axes", "an int, None, or a tuple with one "
+                      "entry per positional argument", in_axes,
+                      "For one dict argument write in_axes=({...},).")
 
     @functools.wraps(fn)
-    def batched_fn(*args):
+    def batched_fn(*args, **kwargs):
         return vectorize(fn, args, in_axes, out_axes, "tg.vmap",
-                         [f"argument {i}" for i in range(len(args))])
+                         [f"argument {i}" for i in range(len(args))], kwargs=kwargs)
     return batched_fn
 
 
 def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     """``fn`` applied to each element of ``elems`` along axis 0, computed in one pass,
-    TensorFlow's form: ``tg.vectorized_map(lambda x: x * x, [1., 2., 3.])`` is
+    TensorFlow's form: ``tg.vectorized_map(lambda x: x * x, tg.constant([1., 2., 3.]))`` is
     ``[1., 4., 9.]``. ``elems`` may be a structure of tensors (each with the same first
     dimension); ``fn`` gets one element of the same structure.
 
@@ -58,59 +67,62 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
                             "tg.vectorized_map"):
         raise NotImplementedError("tg.vectorized_map(fallback_to_while_loop=False) is not "
                                   "supported: ops without a batching rule always loop.")
-    if not nest.flatten(elems):
+    if not nest.tree_leaves(elems):
         validate.fail(ValueError, "tg.vectorized_map", "elems", "a tensor, or a structure "
                       "holding at least one, to map over", elems)
     return vectorize(fn, (elems,), 0, 0, "tg.vectorized_map", ["elems"], warn=warn)
 
 
-def vectorize(fn, args, in_axes, out_axes, where, names, warn=True):
-    """Call ``fn(*args)`` once for the whole batch and return its stacked results
-    (``names``: what the error messages call each argument)."""
-    axes = _argument_axes(args, in_axes, where)
-    flat, leaf_axes, labels = [], [], []
-    for i, (arg, axis) in enumerate(zip(args, axes)):
-        leaves = nest.flatten(arg)
-        for k, leaf in enumerate(leaves):
-            labels.append(names[i] if len(leaves) == 1 else f"{names[i]} (leaf {k})")
-            flat.append(_as_input(leaf, axis, labels[-1], where))
-            leaf_axes.append(axis)
-    frame = _frame(flat, leaf_axes, labels, where, warn)
+def vectorize(fn, args, in_axes, out_axes, where, names, warn=True, kwargs=None):
+    """Call ``fn(*args, **kwargs)`` once for the whole batch and return its stacked results
+    (``names``: what the error messages call each argument; keyword arguments are
+    batched along axis 0)."""
+    kwargs = kwargs or {}
+    axes = _argument_axes(args, in_axes, where) + [0] * len(nest.tree_leaves(kwargs))
+    leaves, treedef = nest.tree_flatten((tuple(args), kwargs))
+    labels = [names[i] + path for i, arg in enumerate(args) for path in nest.leaf_paths(arg)]
+    labels += [f"keyword argument {path[2:-2]!r}" for path in nest.leaf_paths(kwargs)]
+    flat = [_as_input(leaf, axis, label, where)
+            for leaf, axis, label in zip(leaves, axes, labels)]
+    frame = _frame(flat, axes, labels, where, warn)
     batches = [moveaxis(t, axis, 0) if axis not in (None, 0) else t
-               for t, axis in zip(flat, leaf_axes)]
+               for t, axis in zip(flat, axes)]
     with override(batching=state.batching + (frame,)):
         inputs = [t if axis is None else BatchedTensor(t, frame)
-                  for t, axis in zip(batches, leaf_axes)]
-        packed = _pack(args, inputs)
-        result = fn(*packed)
+                  for t, axis in zip(batches, axes)]
+        packed, packed_kwargs = nest.tree_unflatten(treedef, inputs)
+        result = fn(*packed, **packed_kwargs)
     return _outputs(result, frame, out_axes, where)
 
 
 def _check_axes_spec(spec, name, where):
-    entries = spec if isinstance(spec, (list, tuple)) else [spec]
+    entries = nest.tree_leaves(spec) if isinstance(spec, (list, tuple, dict)) else [spec]
     for entry in entries:
         if entry is not None and (type(entry) is not int):
-            validate.fail(TypeError, where, name, "an int or None, or a list of them (one "
-                          "per argument)", spec)
+            validate.fail(TypeError, where, name, "an int or None, or a tree of them (a "
+                          "prefix of the values' trees)", spec)
 
 
 def _argument_axes(args, in_axes, where):
+    """One axis (an int or None) per leaf of ``args``."""
     if isinstance(in_axes, (list, tuple)):
         if len(in_axes) != len(args):
             validate.fail(ValueError, where, "in_axes", f"one entry per positional argument "
                           f"({len(args)})", in_axes)
-        return list(in_axes)
-    return [in_axes] * len(args)
+        return nest.broadcast_prefix(tuple(in_axes), tuple(args), where, "in_axes",
+                                     "the arguments")
+    return [in_axes] * len(nest.tree_leaves(tuple(args)))
 
 
 def _as_input(leaf, axis, name, where):
-    """One leaf of the arguments as a tensor, its batch axis checked."""
+    """One leaf of the arguments as a tensor, its batch axis checked (a shared leaf,
+    ``axis`` None, is passed on as it is: it may be a number, a string, a function)."""
+    if axis is None:
+        return leaf
     if isinstance(leaf, Tensor):
         tensor = leaf
     else:
         tensor = constant(validate.tensor_like(leaf, name, where))
-    if axis is None:
-        return tensor
     if isinstance(tensor, Variable):
         # Read by an op, as every op reads a Variable, so that a tape watching it and an
         # accumulator pushing its tangent see the read (its bare snapshot they would not).
@@ -130,7 +142,8 @@ def _frame(flat, leaf_axes, labels, where, warn):
     sizes = [(label, t.shape[axis]) for label, t, axis in zip(labels, flat, leaf_axes)
              if axis is not None]
     if not sizes:
-        raise ValueError(f"{where}: no argument is batched (every in_axes entry is None); "
+        raise ValueError(f"{where}: no argument is batched (every in_axes entry is None, or "
+                         f"the mapped arguments hold no tensors); "
                          f"map over at least one argument.")
     known = {size for _, size in sizes if size is not None}
     if len(known) > 1:
@@ -142,25 +155,15 @@ def _frame(flat, leaf_axes, labels, where, warn):
     return Frame(known.pop() if known else None, like, warn)
 
 
-def _pack(args, inputs):
-    packed, start = [], 0
-    for arg in args:
-        count = len(nest.flatten(arg))
-        leaves = inputs[start:start + count]
-        packed.append(nest.pack_sequence_as(arg, leaves) if nest.is_nested(arg) else leaves[0])
-        start += count
-    return packed
-
-
 def _outputs(result, frame, out_axes, where):
-    """``fn``'s result for the whole batch: each output's batch, on axis ``out_axes``."""
-    flat = nest.flatten(result)
-    axes = out_axes if isinstance(out_axes, (list, tuple)) else [out_axes] * len(flat)
-    if len(axes) != len(flat):
-        validate.fail(ValueError, where, "out_axes", f"one entry per output ({len(flat)})",
-                      out_axes)
-    outs = [_output(leaf, frame, axis, where) for leaf, axis in zip(flat, axes)]
-    return nest.pack_sequence_as(result, outs) if nest.is_nested(result) else outs[0]
+    """``fn``'s result for the whole batch: each output's batch, on its ``out_axes``."""
+    leaves, treedef = nest.tree_flatten(result)
+    if isinstance(out_axes, (list, tuple, dict)):
+        axes = nest.broadcast_prefix(out_axes, result, where, "out_axes", "the outputs")
+    else:
+        axes = [out_axes] * len(leaves)
+    return nest.tree_unflatten(treedef, [_output(leaf, frame, axis, where)
+                                         for leaf, axis in zip(leaves, axes)])
 
 
 def _output(leaf, frame, axis, where):
