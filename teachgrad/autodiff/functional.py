@@ -12,6 +12,7 @@ import numpy as np
 from .. import dtypes, nest, validate
 from ..ops import IndexedSlices, moveaxis, reshape, stack, zeros, zeros_like
 from ..tensor import Tensor, Variable, constant
+from .called_as import called_as
 from .forward import ForwardAccumulator
 from .slots import own_slot, repeated
 from .tape import GradientTape
@@ -121,7 +122,7 @@ def value_and_grad(f, argnums=0):
                                                  zip(nest.flatten(gs), nest.flatten(args[n]))])
                  for n, gs in zip(nums, grads)]
         return value, (grads[0] if single else tuple(grads))
-    return wrapped
+    return called_as("tg.value_and_grad", wrapped, f)
 
 
 def grad(f, argnums=0):
@@ -134,7 +135,7 @@ def grad(f, argnums=0):
     vg = value_and_grad(f, argnums)
     def wrapped(*args, **kwargs):
         return vg(*args, **kwargs)[1]
-    return wrapped
+    return called_as("tg.grad", wrapped, f)
 
 
 def vjp(f, *primals):
@@ -261,7 +262,7 @@ def _split_columns(columns, y, xs, sizes, single):
 def hessian(f, argnums=0):
     """The Hessian of scalar-valued ``f``: forward mode over its reverse-mode gradient."""
     validate.callable_(f, "f", "tg.hessian")
-    return jacfwd(grad(f, argnums), argnums)
+    return called_as("tg.hessian", jacfwd(grad(f, argnums), argnums), f)
 
 
 def hvp(f, primals, tangents):
