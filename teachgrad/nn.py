@@ -13,9 +13,20 @@ Each op is declared once, in ``teachgrad/ops/`` (``conv.py``, ``pooling.py``,
 taking ``name=`` as every op does.
 """
 from . import validate as _validate
-from .ops import log_softmax, relu, sigmoid, softmax, sparse_softmax_cross_entropy_with_logits
+from .ops import (
+    cast as _cast,
+    exp as _exp,
+    log1p as _log1p,
+    log_softmax,
+    relu,
+    sigmoid,
+    softmax,
+    sparse_softmax_cross_entropy_with_logits,
+    sum as _sum,
+    where as _where,
+)
 from .ops.core.apply import bind as _bind
-from .ops.core.grad_util import as_tensor as _as_tensor
+from .ops.core.grad_util import as_tensor as _as_tensor, compatible as _compatible
 from .ops.core.naming import takes_name as _takes_name, unnamed_ops as _unnamed_ops
 from .ops.nn.channel_pooling import check_depth as _check_depth, window_words as _window_words
 from .ops.nn.conv import (
@@ -31,7 +42,8 @@ from .ops.nn.pooling import avg_pool2d, max_pool2d
 from .ops.shape.reshape import expand_dims as _expand_dims, squeeze as _squeeze
 
 __all__ = ["avg_pool1d", "avg_pool2d", "batch_normalization", "conv1d", "conv2d", "dropout",
-           "log_softmax", "max_pool1d", "max_pool2d", "moments", "relu", "sigmoid", "softmax",
+           "log_softmax", "max_pool1d", "max_pool2d", "moments", "relu", "sigmoid",
+           "sigmoid_cross_entropy_with_logits", "softmax", "softmax_cross_entropy_with_logits",
            "sparse_softmax_cross_entropy_with_logits", "stateless_dropout"]
 
 
@@ -122,6 +134,67 @@ def _one_and_depth(value, name, where):
         depth = _validate.integer(value[2], name, where, minimum=1, maximum=2 ** 31)
         return _one(list(value[:2]) + [1], name, where), depth
     return _one(value, name, where), 1
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1):
+    r"""The cross-entropy between ``softmax(logits)`` and the probabilities ``labels``
+    along ``axis``, per example, as ``tf.nn.softmax_cross_entropy_with_logits``:
+
+    $\ell = -\sum_i p_i \log \mathrm{softmax}(z)_i = \sum_i p_i\,(\mathrm{logsumexp}(z) - z_i)$
+
+    Args:
+      labels: float tensor of ``logits``' shape: each row a distribution (one-hot or soft).
+      logits: float tensor (unnormalised log-probabilities).
+      axis: the axis of the classes.
+
+    Written with ``log_softmax``, which subtracts the max before any exp, so it is exact
+    at logits of 1e4 in float32 (its gradient in ``logits`` is ``softmax(z) * sum(p) -
+    p``); ``labels`` get a gradient too (``-log_softmax(z)``), as TensorFlow's.
+    """
+    where = "tg.nn.softmax_cross_entropy_with_logits"
+    labels, logits = _float_pair(labels, logits, where)
+    axis = _validate.one_axis(axis, None if logits.shape is None else len(logits.shape),
+                              "axis", where)
+    return -_sum(labels * log_softmax(logits, axis=axis), axis=axis)
+
+
+def sigmoid_cross_entropy_with_logits(labels, logits):
+    r"""The cross-entropy of independent yes/no labels ``labels`` (in [0, 1]) and the
+    probabilities ``sigmoid(logits)``, entry by entry, as
+    ``tf.nn.sigmoid_cross_entropy_with_logits``:
+
+    $\ell = -z \log \sigma(x) - (1 - z) \log(1 - \sigma(x)) = \max(x, 0) - x z + \log(1 + e^{-|x|})$
+
+    The right-hand form (TensorFlow's) never takes the exp of a positive number, so it
+    is finite and exact at x = 1e4 and -1e4 in float32; its gradient is $\sigma(x) - z$,
+    0.5 - z at x = 0 (the two kinks at 0 cancel: each ``where`` sends x = 0 the same way).
+    """
+    where = "tg.nn.sigmoid_cross_entropy_with_logits"
+    labels, x = _float_pair(labels, logits, where)
+    positive = x >= 0
+    relu_x = _where(positive, x, 0)
+    minus_abs_x = _where(positive, -x, x)
+    return relu_x - x * labels + _log1p(_exp(minus_abs_x))
+
+
+def _float_pair(labels, logits, where):
+    """``labels`` and ``logits`` as tensors of one float dtype and one shape."""
+    logits = _as_tensor(logits, "logits", where)
+    labels = _as_tensor(labels, "labels", where)
+    if logits.dtype.kind != "f":
+        _validate.fail(TypeError, where, "logits", "a float tensor (cast it with "
+                       "tg.cast(logits, tg.float32))", logits)
+    if labels.dtype != logits.dtype:
+        if labels.dtype.kind not in "biuf" or (labels.dtype.kind == "f"
+                                               and labels.dtype.itemsize > logits.dtype.itemsize):
+            _validate.fail(TypeError, where, "labels", f"a tensor of logits' dtype "
+                           f"{logits.dtype}", labels)
+        labels = _cast(labels, logits.dtype)
+    if logits.shape is not None and labels.shape is not None and not _compatible(
+            tuple(labels.shape), tuple(logits.shape)):
+        _validate.fail(ValueError, where, "labels", f"a tensor of logits' shape "
+                       f"{logits.shape}", labels)
+    return labels, logits
 
 
 # Every public function above takes name= too (the activations already do): each is

@@ -29,8 +29,10 @@ with the clipped gradients.
 """
 import contextlib
 
+import numpy as np
+
 from . import backend, validate
-from .ops import IndexedSlices, cast, clip, maximum, power, sqrt, square, sum as reduce_sum
+from .ops import IndexedSlices, add_n, cast, clip, maximum, power, sqrt, square, sum as reduce_sum
 from .state import override, state
 from .tensor import SymbolicTensor, Tensor, Variable
 from .validate import hyperparameter, optional_hyperparameter
@@ -130,10 +132,8 @@ class Optimizer:
             return [g * c / maximum(sqrt(reduce_sum(square(g))), c) for g in grads]
         if self.global_clipnorm:
             c = self.global_clipnorm
-            total = reduce_sum(square(grads[0]))
-            for g in grads[1:]:
-                total = total + cast(reduce_sum(square(g)), total.dtype)
-            norm = sqrt(total)
+            wide = np.result_type(*[g.dtype for g in grads])   # summed in the widest dtype
+            norm = sqrt(add_n([reduce_sum(square(cast(g, wide))) for g in grads]))
             return [g * cast(c / maximum(norm, c), g.dtype) for g in grads]
         if self.clipvalue:
             return [clip(g, -self.clipvalue, self.clipvalue) for g in grads]

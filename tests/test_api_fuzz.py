@@ -114,6 +114,10 @@ SPECIAL = {
     "Session": lambda: {"graph": tg.Graph()},
     "sparse_softmax_cross_entropy_with_logits": lambda: {
         "labels": tg.constant([0, 1]), "logits": _x()},
+    "nn.softmax_cross_entropy_with_logits": lambda: {
+        "labels": tg.constant([[0.25, 0.75], [1.0, 0.0]]), "logits": _x()},
+    "nn.sigmoid_cross_entropy_with_logits": lambda: {
+        "labels": tg.constant([[0.0, 1.0], [1.0, 0.5]]), "logits": _x()},
     "split": lambda: {"x": tg.constant([1.0, 2.0, 3.0, 4.0]), "num_or_size_splits": 2},
     "clip": lambda: {"a": _x(), "a_min": 0.0, "a_max": 3.0},
     "custom_gradient": lambda: {"f": lambda a: (a * a, lambda ct: ct * 2.0 * a)},

@@ -13,6 +13,7 @@ from .. import nest, validate
 from ..ops import moveaxis, reshape, stack, zeros
 from ..tensor import Tensor, constant
 from .arguments import as_outputs, dense, like_tree, own_leaves, prepare, split_aux
+from .called_as import called_as
 from .forward import ForwardAccumulator
 from .tape import GradientTape
 from .vectorize import vmap
@@ -74,7 +75,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
         grads = _gradients(tape, value, [args[n] for n in nums])
         grads = grads[0] if single else tuple(grads)
         return ((value, aux) if has_aux else value), grads
-    return wrapped
+    return called_as("tg.value_and_grad", wrapped, f)
 
 
 def grad(f, argnums=0, has_aux=False):
@@ -89,7 +90,7 @@ def grad(f, argnums=0, has_aux=False):
     def wrapped(*args, **kwargs):
         value, g = vg(*args, **kwargs)
         return (g, value[1]) if has_aux else g
-    return wrapped
+    return called_as("tg.grad", wrapped, f)
 
 
 def vjp(f, *primals, has_aux=False):
@@ -251,8 +252,9 @@ def hessian(f, argnums=0, has_aux=False):
     With pytrees, a tree of the argument's shape whose leaves are trees of its shape."""
     validate.callable_(f, "f", "tg.hessian")
     if validate.boolean(has_aux, "has_aux", "tg.hessian"):
-        return jacfwd(grad(f, argnums, has_aux=True), argnums, has_aux=True)
-    return jacfwd(grad(f, argnums), argnums)
+        return called_as("tg.hessian", jacfwd(grad(f, argnums, has_aux=True), argnums,
+                                            has_aux=True), f)
+    return called_as("tg.hessian", jacfwd(grad(f, argnums), argnums), f)
 
 
 def hvp(f, primals, tangents):

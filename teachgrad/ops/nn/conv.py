@@ -35,10 +35,11 @@ from .conv_checks import check_fits, checked_conv
 from .conv_kernels import convolve
 from .conv_moves import spread, window_pad
 from .nhwc_batching import conv_rule
-from .windows import geometry_2d, pad_2d, require_fit
+from .windows import geometry_2d, pad_2d, require_fit, require_images
 
 
 def _conv2d_kernel(x, w, strides, padding, dilations):
+    require_images(x, "conv2d", w)
     kh, kw = w.shape[:2]
     require_fit(x.shape, (kh, kw), dilations, padding, "conv2d", "filters")
     (top, bottom, oh), (left, right, ow) = geometry_2d(x.shape, (kh, kw), strides, dilations,

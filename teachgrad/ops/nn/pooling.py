@@ -29,6 +29,7 @@ from .windows import (
     max_of_windows,
     pad_2d,
     require_fit,
+    require_images,
     windows,
 )
 
@@ -84,6 +85,7 @@ def _require_real_taps(x, ksize, strides, padding, dilations, op):
 
 # -- max pooling -----------------------------------------------------------------------
 def _max_pool_kernel(x, ksize, strides, padding, dilations):
+    require_images(x, "max_pool2d")
     require_fit(x.shape, ksize, dilations, padding, "max_pool2d", "ksize")
     _require_real_taps(x, ksize, strides, padding, dilations, "max_pool2d")
     rows, cols = geometry_2d(x.shape, ksize, strides, dilations, padding)
@@ -183,6 +185,7 @@ def _counts(x, ksize, strides, padding, dilations):
 
 
 def _avg_pool_kernel(x, ksize, strides, padding, dilations):
+    require_images(x, "avg_pool2d")
     require_fit(x.shape, ksize, dilations, padding, "avg_pool2d", "ksize")
     _require_real_taps(x, ksize, strides, padding, dilations, "avg_pool2d")
     flat = _padded_windows(x, ksize, strides, padding, dilations, 0)

@@ -33,6 +33,24 @@ def geometry(size, k, stride, dilation, padding):
     return total // 2, total - total // 2, out
 
 
+def require_images(x, op, w=None):
+    """Refuse, when a graph runs, what the public function could not check when it was
+    called (a placeholder of unknown rank or channel count): an ``x`` that is not NHWC
+    images (rank 4), and filters ``w`` whose in_channels are not ``x``'s channels. A
+    kernel handed them would fail deep inside with "cannot reshape array of size 72"."""
+    if x.ndim != 4:
+        raise ValueError(
+            f"tg.nn.{op}: `input` must be a tensor of rank 4 (batch, height, width, "
+            f"channels), but got one of rank {x.ndim} (shape {tuple(x.shape)}) when the graph "
+            f"ran. Feed images with a batch axis (x[None] for one image).")
+    if w is not None and w.shape[2] != x.shape[3]:
+        raise ValueError(
+            f"tg.nn.{op}: the `filters` have {w.shape[2]} in_channels (their axis 2), but "
+            f"the `input` fed when the graph ran has {x.shape[3]} channels (its last axis, "
+            f"shape {tuple(x.shape)}): they must be the same. Feed images with "
+            f"{w.shape[2]} channels, or filters of shape (h, w, {x.shape[3]}, out).")
+
+
 def require_fit(shape, kernel, dilations, padding, op, window):
     """Refuse an NHWC ``shape`` smaller than a window with ``"VALID"`` padding (no window
     fits: the result would be empty). The public functions check this when the sizes are

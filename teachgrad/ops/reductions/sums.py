@@ -13,9 +13,9 @@ from ..core.apply import bind
 from ..core.batching import batch_axis
 from ..core.declare import defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
 from ..core.inputs import operand
-from ..elementwise.arithmetic import equal
-from ..elementwise.casts import cast
-from ..elementwise.math import exp
+from ..elementwise.arithmetic import equal, where
+from ..elementwise.casts import cast, stop_gradient
+from ..elementwise.math import abs as absolute, exp
 from ..shape.reshape import broadcast_as, expand_dims, shifted_axes_rule
 
 
@@ -127,7 +127,8 @@ def _logsumexp_kernel(x, axes, keepdims):
     out = xp.log(xp.sum(xp.exp(x - m), axis=axes, keepdims=True)) + m
     return out if keepdims else xp.squeeze(out, axis=axes)
 
-# logsumexp(x) = log sum_i e^{x_i}.  d/dx_i = e^{x_i - logsumexp(x)} = softmax(x)_i
+# logsumexp(x) = log sum_i e^{x_i}.  d/dx_i = e^{x_i - logsumexp(x)} = softmax(x)_i, computed
+# as in _logsumexp_weights below
 logsumexp_p = primitive("logsumexp", _logsumexp_kernel)
 defeffect(logsumexp_p, "reduction")
 defbatch(logsumexp_p, shifted_axes_rule(logsumexp_p))
@@ -136,10 +137,26 @@ def logsumexp(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.logsumexp")
     return bind(logsumexp_p, x, axes=reduced_axes(axis, x.ndim, "tg.logsumexp", keepdims),
                 keepdims=keepdims)
+
+
+def _logsumexp_weights(x, axes):
+    """softmax(x) over ``axes``, d logsumexp / dx, as TensorFlow computes it: e^(x - m) /
+    sum e^(x - m), with m the max under stop_gradient (0 where it is not finite).
+
+    The shorter e^(x - ans) is the same number on paper, but ans = m + log(sum) is rounded:
+    at x = 1e4 in float32 it is off by up to 2^-11, and so is every weight (0.49989 for
+    0.5). Shifted by the max, no large number is rounded.
+    """
+    shape = x.shape
+    if shape is not None and builtins.any(shape[a] == 0 for a in axes):
+        return exp(x)   # an empty reduction: no weights at all (and no max to take)
+    m = stop_gradient(bind(max_p, x, axes=axes, keepdims=True))
+    m = where(absolute(m) < math.inf, m, 0)
+    e = exp(x - m)
+    return e / sum(e, axis=axes, keepdims=True)
+
 defvjp(logsumexp_p, lambda ct, ans, x, axes, keepdims:
-       keep_reduced(ct, x, axes, keepdims) * exp(x - keep_reduced(ans, x, axes, keepdims)),
-       arrays=True)
+       keep_reduced(ct, x, axes, keepdims) * _logsumexp_weights(x, axes), arrays=True)
 defjvp(logsumexp_p, lambda x_dot, ans, x, axes, keepdims:
-       sum(x_dot * exp(x - keep_reduced(ans, x, axes, keepdims)), axis=axes, keepdims=keepdims),
-       arrays=True)
+       sum(x_dot * _logsumexp_weights(x, axes), axis=axes, keepdims=keepdims), arrays=True)
 
