@@ -139,7 +139,7 @@ def logsumexp(x, axis=None, keepdims=False):
                 keepdims=keepdims)
 
 
-def _logsumexp_weights(x, axes):
+def _logsumexp_weights(x, ans, axes, keepdims):
     """softmax(x) over ``axes``, d logsumexp / dx, as TensorFlow computes it: e^(x - m) /
     sum e^(x - m), with m the max under stop_gradient (0 where it is not finite).
 
@@ -148,7 +148,11 @@ def _logsumexp_weights(x, axes):
     0.5). Shifted by the max, no large number is rounded.
     """
     shape = x.shape
-    if shape is not None and builtins.any(shape[a] == 0 for a in axes):
+    if shape is None or builtins.any(shape[a] is None for a in axes):
+        # A graph that learns the reduced length only when it runs, where it may be 0 (no
+        # max to take): the shorter form, which needs no max.
+        return exp(x - keep_reduced(ans, x, axes, keepdims))
+    if builtins.any(shape[a] == 0 for a in axes):
         return exp(x)   # an empty reduction: no weights at all (and no max to take)
     m = stop_gradient(bind(max_p, x, axes=axes, keepdims=True))
     m = where(absolute(m) < math.inf, m, 0)
@@ -156,7 +160,9 @@ def _logsumexp_weights(x, axes):
     return e / sum(e, axis=axes, keepdims=True)
 
 defvjp(logsumexp_p, lambda ct, ans, x, axes, keepdims:
-       keep_reduced(ct, x, axes, keepdims) * _logsumexp_weights(x, axes), arrays=True)
+       keep_reduced(ct, x, axes, keepdims) * _logsumexp_weights(x, ans, axes, keepdims),
+       arrays=True)
 defjvp(logsumexp_p, lambda x_dot, ans, x, axes, keepdims:
-       sum(x_dot * _logsumexp_weights(x, axes), axis=axes, keepdims=keepdims), arrays=True)
+       sum(x_dot * _logsumexp_weights(x, ans, axes, keepdims), axis=axes,
+           keepdims=keepdims), arrays=True)
 
