@@ -163,7 +163,7 @@ def sigmoid_cross_entropy_with_logits(labels, logits):
     probabilities ``sigmoid(logits)``, entry by entry, as
     ``tf.nn.sigmoid_cross_entropy_with_logits``:
 
-    $\ell = -z \log \sigma(x) - (1 - z) \log(1 - \sigma(x)) = \max(x, 0) - x z + \log(1 + e^{-|x|})$
+    $\ell = -z \log \sigma(x) - (1 - z) \log(1 - \sigma(x)) = \max(x, 0) - x z + \log(1 + e^{-\lvert x \rvert})$
 
     The right-hand form (TensorFlow's) never takes the exp of a positive number, so it
     is finite and exact at x = 1e4 and -1e4 in float32; its gradient is $\sigma(x) - z$,
