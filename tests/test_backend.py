@@ -50,7 +50,7 @@ def test_a_python_number_next_to_a_tensor_takes_its_dtype_as_a_numpy_scalar():
     with tg.GradientTape() as tape:
         tape.watch(x)
         y = x * 2.0 + 1
-    constant = tape._producers[y.id].inputs[1]
+    constant = tape.recorded.producers[y.id].inputs[1]
     assert backend.is_numpy_scalar(constant.value) and constant.dtype == np.float32
     assert y.dtype == np.float32 and y.numpy() == 4.0
     assert tape.gradient(y, x).dtype == np.float32

@@ -25,7 +25,7 @@ def test_seed_partial_vs_total_derivative():
         tape.watch(a)
         b = 2 * a
         y = a + b
-    producer = tape._producers.get
+    producer = tape.recorded.producers.get
     total = tape.gradient(y, [a, b])
     assert [g.numpy() for g in total] == [3.0, 1.0]
     partial = backward([y], [tg.ones_like(y)], [a, b], producer, stop_tensors=[a, b])
@@ -141,7 +141,7 @@ def _sources_of(tape, chosen):
     """What the tape hands the engine for ``chosen``: Variables become their snapshots."""
     out = []
     for s in chosen:
-        out.extend(tape._snapshots.get(s.id, ()) if isinstance(s, tg.Variable) else [s])
+        out.extend(tape.snapshots(s) if isinstance(s, tg.Variable) else [s])
     return out
 
 
@@ -170,8 +170,8 @@ def test_the_tape_skips_the_reach_walk_only_when_it_gives_the_same_counts(case):
             y = h * x
         chosen, expect_shortcut = [x], True
     sources = _sources_of(tape, chosen)
-    assert tape._starts_from(sources) is expect_shortcut
-    producer = tape._producers.get
+    assert tape.recorded.starts_from(sources) is expect_shortcut
+    producer = tape.recorded.producers.get
     full = pending_counts([y], sources, producer)
     if expect_shortcut:
         assert pending_counts([y], sources, producer, all_reached=True) == full
@@ -194,8 +194,8 @@ def test_counts_found_in_one_walk_are_those_of_both_walks(program, n_watched, n_
             made.append({"mul": lambda: a * b, "add": lambda: a + b, "sin": lambda: tg.sin(a),
                          "both": lambda: tg.sin(a) * a}[kind]())
     targets = made[len(xs):][-1 - n_targets:]
-    producer = tape._producers.get
-    assert tape._starts_from(xs)
+    producer = tape.recorded.producers.get
+    assert tape.recorded.starts_from(xs)
     assert pending_counts(targets, xs, producer, all_reached=True) == \
         pending_counts(targets, xs, producer)
 
@@ -207,7 +207,7 @@ def test_an_integer_watched_tensor_turns_the_shortcut_off():
             tape.watch(n)
         tape.watch(x)
         y = x * tg.cast(n, tg.float64)
-    assert not tape._starts_from([n, x])
+    assert not tape.recorded.starts_from([n, x])
     assert tape.gradient(y, [n, x])[1].numpy() == 3.0
 
 

@@ -291,9 +291,9 @@ def test_the_tape_stays_usable_and_unchanged():
     with tg.GradientTape() as tape:
         tape.watch(X)
         y = tg.sum(tg.sin(X))
-    producers = dict(tape._producers)
+    producers = dict(tape.recorded.producers)
     exp = tg.explain_gradient(y, X, tape)      # a one-shot tape, before its gradient() call
-    assert tape._producers == producers        # read, not changed
+    assert tape.recorded.producers == producers        # read, not changed
     np.testing.assert_allclose(tape.gradient(y, X).numpy(), np.cos(X.numpy()))
     np.testing.assert_allclose(exp.gradient.numpy(), np.cos(X.numpy()))
 

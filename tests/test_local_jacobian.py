@@ -49,7 +49,7 @@ def test_a_recorded_node_and_the_html_heat_map():
     with tg.GradientTape() as tape:
         tape.watch(x)
         y = tg.sin(x)
-    node = tape._producers[y.id]
+    node = tape.recorded.producers[y.id]
     lj = tg.viz.local_jacobian(node)
     np.testing.assert_allclose(lj.jacobian(), np.diag(np.cos([0.5, -1.0])))
     html = lj._repr_html_()

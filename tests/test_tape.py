@@ -290,7 +290,7 @@ def test_aggregation_methods_agree():
     with tg.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = tg.sum(x * x + tg.sin(x) + tg.exp(x) + x)
-    producers = tape._producers
+    producers = tape.recorded.producers
     expected = 2 * x.numpy() + np.cos(x.numpy()) + np.exp(x.numpy()) + 1
     for method in (tg.AggregationMethod.ADD_N, tg.AggregationMethod.EXPERIMENTAL_TREE,
                    tg.AggregationMethod.DEFAULT):

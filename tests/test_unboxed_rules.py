@@ -61,7 +61,7 @@ def test_every_rule_gives_the_same_gradient_on_arrays_and_on_tensors(spec, data,
     outs = [t for t in leaves(out) if t.dtype.kind == "f"]
     cots = [tg.constant(data.draw(S.arrays(tuple(t.shape), S.Domain(-2.0, 2.0)),
                                   label="cotangent"), dtype=t.dtype) for t in outs]
-    for node in tape._producers.values():   # the table's ops really run on arrays
+    for node in tape.recorded.producers.values():   # the table's ops really run on arrays
         if node.op.vjp_rules or node.op.vjp_all:
             assert node.op.array_rules or node.op.name in TENSOR_RULES, \
                 f"{node.op.name}'s rules are not run on arrays"

@@ -133,7 +133,7 @@ def test_verification_is_invisible_to_tapes_recorders_and_graphs():
                 tape.watch(x)
                 y = tg.sum(tg.tanh(x) * tg.sigmoid(x))
             g = tape.gradient(y, x)
-        return g.numpy(), len(set(tape._producers.values())), len(rec.traces)
+        return g.numpy(), len(set(tape.recorded.producers.values())), len(rec.traces)
 
     plain = run()
     with verify_gradients():

@@ -110,8 +110,8 @@ def _one_pass(tape, target, sources, seeds, unconnected, where, seed_for=None):
     def row(seed):
         if seed_for is not None:
             seed = seed_for(seed)
-        grads = tape._differentiate(target, sources, seed, unconnected,
-                                    free=not tape._persistent)
+        grads = tape.differentiate(target, sources, seed, unconnected,
+                                    free=not tape.persistent)
         reached[:] = [g is not None for g in grads]
         return tuple(_dense(g) for g in grads if g is not None)
 
@@ -139,8 +139,8 @@ def _pass_per_row(tape, target, sources, seeds, unconnected):
     rows = []
     for k, seed in enumerate(seeds):
         last = k == len(seeds) - 1
-        rows.append(tape._differentiate(target, sources, seed, unconnected,
-                                        free=last and not tape._persistent))
+        rows.append(tape.differentiate(target, sources, seed, unconnected,
+                                        free=last and not tape.persistent))
     columns = []
     for i, s in enumerate(sources):
         column = [row[i] for row in rows]
@@ -166,7 +166,7 @@ def _check_options(parallel_iterations, use_pfor, where):
 
 
 def _check_loop_allowed(tape, what):
-    if tape.graph is None and not tape._persistent:
+    if tape.graph is None and not tape.persistent:
         raise RuntimeError(_LOOP_NEEDS_PERSISTENT.format(what=what))
 
 

@@ -19,34 +19,152 @@ graph.as_default():``) records that graph's nodes, and its ``gradient`` adds
 gradient nodes to the graph, through the same engine as ``tg.gradients``.
 """
 
+import contextlib
+import itertools
+import warnings
+
 from .. import dtypes, nest, validate
-from ..ops import IndexedSlices, zeros_like
-from ..state import override, state
-from ..tensor import SymbolicTensor, Tensor, Variable
-from . import events, jacobians as _jacobians
-from .aggregation import UnconnectedGradients, aggregate, unconnected as unconnected_option
-from .engine import backward
-from .gradients import encloses
-from .seeds import seed_gradients
+from ..state import state
+from ..tensor import Tensor, next_tensor_id
+from . import jacobians as _jacobians
+from .aggregation import UnconnectedGradients, unconnected as unconnected_option
+from .tape_gradient import as_tensor, dense_target, differentiate, in_own_context, local
 from .tape_record import RELEASED, TapeRecord
-from .why_none import warn_why_none
 
 
-class GradientTape(TapeRecord):
+class GradientTape:
     """Records operations for reverse-mode differentiation.
 
     Args:
       persistent: allow more than one ``gradient``/``jacobian`` call.
       watch_accessed_variables: watch trainable Variables when they are read.
 
-    What it records, and how the record is read, is ``TapeRecord``'s
-    (``teachgrad/autodiff/tape_record.py``); this class differentiates it.
+    The tape is what a ``with`` block enters and what ``gradient`` differentiates; what
+    it recorded is its ``recorded``, a ``TapeRecord`` (``teachgrad/autodiff/tape_record.py``),
+    which the recorder stack hands each op to and which the reading methods consult.
     """
+
+    differentiates = True   # a recorder that takes derivatives (see teachgrad.state)
 
     #: Warn when ``gradient`` gives a source None because of a usual slip (a tape never
     #: entered, an integer source, a forgotten ``watch``), saying how to fix it. Set it to
     #: False (on the class or on one tape) where a None is expected and the warning is noise.
     explain_none = True
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self.persistent = persistent
+        self.recorded = TapeRecord(watch_accessed_variables)
+        self.entry = -1               # its place on the recorder stack
+        self.graph = None             # the graph it records nodes of (None: eager ops)
+        self._recording = False
+        self._last = {}               # source id -> what the last gradient() gave it
+        # The recorder stack hands each op straight to the record (no extra call per op).
+        recorded = self.recorded
+        self.record, self.read_variable = recorded.record, recorded.read_variable
+        self.output_added, self.capture = recorded.output_added, recorded.capture
+
+    # -- recording ------------------------------------------------------------
+    def __enter__(self):
+        if self._recording:
+            raise RuntimeError("This GradientTape is already recording; a tape cannot be "
+                               "entered twice. Create a new tg.GradientTape().")
+        self.entry = state.next_entry()
+        self.graph = state.graph
+        # Nested tapes number their nodes from one counter, so names stay unique in a
+        # nest; each outermost tape starts at 0, so names are the same in every run.
+        enclosing = [t for t in state.tapes() if t.graph is self.graph]
+        self.recorded.numbers = (enclosing[-1].recorded.numbers if enclosing
+                                 else itertools.count())
+        self._start()
+        return self
+
+    def __exit__(self, *exc):
+        if self._recording:
+            self._stop()
+
+    def _start(self):
+        state.push(self)
+        self._recording = True
+        self.recorded.open_span(next_tensor_id())
+
+    def _stop(self):
+        state.remove(self)
+        self._recording = False
+        self.recorded.close_span(next_tensor_id())
+
+    @contextlib.contextmanager
+    def stop_recording(self):
+        """Run the block without recording its ops on this tape."""
+        if not self._recording:
+            raise RuntimeError("stop_recording() needs a tape that is recording: use it "
+                               "inside the tape's `with` block.")
+        self._stop()
+        try:
+            yield
+        finally:
+            self._start()
+
+    def reset(self):
+        """Forget everything recorded so far (the tape keeps recording)."""
+        self.recorded.reset()
+
+    def watch(self, tensor):
+        """Make the tape record ops on ``tensor`` (or a nested structure of them)."""
+        for t in nest.flatten(tensor):
+            if not isinstance(t, Tensor):
+                validate.fail(TypeError, "GradientTape.watch", "tensor", "a tensor or Variable "
+                              "(or a structure of them)", t,
+                              "Wrap a number or an array with tg.constant(...) first.")
+            if not dtypes.is_floating(t.dtype):
+                warnings.warn(f"The dtype of the watched tensor must be floating (e.g. "
+                              f"tg.float32), got {t.dtype}: it will get no gradient.",
+                              stacklevel=2)
+            self.recorded.watch(t, local(self.graph, t))
+
+    def watched_variables(self):
+        """The Variables this tape watches, in the order it started watching them."""
+        return tuple(self.recorded.variables.values())
+
+    # -- reading the record (TapeRecord's methods, on the tape tg.viz and tg.debug get)
+    @property
+    def released(self):
+        """Has the tape let go of its record? A non-persistent tape does so once its
+        ``gradient`` (or ``jacobian``) has run: there is nothing left to read."""
+        return self.recorded.released
+
+    @property
+    def watches_accessed_variables(self):
+        """Does the tape watch trainable Variables as soon as an op reads them?"""
+        return self.recorded.watch_accessed_variables
+
+    def producer(self, tensor_id, every_dtype=False):
+        """The recorded Node that made the tensor with this id (``TapeRecord.producer``)."""
+        return self.recorded.producer(tensor_id, every_dtype)
+
+    def recorded_nodes(self):
+        """The Nodes the tape recorded, oldest first (each after the nodes it reads)."""
+        return self.recorded.recorded_nodes()
+
+    def dropped_nodes(self):
+        """The ops that read a watched tensor but made only integer or bool tensors."""
+        return self.recorded.dropped_nodes()
+
+    def is_watched(self, tensor):
+        """Does the tape follow ``tensor``: was it watched, or computed by a recorded op?"""
+        return self.recorded.is_watched(tensor)
+
+    def snapshots(self, variable):
+        """The values of ``variable`` that recorded ops read (``TapeRecord.snapshots``)."""
+        return self.recorded.snapshots(variable)
+
+    def recording_spans(self):
+        """The ``(first, end)`` tensor ids of each stretch the tape recorded during."""
+        return self.recorded.recording_spans()
+
+    def when_made(self, tensor):
+        """``"before"``, ``"recording"``, ``"stopped"`` or ``"after"``: when ``tensor`` was
+        made, relative to the tape's recording (``TapeRecord.when_made``)."""
+        return self.recorded.when_made(tensor)
 
     # -- differentiating -------------------------------------------------------
     def gradient(self, target, sources, output_gradients=None,
@@ -62,10 +180,10 @@ class GradientTape(TapeRecord):
           unconnected_gradients: ``"none"`` (None for a source the target does
             not depend on) or ``"zero"`` (zeros of the source's shape).
         """
-        with self._in_own_context(target):
-            grads = self._differentiate(target, sources, output_gradients,
-                                        unconnected_gradients, free=not self._persistent)
-        if self._persistent:   # for drawings of what it recorded (tg.viz.draw)
+        with in_own_context(self, target):
+            grads = self.differentiate(target, sources, output_gradients,
+                                       unconnected_gradients, free=not self.persistent)
+        if self.persistent:   # for drawings of what it recorded (tg.viz.draw)
             self._last = {s.id: g for s, g in zip(nest.flatten(sources), nest.flatten(grads))
                           if g is not None and hasattr(s, "id")}
         self._mark_used()
@@ -86,7 +204,7 @@ class GradientTape(TapeRecord):
         be persistent, unless it records a graph). ``teachgrad.autodiff.jacobians``
         explains both; ``parallel_iterations`` is accepted and unused.
         """
-        with self._in_own_context(target):
+        with in_own_context(self, target):
             jacobians = _jacobians.jacobian(
                 self, self._jacobian_target(target, "jacobian"), sources,
                 unconnected_gradients, parallel_iterations, experimental_use_pfor)
@@ -104,169 +222,34 @@ class GradientTape(TapeRecord):
         entry of ONE example, not of the whole target. As in TensorFlow, an unconnected
         source gives zeros whatever ``unconnected_gradients`` says.
         """
-        with self._in_own_context(target):
+        with in_own_context(self, target):
             jacobian = _jacobians.batch_jacobian(
                 self, self._jacobian_target(target, "batch_jacobian"),
-                _as_tensor(source, "source"), unconnected_gradients, parallel_iterations,
+                as_tensor(source, "source"), unconnected_gradients, parallel_iterations,
                 experimental_use_pfor)
         self._mark_used()
         return jacobian
 
     def _jacobian_target(self, target, method):
-        if self._producers is None:
+        if self.recorded.released:
             raise RuntimeError(RELEASED)
         if nest.is_nested(target):
             validate.fail(TypeError, f"GradientTape.{method}", "target", "one tensor (a "
                           "Jacobian is of one target; stack several first)", target)
-        return _as_tensor(_dense_target(self, target), "target")
+        return as_tensor(dense_target(self, target), "target")
 
-    def _in_own_context(self, target=None):
-        """Differentiate where the tape recorded: a tape of a graph adds its gradient
-        nodes to that graph, even when ``gradient`` is called outside the block; but
-        where the target was computed in a loop body or branch being built inside it,
-        they go there (see ``_inner_graph``)."""
-        inner = self._inner_graph(target)
-        return override(graph=self.graph if inner is None else inner)
-
-    def _inner_graph(self, target):
-        """The loop body or branch, being built inside this tape's graph, where
-        ``target`` was computed (or None). The tape recorded its graph's nodes; the
-        body's were made while it recorded, and its captures are identities of the
-        tape's tensors, so the gradient walks back through them to the tape's record."""
-        if self.graph is None or target is None:
-            return None
-        graphs = {t.graph for t in nest.flatten(target) if isinstance(t, SymbolicTensor)}
-        graphs.discard(self.graph)
-        if len(graphs) != 1:
-            return None
-        graph = graphs.pop()
-        if (hasattr(graph, "producer_across_captures") and encloses(graph, state.graph)
-                and encloses(self.graph, graph)):
-            return graph
-        return None
-
-    def _producer_for(self, target):
-        """The engine's ``producer`` for a gradient of ``target``: the tape's record, and
-        for a target of a body or branch being built, the nodes made there while the
-        tape recorded, through the captures (None: the record alone)."""
-        inner = self._inner_graph(target)
-        if inner is None:
-            return None
-        return inner.producer_across_captures(
-            until=self.graph, beyond=self._producers.get,
-            keep=lambda node: self.when_made(node.outputs[0]) == "recording")
-
-    def _differentiate(self, target, sources, output_gradients, unconnected_gradients,
-                       free=False):
-        if self._producers is None:
+    def differentiate(self, target, sources, output_gradients=None,
+                      unconnected_gradients=UnconnectedGradients.NONE, free=False):
+        """The backward engine's run behind ``gradient`` and each Jacobian pass
+        (``teachgrad/autodiff/tape_gradient.py``), without letting go of the record;
+        ``free`` drops each recorded node once used (the last pass of a one-shot tape)."""
+        if self.recorded.released:
             raise RuntimeError(RELEASED)
         unconnected = unconnected_option(unconnected_gradients, "GradientTape.gradient")
-        if self._recording and not self._persistent:
+        if self._recording and not self.persistent:
             self._stop()  # a one-shot tape records nothing more (TensorFlow pops it too)
+        return differentiate(self, target, sources, output_gradients, unconnected, free)
 
-        # A Variable target is its value as last read (a watched Variable is its own
-        # gradient's source: d v / d v is ones, as for a watched constant).
-        flat_targets = [_as_tensor(_dense_target(self, t), "target")
-                        for t in nest.flatten(target)]
-        flat_targets = [self._read_target(t) if isinstance(t, Variable) else t
-                        for t in flat_targets]
-        flat_sources = [self._local(_as_tensor(s, "sources")) for s in nest.flatten(sources)]
-        if output_gradients is not None:
-            # For a single target, a list is that target's cotangent, not a structure;
-            # but [None] or [a tensor] is a list of one cotangent, as TensorFlow reads it.
-            output_gradients = (nest.flatten(output_gradients) if nest.is_nested(target)
-                                or _one_cotangent(output_gradients) else [output_gradients])
-        seeds = seed_gradients(flat_targets, output_gradients, self._producers.get)
-        producers = self._producers
-        # What the engine differentiates with respect to: each watched tensor, and for
-        # each Variable the snapshots of it that ops read. A source the tape never
-        # watched gets no gradient, even if it met watched tensors.
-        watched = []
-        for s in flat_sources:
-            if isinstance(s, Variable):
-                watched.extend(self._snapshots.get(s.id, ()))
-            elif s.id in self._watched:
-                watched.append(s)
-        across = self._producer_for(target)
-        found = backward(flat_targets, seeds, watched, across or producers.get,
-                         observer=events.current_observer(),
-                         on_done=_forgetter(producers) if free else None,
-                         all_reached=across is None and self._starts_from(watched))
-        by_source = {s.id: g for s, g in zip(watched, found)}
-        grads = [self._variable_gradient(s, by_source) if isinstance(s, Variable)
-                 else by_source.get(s.id) for s in flat_sources]
-        if unconnected is UnconnectedGradients.ZERO:
-            grads = [zeros_like(s) if g is None else g for g, s in zip(grads, flat_sources)]
-        elif self.explain_none and any(g is None for g in grads):
-            warn_why_none(self, flat_sources, grads)
-        return nest.pack_sequence_as(sources, grads)
-
-    def _read_target(self, variable):
-        """A Variable given as a target: the snapshot of it that this tape watches last
-        (watching it now if the tape watches the Variable but no op read it)."""
-        if variable.id not in self._watched:
-            return variable.read_value()
-        snapshots = self._snapshots.setdefault(variable.id, [])
-        snapshot = variable.read_value()
-        if snapshot.id not in self._watched:
-            self._watched.add(snapshot.id)
-            snapshots.append(snapshot)
-        return snapshot
-
-    def _starts_from(self, sources):
-        """Does every recorded op depend on one of ``sources``? It does when the sources
-        include each watched tensor that no recorded op made (the tensors the tape
-        started from: watched ones and the Variables' snapshots), and all are floats:
-        each recorded op read a watched tensor, a source or the output of an earlier
-        recorded op. The backward engine can then skip its search for such ops."""
-        if not all(dtypes.is_floating(s.dtype) for s in sources):
-            return False
-        source_ids = {s.id for s in sources}
-        roots = self._watched.difference(self._producers, self._variables)
-        return roots <= source_ids
-
-    def _variable_gradient(self, variable, by_source):
-        snapshots = self._snapshots.get(variable.id, ())
-        if len(snapshots) == 1:   # the usual case: read, never assigned, while recorded
-            return by_source.get(snapshots[0].id)
-        parts = [by_source[snap.id] for snap in snapshots
-                 if by_source.get(snap.id) is not None]
-        if not parts:
-            return None
-        return aggregate(parts, None)[0]
-
-def _one_cotangent(output_gradients):
-    """Is ``output_gradients`` a list of one cotangent (None or a tensor)?"""
-    return (isinstance(output_gradients, (list, tuple)) and len(output_gradients) == 1
-            and (output_gradients[0] is None or isinstance(output_gradients[0], Tensor)))
-
-
-
-
-def _forgetter(producers):
-    """For a one-shot tape: drop each node, and the arrays it saved, once it is used."""
-    def forget(node):
-        for t in node.outputs:
-            producers.pop(t.id, None)
-    return forget
-
-
-def _dense_target(tape, target):
-    """An IndexedSlices target (an inner tape's sparse gradient, of a gather say) as
-    a dense tensor, as TensorFlow converts it. The conversion is recorded on ``tape``
-    even after its block has ended, or the dense tensor would not lead back to the
-    sources."""
-    if not isinstance(target, IndexedSlices):
-        return target
-    if tape in state.recorders:
-        return target.to_dense()
-    with override(recorders=state.recorders):
-        state.push(tape)
-        return target.to_dense()
-
-
-def _as_tensor(value, role):
-    if isinstance(value, Tensor):
-        return value
-    validate.fail(TypeError, "GradientTape.gradient", role, "a tg.Tensor or tg.Variable (or "
-                  "a structure of them)", value, "Compute it with teachgrad ops inside the tape.")
+    def _mark_used(self):
+        if not self.persistent:
+            self.recorded.release()   # free what the tape held
