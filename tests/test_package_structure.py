@@ -212,11 +212,7 @@ def test_functions_read_on_one_screen():
 
 
 #: ``from X import _name`` across modules that stay for now, each with why.
-PRIVATE_IMPORTS = {
-    "viz/backprop_fold.py": "_Folder extends _FoldState (viz/fold_state.py): compose them "
-                            "when viz/ is next split (issue 40)",
-    "viz/frames.py": "imports _Folder from viz/backprop_fold.py (the same split)",
-}
+PRIVATE_IMPORTS = {}
 
 
 def test_no_module_imports_another_modules_private_names():
@@ -239,8 +235,6 @@ NAMESPACES = {
     "linalg.py": "tg.linalg, the public namespace of numpy.linalg's functions",
     "nn.py": "tg.nn, the public namespace of TensorFlow's tf.nn functions",
     "random.py": "tg.random, the public namespace of TensorFlow's tf.random functions",
-    "viz/frames.py": "still passes on the stepper's states and Frame (issue 40: import them "
-                     "from their homes when viz/ is next split)",
 }
 
 

@@ -16,15 +16,8 @@ import pytest
 import teachgrad as tg
 from teachgrad.autodiff import events
 from teachgrad.viz import render
-from teachgrad.viz.frames import (
-    DONE,
-    NOT_REACHED,
-    PROCESSING,
-    QUEUED,
-    SKIPPED,
-    WAITING,
-    backprop_frames,
-)
+from teachgrad.viz.frame_types import DONE, NOT_REACHED, PROCESSING, QUEUED, SKIPPED, WAITING
+from teachgrad.viz.frames import backprop_frames
 from teachgrad.viz.jvp_frames import jvp_frames
 from teachgrad.viz.values import format_value
 
@@ -682,7 +675,7 @@ def test_gradient_column_is_filled_for_every_tensor_and_sums_read_well():
 def test_a_gradient_is_not_more_may_come_once_its_node_is_in_the_queue():
     """A node whose pending count is 0 has every contribution: the table says so while
     it waits in the queue (a walk-through found 'more may come' on such gradients)."""
-    from teachgrad.viz.frames import QUEUED
+    from teachgrad.viz.frame_types import QUEUED
     rec, _, _ = lesson_two()
     stepper = tg.viz.BackpropStepper(rec)
     checked = 0

@@ -3,7 +3,7 @@ rendered once (dot runs once) with every version of each tensor's running sum, t
 frame's colours, running sums, travelling contributions and followed node as CSS.
 """
 from . import follow, render
-from .frames import gradient_texts
+from .frame_types import gradient_texts
 from .widget import VIEW
 
 

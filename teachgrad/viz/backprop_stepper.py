@@ -29,7 +29,8 @@ from ..autodiff import events
 from ..debug.report import escape
 from . import render
 from .backprop_drawing import PassDrawing
-from .frames import DONE, PROCESSING, QUEUED, SKIPPED, WAITING, backprop_frames
+from .frame_types import DONE, PROCESSING, QUEUED, SKIPPED, WAITING
+from .frames import backprop_frames
 from .values import format_block, format_sum, format_value, join_words, loop_label, node_label
 from .widget import INTERVAL, MAX_FRAMES, Stepper, steps_words, text_table
 

@@ -200,7 +200,8 @@ def _gradients(gradients, obj, scene):
                                  "tape's tensor after tape.gradient(...), or pass the "
                                  "gradients as a dict {tensor: gradient}.")
             return None
-        from .frames import backprop_frames, gradient_texts  # they fold the trace's events
+        from .frame_types import gradient_texts
+        from .frames import backprop_frames  # they fold the trace's events
         frames = backprop_frames(trace)
         return gradient_texts(frames[len(frames) - 1])
     if gradients is False:

@@ -28,24 +28,8 @@ event) and ``fold_state.py`` (what the events have built so far).
 from types import MappingProxyType
 
 from ..autodiff import events
-from .backprop_fold import DEFINITIONS, _Folder
-from .frame_types import (
-    DONE,
-    NOT_REACHED,
-    PROCESSING,
-    QUEUED,
-    SKIPPED,
-    STATES,
-    WAITING,
-    BackpropFrames,
-    Frame,
-    TensorGradient,
-    gradient_texts,
-)
-
-__all__ = ["DONE", "NOT_REACHED", "PROCESSING", "QUEUED", "SKIPPED", "STATES", "WAITING",
-           "DEFINITIONS", "BackpropFrames", "Frame", "TensorGradient", "backprop_frames",
-           "gradient_texts"]
+from .backprop_fold import Folder
+from .frame_types import BackpropFrames
 
 
 def backprop_frames(trace, labels=None, prefix="t", start=0):
@@ -55,11 +39,12 @@ def backprop_frames(trace, labels=None, prefix="t", start=0):
     given ``name="a"``, unnamed ones ``t1, t2, ...``; ``prefix`` replaces the
     ``t``); ``labels`` may name some tensors (``{tensor.id: "u"}``) in their place."""
     event_list = _events_of(trace)
-    folder = _Folder(labels or {}, prefix, start)
+    folder = Folder(labels or {}, prefix, start)
     frames = tuple(folder.fold(i, event) for i, event in enumerate(event_list))
-    return BackpropFrames(trace, frames, tuple(folder.nodes), MappingProxyType(folder.names),
-                          MappingProxyType(folder.labels), folder.targets, folder.sources,
-                          folder.namer)
+    done = folder.state
+    return BackpropFrames(trace, frames, tuple(done.nodes), MappingProxyType(done.names),
+                          MappingProxyType(done.labels), done.targets, done.sources,
+                          done.namer)
 
 
 def _events_of(trace):

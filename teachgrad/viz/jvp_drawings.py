@@ -8,7 +8,7 @@ drawing is not shown.
 from . import collect, follow, render
 from .dot import Options
 from .draw import draw, draw_scene
-from .frames import DONE, NOT_REACHED, PROCESSING
+from .frame_types import DONE, NOT_REACHED, PROCESSING
 from .labels import LabelOptions
 from .values import format_value
 from .widget import VIEW

@@ -25,7 +25,7 @@ from ..autodiff import events
 from ..debug.report import escape
 from . import render
 from .backprop_stepper import gradient_table
-from .frames import PROCESSING, QUEUED
+from .frame_types import PROCESSING, QUEUED
 from .jvp_drawings import follow_node, forward_drawing, forward_style, transpose_drawings
 from .jvp_frames import jvp_frames
 from .values import format_value

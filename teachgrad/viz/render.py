@@ -15,7 +15,7 @@ import re
 
 from ..debug.report import escape
 from . import follow, wasm
-from .frames import DONE, NOT_REACHED, PROCESSING, QUEUED, SKIPPED, STATES, WAITING
+from .frame_types import DONE, NOT_REACHED, PROCESSING, QUEUED, SKIPPED, STATES, WAITING
 
 #: Each state's colours (fill, outline), then extra CSS for the node's outline and group.
 COLOURS = {
