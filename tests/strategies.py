@@ -198,13 +198,16 @@ def matmul_case(draw):
 
 @st.composite
 def matmul_transposed_case(draw):
-    """Matrices (with batch axes) and the transpose_a / transpose_b flags."""
+    """Matrices (with batch axes) and the transpose_a / transpose_b flags; one operand
+    may be a vector, the other then a transposed matrix (a flag belongs to a matrix)."""
     m, k, p = (draw(st.integers(0, 3)) for _ in range(3))
     bx, by = draw(hnp.mutually_broadcastable_shapes(
         num_shapes=2, min_dims=0, max_dims=2, min_side=0, max_side=2)).input_shapes
     ta, tb = draw(st.booleans()), draw(st.booleans())
-    x_shape = bx + ((k, m) if ta else (m, k))
-    y_shape = by + ((p, k) if tb else (k, p))
+    vector = draw(st.sampled_from([None, "x", "y"]))
+    ta, tb = (ta and vector != "x") or vector == "y", (tb and vector != "y") or vector == "x"
+    x_shape = (k,) if vector == "x" else bx + ((k, m) if ta else (m, k))
+    y_shape = (k,) if vector == "y" else by + ((p, k) if tb else (k, p))
     return Case((draw(arrays(x_shape)), draw(arrays(y_shape))),
                 {"transpose_a": ta, "transpose_b": tb})
 

@@ -11,6 +11,9 @@ direction). Each class offers the same five computations:
 * ``jvp_x()``    its JVP along ``vx`` (a direction in the input batch);
 * ``hvp()``      the Hessian-vector product ``H v`` (parameters).
 
+teachgrad also offers ``function_gradient()`` and ``function_hvp()``: the gradient and
+the HVP as ``tg.function``s of the batch (traced on the first call), beside JAX's jit.
+
 teachgrad and PyTorch also offer ``fused_gradient()``: the same loss written with the
 library's fused cross-entropy op (``tg.sparse_softmax_cross_entropy_with_logits``,
 ``torch.nn.functional.cross_entropy``), as the hand-written numpy pass is fused.
@@ -109,18 +112,18 @@ class Teachgrad:
         self.p = p
         self.v = [tg.constant(d) for d in v]
         self.vx = tg.constant(vx)
-        self._fused_step = None
+        self._fused_step = self._hvp_step = None
 
-    def logits(self, x=None):
-        params = self.p.tg_params
+    def logits(self, x=None, params=None):
+        params = self.p.tg_params if params is None else params
         h = self.p.tg_x if x is None else x
         for W, b in zip(params[0:-2:2], params[1:-2:2]):
             h = tg.tanh(h @ W + b)
         return h @ params[-2] + params[-1]
 
-    def loss(self):
+    def loss(self, x=None, params=None):
         p = self.p
-        return -tg.mean(tg.log_softmax(self.logits(), axis=-1)[p.rows, p.labels])
+        return -tg.mean(tg.log_softmax(self.logits(x, params), axis=-1)[p.rows, p.labels])
 
     def fused_loss(self, x=None):
         """The same loss with the fused op (what a TensorFlow user writes)."""
@@ -170,6 +173,18 @@ class Teachgrad:
                 loss = self.loss()
             grads = tape.gradient(loss, params)
         return [acc.jvp(g) for g in grads]
+
+    def function_hvp(self):
+        """``tg.hvp`` in a ``tg.function`` of the batch, as a JAX user jits ``jvp(grad)``:
+        one graph, forward over reverse, that the optimiser sees whole."""
+        if self._hvp_step is None:   # traced on the first call
+            params, v = tuple(self.p.tg_params), tuple(self.v)
+
+            @tg.function
+            def step(x):
+                return tg.hvp(lambda *ws: self.loss(x, ws), params, v)
+            self._hvp_step = step
+        return self._hvp_step(self.p.tg_x)
 
     @staticmethod
     def host(result):

@@ -8,6 +8,7 @@ The gradient of each of the 64 examples' losses of ``mlp_medium.py``'s problem
 in one process:
 
 * teachgrad ``tg.vmap(tg.grad(loss, argnums=...), in_axes=(None, ..., 0, 0))``;
+* teachgrad, the same in a ``tg.function`` (traced once before timing: jit's peer);
 * teachgrad, a Python loop of ``tg.grad`` over the 64 examples, stacked;
 * teachgrad's ordinary batch gradient (``mlp_medium.py``'s): issue 28's goal is the
   vectorized per-example gradients in at most 1.5x its time;
@@ -38,6 +39,7 @@ def main(argv=None):
     tgad = pe.Teachgrad(p)
     libraries = {"teachgrad": tgad, **pe.peers(p)}
     calls = {"teachgrad loop": (tgad.loop, tgad.host),
+             "teachgrad tg.function": (tgad.function_per_example, tgad.host),
              **{name: (lib.per_example, lib.host) for name, lib in libraries.items()}}
     fns = {"numpy": lambda: pe.numpy_per_example(p), "numpy batch": lambda: mlp.numpy_gradient(p),
            "teachgrad batch": tgad.batch_gradient,
@@ -50,7 +52,8 @@ def main(argv=None):
     n = len(times["numpy"])
     label = f"per-example gradients of the medium MLP loss, 64 examples, {n} interleaved repeats"
     print(label)
-    rows = common.against(times, ("numpy", *libraries, "teachgrad loop"), "numpy")
+    rows = common.against(times, ("numpy", *libraries, "teachgrad tg.function",
+                                  "teachgrad loop"), "numpy")
     for name in ("numpy", "teachgrad"):    # per-example / the same library's batch gradient
         rows[name]["vs_batch"] = common.median_ratio(times, name, f"{name} batch")
         rows[name]["batch_ms"] = common.median_ms(times[f"{name} batch"])

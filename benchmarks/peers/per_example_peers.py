@@ -39,7 +39,7 @@ def numpy_per_example(p):
 
 
 class Teachgrad:
-    """``tg.vmap(tg.grad(loss, argnums=...))``, a Python loop of ``tg.grad`` over the
+    """``tg.vmap(tg.grad(loss, argnums=...))``, eagerly and in a ``tg.function``, a Python loop of ``tg.grad`` over the
     examples (stacked with ``tg.stack``), and the ordinary batch gradient."""
     name = "teachgrad"
 
@@ -52,6 +52,7 @@ class Teachgrad:
         k = len(self.params)
         self.grad = tg.grad(self.loss, argnums=tuple(range(k)))
         self.vmapped = tg.vmap(self.grad, in_axes=(None,) * k + (0, 0))
+        self.traced = tg.function(self.vmapped)   # traced on the first call
 
     @staticmethod
     def loss(W1, b1, W2, b2, W3, b3, x, y):
@@ -62,6 +63,10 @@ class Teachgrad:
 
     def per_example(self):
         return self.vmapped(*self.params, self.xs, self.ys)
+
+    def function_per_example(self):
+        """``tg.function(tg.vmap(tg.grad(loss)))``, as a JAX user jits ``vmap(grad)``."""
+        return self.traced(*self.params, self.xs, self.ys)
 
     def loop(self):
         grads = [self.grad(*self.params, x, y) for x, y in self.examples]

@@ -43,10 +43,7 @@ def _matmul_kernel(x, y, transpose_a, transpose_b):
 # MatMul gradient table), e.g. C = A B^T gives dA = dC B and dB = dC^T A.
 def _matmul_vjp_x(ct, ans, x, y, transpose_a, transpose_b):
     if x.ndim == 1 or y.ndim == 1:
-        if y.ndim == 1:
-            gx = expand_dims(ct, -1) * y
-        else:
-            gx = squeeze(matmul(y, expand_dims(ct, -1)), -1)
+        gx = _vector_cotangent(ct, x, y, transpose_a, transpose_b)
     elif not transpose_a:
         gx = matmul(ct, y, transpose_b=not transpose_b)
     else:
@@ -56,17 +53,37 @@ def _matmul_vjp_x(ct, ans, x, y, transpose_a, transpose_b):
 
 def _matmul_vjp_y(ct, ans, x, y, transpose_a, transpose_b):
     if x.ndim == 1 or y.ndim == 1:
-        if x.ndim == 1 and y.ndim == 1:
-            gy = ct * x
-        elif x.ndim == 1:
-            gy = expand_dims(x, -1) * expand_dims(ct, -2)
-        else:
-            gy = squeeze(matmul(swap_last_two(x), expand_dims(ct, -1)), -1)
+        gy = _vector_cotangent(ct, y, x, transpose_b, transpose_a, second=True)
     elif not transpose_b:
         gy = matmul(x, ct, transpose_a=not transpose_a)
     else:
         gy = matmul(ct, x, transpose_a=True, transpose_b=transpose_a)
     return unbroadcast(gy, y)
+
+def _vector_cotangent(ct, a, other, transpose_a, transpose_other, second=False):
+    """The cotangent of operand ``a`` of a product with a vector in it (``a`` the first
+    operand, ``other`` the second, or with ``second`` the other way round; each flag
+    belongs to the operand named beside it and counts only for a matrix).
+
+    A vector operand's cotangent is a matrix-vector product, written with the vector
+    on the left where the matrix is 2-D (``ct @ op(m)``, numpy's vector-matrix
+    product): under ``tg.vmap`` a batch of such vectors is one matrix, and the
+    batching rule makes the whole batch one matrix product."""
+    if a.ndim == 1 and other.ndim == 1:
+        return ct * other
+    if a.ndim == 1:   # ct has op(other)'s free axis; contract it away
+        if other.ndim == 2:
+            # first: ct @ op(other)^T; second: ct @ op(other)
+            return matmul(ct, other, transpose_b=transpose_other == second)
+        return squeeze(matmul(other, expand_dims(ct, -1),
+                              transpose_a=transpose_other != second), -1)
+    # the vector is the other operand: a's cotangent is an outer product with it
+    if second:   # ct (..., N) and the vector x (K,): op(a) is (K, N)
+        outer = expand_dims(other, -1) * expand_dims(ct, -2)
+    else:        # ct (..., M) and the vector y (K,): op(a) is (M, K)
+        outer = expand_dims(ct, -1) * other
+    return swap_last_two(outer) if transpose_a else outer
+
 
 matmul_p = primitive("matmul", _matmul_kernel)
 defeffect(matmul_p, "fresh")
