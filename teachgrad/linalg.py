@@ -12,7 +12,7 @@ slogdet; ``factorizations.py``: cholesky, eigh, qr; ``singular_values.py``: svd,
 declared there once with its adjoint; this module only gathers them under numpy's
 names. Every one takes ``name=`` and works on batches of matrices (leading axes).
 """
-from .ops.core.naming import takes_name as _takes_name, unnamed_ops as _unnamed_ops
+from .ops.core.naming import name_public_ops as _name_public_ops
 from .ops.linalg.factorizations import cholesky, eigh, qr
 from .ops.linalg.matrix import det, inv, slogdet, solve
 from .ops.linalg.norms import norm
@@ -20,7 +20,5 @@ from .ops.linalg.singular_values import pinv, svd
 
 __all__ = ["inv", "solve", "det", "slogdet", "cholesky", "eigh", "svd", "qr", "pinv", "norm"]
 
-# Every function above takes name= too: each is replaced by itself wrapped with takes_name.
-for _key in _unnamed_ops(globals()):
-    globals()[_key] = _takes_name(globals()[_key], prefix="tg.linalg.")
-del _key
+# Every function above takes name= too.
+_name_public_ops(globals(), prefix="tg.linalg.")

@@ -27,7 +27,7 @@ from .ops import (
 )
 from .ops.core.apply import bind as _bind
 from .ops.core.grad_util import as_tensor as _as_tensor, compatible as _compatible
-from .ops.core.naming import takes_name as _takes_name, unnamed_ops as _unnamed_ops
+from .ops.core.naming import name_public_ops as _name_public_ops
 from .ops.nn.channel_pooling import check_depth as _check_depth, window_words as _window_words
 from .ops.nn.conv import (
     check_fits as _check_fits,
@@ -197,8 +197,5 @@ def _float_pair(labels, logits, where):
     return labels, logits
 
 
-# Every public function above takes name= too (the activations already do): each is
-# replaced here by itself wrapped with takes_name.
-for _key in _unnamed_ops(globals()):
-    globals()[_key] = _takes_name(globals()[_key], prefix="tg.nn.")
-del _key
+# Every public function above takes name= too (the activations already do).
+_name_public_ops(globals(), prefix="tg.nn.")

@@ -15,7 +15,7 @@ graph too. The seeds' rules are TensorFlow's (see ``teachgrad/ops/random/seeds.p
 the numbers are numpy's (Philox), not TensorFlow's. No draw has a derivative.
 """
 from .ops.core.apply import bind as _bind
-from .ops.core.naming import takes_name as _takes_name, unnamed_ops as _unnamed_ops
+from .ops.core.naming import name_public_ops as _name_public_ops
 from .ops.random import distributions as _d
 from .ops.random.draws import (
     STATEFUL as _STATEFUL,
@@ -98,7 +98,4 @@ def stateless_categorical(logits, num_samples, seed, dtype=None):
 
 
 # Every public draw above takes name= too, as every op does.
-for _key in _unnamed_ops(globals()):
-    if _key != "set_seed":
-        globals()[_key] = _takes_name(globals()[_key], prefix="tg.random.")
-del _key
+_name_public_ops(globals(), prefix="tg.random.", keep=("set_seed",))

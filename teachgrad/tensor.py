@@ -12,6 +12,7 @@ Variable is assigned later; the tape remembers which snapshots stand for which
 Variable, so that gradients reach the Variable itself.
 """
 import itertools
+import types
 
 import numpy as np
 
@@ -108,8 +109,61 @@ class Tensor:
 
     __hash__ = object.__hash__  # tensors are identities, even though == is elementwise
 
-    # Operators (+, *, @, <, [], ...) and methods (sum, reshape, ...) are each one op:
-    # teachgrad/ops/operators.py gives them to Tensor when the ops are defined.
+    # -- operators and methods: each is one public op ------------------------------
+    #: ``x * y`` is ``tg.multiply(x, y)``, ``x[1:]`` is ``tg.getitem(x, slice(1, None))``,
+    #: ``x.sum(axis=0)`` is ``tg.sum(x, axis=0)``: each name here is set to the very
+    #: function the public op is (``Tensor.__mul__ is tg.multiply``), and each reflected
+    #: one (``2 - x``) calls it with the operands swapped. The ops are defined after this
+    #: class (they make Tensors), so the ops package hands them over once, when it has
+    #: defined them all (``take_operators``); this table is the one place that says which.
+    OPERATORS = {
+        "__add__": "add", "__sub__": "subtract", "__mul__": "multiply", "__truediv__": "divide",
+        "__pow__": "power", "__mod__": "mod", "__matmul__": "matmul",
+        "__neg__": "negative", "__abs__": "abs", "__getitem__": "getitem",
+        "__lt__": "less", "__le__": "less_equal", "__gt__": "greater", "__ge__": "greater_equal",
+        "__eq__": "equal", "__ne__": "not_equal",
+        "sum": "sum", "mean": "mean", "max": "max", "min": "min", "astype": "cast",
+        "ravel": "ravel", "flatten": "flatten",
+    }
+    REFLECTED = ("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__", "__rmod__",
+                 "__rmatmul__")
+    #: The public ops by name (``Tensor.ops.stack``), once ``take_operators`` has run.
+    ops = None
+
+    @classmethod
+    def take_operators(cls, namespace):
+        """Set the operators and methods above from ``namespace`` (the ops package's
+        public functions, ``tg.multiply`` and the rest)."""
+        cls.ops = types.SimpleNamespace(**{name: namespace[name] for name in (
+            *cls.OPERATORS.values(), "reshape", "transpose", "stack")})
+        for method, op in cls.OPERATORS.items():
+            setattr(cls, method, namespace[op])
+        for method in cls.REFLECTED:
+            setattr(cls, method, _swapped(namespace[cls.OPERATORS[method.replace("r", "", 1)]]))
+
+    def __pos__(self):
+        return self
+
+    def reshape(self, *shape):
+        """``tg.reshape(self, shape)``; ``x.reshape(2, 3)`` is ``x.reshape((2, 3))``."""
+        return Tensor.ops.reshape(self, shape[0] if len(shape) == 1 else shape)
+
+    def transpose(self, *axes):
+        """``tg.transpose(self, axes)``; no axes reverse them all."""
+        return Tensor.ops.transpose(self, axes or None)
+
+    @property
+    def T(self):
+        """The tensor with its axes reversed."""
+        return Tensor.ops.transpose(self)
+
+
+def _swapped(op):
+    """``op`` with its operands swapped: ``2 - x`` calls ``x.__rsub__(2)``."""
+    def reflected(self, other):
+        return op(other, self)
+    reflected.__name__ = reflected.__qualname__ = f"reflected_{op.__name__}"
+    return reflected
 
 
 class SymbolicTensor(Tensor):
@@ -165,6 +219,7 @@ class Variable(Tensor):
     __slots__ = ("trainable", "snapshot")
 
     def __init__(self, value, trainable=True, name=None, dtype=None):
+        validate.flags("tg.Variable", trainable=trainable, name=name)
         array = to_array(value, dtype, "value", "tg.Variable")
         super().__init__(array, name=name)
         self.trainable = trainable
@@ -251,6 +306,8 @@ def constant(value, dtype=None, name=None):
     >>> tg.constant([1.0, 2.0]).dtype
     dtype('float64')
     """
+    if name is not None:
+        validate.name(name, "tg.constant")
     graph = state.graph
     if graph is not None:  # building a graph: a constant node
         if isinstance(value, SymbolicTensor):
@@ -284,11 +341,11 @@ def packed(value, name=None, where=None):
     do. ``tg.mean([x, x + 2])`` is then differentiated through both entries; turning the
     list into a constant array would silently give a gradient of zero.
 
-    ``Tensor.stack_parts`` is ``tg.stack``: the ops give it to Tensor (ops/operators.py),
-    since this module comes before any op exists. Given the argument's ``name`` and the
+    The stacking is ``tg.stack`` (``Tensor.ops.stack``: this module comes before any op
+    exists, see ``Tensor.take_operators``). Given the argument's ``name`` and the
     function it was given to (``where``), an error stacking it names them."""
     try:
-        return Tensor.stack_parts([packed(v) if type(v) in (list, tuple) and holds_tensor(v)
+        return Tensor.ops.stack([packed(v) if type(v) in (list, tuple) and holds_tensor(v)
                               else v for v in value])
     except (TypeError, ValueError) as error:
         if where is None:

@@ -39,12 +39,10 @@ def describe(value):
     if hasattr(value, "shape") and hasattr(value, "dtype"):
         kind = "a tensor" if hasattr(value, "id") else f"a {type(value).__name__}"
         return f"{kind} of shape {value.shape} and dtype {value.dtype}"
-    if isinstance(value, (list, tuple)):
-        text = repr(value)
-        text = text[:60] + "..." if len(text) > 60 else text
-        return f"the {type(value).__name__} {text}"
     text = repr(value)
     text = text[:60] + "..." if len(text) > 60 else text
+    if isinstance(value, (list, tuple)):
+        return f"the {type(value).__name__} {text}"
     return f"{text} (a {type(value).__name__})"
 
 
@@ -75,10 +73,8 @@ def dtype(value, name, where):
 
 
 def tensor_like(value, name, where, dtype=None):
-    """``value`` (a number, nested list, array or tensor) as a backend array of real numbers.
-
-    None anywhere in it is refused: numpy would quietly make it NaN.
-    """
+    """``value`` (a number, nested list, array or tensor) as a backend array of real
+    numbers. None anywhere in it is refused: numpy would quietly make it NaN."""
     if hasattr(value, "id") and hasattr(value, "value"):   # a Tensor
         array = value.value
         if array is None:
@@ -132,9 +128,7 @@ def _from_sequence(value, name, where):
 
 
 def _contains_none(value):
-    if value is None:
-        return True
-    return isinstance(value, (list, tuple)) and any(_contains_none(v) for v in value)
+    return value is None or (isinstance(value, (list, tuple)) and any(map(_contains_none, value)))
 
 
 def integer(value, name, where, minimum=None, maximum=None):
@@ -250,6 +244,16 @@ def boolean(value, name, where):
     if isinstance(value, (int, np.integer, np.bool_)) and value in (0, 1):
         return bool(value)
     fail(TypeError, where, name, "True or False", value)
+
+
+def flags(where, **values):
+    """Flags and a name, checked in one call: ``flags("tg.scan", reverse=reverse, name=name)``.
+    ``name`` is a string or None, the others bools (``reverse="no"`` would mean True)."""
+    for argument, value in values.items():
+        if argument == "name":
+            name(value, where)
+        else:
+            boolean(value, argument, where)
 
 
 def arity(f, count, name, where):

@@ -280,12 +280,14 @@ METHOD_SKIP = {
         ("stop_recording", "reset", "watched_variables", "record", "output_added", "capture",
          "read_variable", "producer", "recorded_nodes", "dropped_nodes", "is_watched",
          "snapshots", "recording_spans", "when_made", "last_gradients"),
-        "no arguments, or the recorder protocol and read methods the engine and tg.viz use"),
+        "no arguments, or the recorder protocol and read methods the engine and tg.viz use")
+        | {"differentiate": "the engine run behind gradient and the jacobians (fuzzed "
+                            "through them)"},
     "ForwardAccumulator": dict.fromkeys(("output_added", "capture", "read_variable", "record"),
                                         "the recorder protocol"),
     "Session": {},
     "Tensor": {"numpy": "takes no arguments", "item": "takes no arguments",
-               "stack_parts": "tg.stack under another name (fuzzed as tg.stack)"},
+               "take_operators": "the ops package hands Tensor its operators with it, once"},
     "optimizers.Optimizer": {},
 }
 

@@ -1,4 +1,6 @@
 """Tensors, dtypes, operators, and clear errors for bad input."""
+import inspect
+
 import numpy as np
 import pytest
 
@@ -159,3 +161,40 @@ def test_backend_selection():
         with pytest.raises(RuntimeError, match="pip install"):
             tg.set_backend("cupy")
         assert tg.get_backend() == "numpy"
+
+
+# -- Tensor's operators are the public ops themselves (issue 40) ----------------------
+
+def test_each_operator_and_method_is_the_public_op():
+    """``Tensor.__mul__ is tg.multiply``: one function, whether called as ``x * y`` or
+    ``tg.multiply(x, y)``, for every entry of the table in Tensor's class body."""
+    from teachgrad.tensor import Tensor
+    public = {**vars(tg), "getitem": tg.ops.getitem}   # x[i] has no tg. name
+    assert len(Tensor.OPERATORS) >= 20
+    for method, op in Tensor.OPERATORS.items():
+        assert getattr(Tensor, method) is public[op], method
+        assert "name" in inspect.signature(public[op]).parameters, op
+
+
+@pytest.mark.parametrize("method", ["__radd__", "__rsub__", "__rmul__", "__rtruediv__",
+                                    "__rpow__", "__rmod__", "__rmatmul__"])
+def test_each_reflected_operator_calls_the_public_op_swapped(method):
+    """``2 - x`` is ``tg.subtract(2, x)``: the reflected method holds the very function
+    ``x - 2`` is, and calls it with the operands swapped."""
+    from teachgrad.tensor import Tensor
+    forward = Tensor.OPERATORS[method.replace("r", "", 1)]
+    reflected = getattr(Tensor, method)
+    assert [c.cell_contents for c in reflected.__closure__] == [getattr(tg, forward)]
+    x = tg.constant([[2.0, 3.0], [4.0, 5.0]])
+    other = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_allclose(reflected(x, other).numpy(),
+                               getattr(tg, forward)(other, x).numpy())
+
+
+def test_the_methods_that_adapt_their_arguments_call_the_public_ops():
+    x = tg.constant(np.arange(6.0).reshape(2, 3))
+    np.testing.assert_array_equal(x.reshape(3, 2).numpy(), tg.reshape(x, (3, 2)).numpy())
+    np.testing.assert_array_equal(x.transpose().numpy(), tg.transpose(x).numpy())
+    np.testing.assert_array_equal(x.T.numpy(), x.numpy().T)
+    assert +x is x
+    assert x.sum(axis=0, name="s").name == "s"     # a method takes name= as its op does

@@ -88,6 +88,7 @@ def gradcheck(f, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
       True when every entry of every Jacobian agrees.
     """
     validate.callable_(f, "f", "tg.gradcheck")
+    validate.flags("tg.gradcheck", raise_exception=raise_exception)
     for name, value in (("eps", eps), ("atol", atol), ("rtol", rtol)):
         validate.number(value, name, "tg.gradcheck", minimum=0)
     inputs = tuple(x if isinstance(x, Tensor) else

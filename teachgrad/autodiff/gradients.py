@@ -39,6 +39,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", aggregation_method=None,
     Returns:
       A list with one symbolic tensor (or None) per x.
     """
+    validate.flags("tg.gradients", name=name)
     ys, xs = _as_list(ys), _as_list(xs)
     for y in ys:
         if not isinstance(y, Tensor):

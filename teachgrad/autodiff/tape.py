@@ -52,6 +52,8 @@ class GradientTape:
     explain_none = True
 
     def __init__(self, persistent=False, watch_accessed_variables=True):
+        validate.flags("tg.GradientTape", persistent=persistent,
+                       watch_accessed_variables=watch_accessed_variables)
         self.persistent = persistent
         self.recorded = TapeRecord(watch_accessed_variables)
         self.entry = -1               # its place on the recorder stack

@@ -58,6 +58,7 @@ def cond(pred, true_fn, false_fn, name="cond"):
 
         y = tg.cond(x > 0, lambda: x * x, lambda: -x)
     """
+    validate.flags("tg.cond", name=name)
     validate.callable_(true_fn, "true_fn", "tg.cond")
     validate.callable_(false_fn, "false_fn", "tg.cond")
     if batched.inside_map(pred):   # each example may take its own branch

@@ -139,6 +139,8 @@ def scan(fn, elems, initializer=None, parallel_iterations=None, back_prop=True,
         a, b = tg.scan(lambda a, _: (a[1], a[0] + a[1]), tg.constant([1, 0, 0, 0, 0, 0]),
                        (tg.constant(0), tg.constant(1)))    # a: [1, 1, 2, 3, 5, 8]
     """
+    validate.flags("tg.scan", back_prop=back_prop, swap_memory=swap_memory,
+                   infer_shape=infer_shape, reverse=reverse, name=name)
     carry, _, outputs = _loop(fn, elems, initializer, reverse, True, "tg.scan", name)
     return nest.pack_sequence_as(carry, [ta.stack() for ta in outputs])
 
@@ -147,6 +149,7 @@ def foldl(fn, elems, initializer=None, parallel_iterations=None, back_prop=True,
           swap_memory=False, name=None):
     """``fn(...fn(fn(initializer, elems[0]), elems[1])..., elems[n-1])``: the last carry
     of a scan, from the first row to the last."""
+    validate.flags("tg.foldl", back_prop=back_prop, swap_memory=swap_memory, name=name)
     carry, final, _ = _loop(fn, elems, initializer, False, False, "tg.foldl", name)
     return nest.pack_sequence_as(carry, final)
 
@@ -154,6 +157,7 @@ def foldl(fn, elems, initializer=None, parallel_iterations=None, back_prop=True,
 def foldr(fn, elems, initializer=None, parallel_iterations=None, back_prop=True,
           swap_memory=False, name=None):
     """foldl from the last row to the first: ``fn(...fn(initializer, elems[n-1])..., elems[0])``."""
+    validate.flags("tg.foldr", back_prop=back_prop, swap_memory=swap_memory, name=name)
     carry, final, _ = _loop(fn, elems, initializer, True, False, "tg.foldr", name)
     return nest.pack_sequence_as(carry, final)
 
@@ -169,6 +173,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         tg.map_fn(lambda t: t * t, tg.constant([1, 2, 3, 4, 5, 6]))   # [1, 4, 9, 16, 25, 36]
     """
     where = "tg.map_fn"
+    validate.flags(where, back_prop=back_prop, swap_memory=swap_memory,
+                   infer_shape=infer_shape, name=name)
     validate.callable_(fn, "fn", where)
     flat, n = _rows(elems, where)
     if isinstance(n, int) and n == 0:

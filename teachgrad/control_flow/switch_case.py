@@ -42,6 +42,7 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
 
         y = tg.switch_case(i, [lambda: x * x, lambda: -x, lambda: tg.sin(x)])
     """
+    validate.flags("tg.switch_case", name=name)
     fns = _branch_list(branch_fns)
     if default is not None:
         validate.callable_(default, "default", "tg.switch_case")
@@ -128,11 +129,14 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
 
         y = tg.case([(x < 0, lambda: -x), (x > 10, lambda: x - 10)], default=lambda: x)
     """
+    validate.flags("tg.case", exclusive=exclusive, strict=strict, name=name)
     preds, fns = _pairs(pred_fn_pairs)
     if default is not None:
         validate.callable_(default, "default", "tg.case")
     index = case_index(*preds, exclusive=exclusive, has_default=default is not None)
-    result = switch_case(index, fns, default, name=name)
+    # Without a default the last fn stands in for it, behind a test of the index: in a
+    # graph that test is what runs case_index, whose check refuses "none is true".
+    result = switch_case(index, fns, fns[-1] if default is None else default, name=name)
     if not strict and isinstance(result, (list, tuple)) and len(result) == 1:
         return result[0]
     return result

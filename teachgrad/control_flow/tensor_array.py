@@ -80,7 +80,7 @@ class TensorArray:
         self.element_shape = None if element_shape is None else \
             validate.shape(element_shape, "element_shape", SITE, unknown=True)
         self.infer_shape = validate.boolean(infer_shape, "infer_shape", SITE)
-        self.name = name
+        self.name = validate.name(name, SITE)
         self.graph = state.graph   # where it was made: the graph its flows belong to
         self.closed = False
         n = size_of(size)

@@ -67,6 +67,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, shape_invariants=
         i, x = tg.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x * x),
                              [tg.constant(0), tg.constant(2.0)])     # x = 256.0
     """
+    validate.flags("tg.while_loop", name=name)
     for argument, fn in (("cond", cond), ("body", body)):
         validate.callable_(fn, argument, "tg.while_loop", "while_loop needs functions for cond "
                            "and body (cond returns a bool, body the new loop_vars).")

@@ -25,6 +25,7 @@ class TensorSpec:
 
     def __post_init__(self):
         where = "tg.TensorSpec"
+        validate.flags(where, name=self.name)
         object.__setattr__(self, "shape", validate.shape(self.shape, "shape", where,
                                                          unknown=True))
         dtype = validate.dtype(self.dtype, "dtype", where)

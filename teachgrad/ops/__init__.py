@@ -5,6 +5,7 @@ To add an op: declare it with ``primitive``, give it rules with ``defvjp``
 for ``tg.vectorized_map`` with ``defbatch``; an elementwise op needs none), export it
 here, and add one line to the op table in ``tests/op_table.py``.
 """
+from ..tensor import Tensor as _Tensor
 from .core.op import Node, Op
 from .core.apply import bind
 from .core.declare import defbatch, defjvp, defvjp, defvjp_all, not_differentiable, primitive
@@ -48,11 +49,10 @@ from .reductions.numeric_gradient import gradient
 from .nn.convolve import convolve
 from .nn.activations import (log_softmax, relu, relu_grad, softmax,
                              sparse_softmax_cross_entropy_with_logits)
-from . import operators  # noqa: F401  (gives Tensor its operators and methods)
 
-# Every public op above takes name= too (the label drawings, steppers and errors use):
-# each is replaced here by itself wrapped with takes_name.
-from .core.naming import takes_name as _takes_name, unnamed_ops as _unnamed_ops
-for _key in _unnamed_ops(globals()):
-    globals()[_key] = _takes_name(globals()[_key])
-del _key
+# Every public op above takes name= too (the label drawings, steppers and errors use).
+from .core.naming import name_public_ops as _name_public_ops
+_name_public_ops(globals())
+
+# x * y is tg.multiply(x, y): Tensor's operators are these very functions (its table).
+_Tensor.take_operators(globals())

@@ -152,6 +152,9 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
       ``.pipe(format="svg")`` renders it, ``.node_names`` and ``.tensor_names``
       say which DOT node draws which Node or tensor.
     """
+    validate.flags("tg.viz.draw", show_shapes=show_shapes, show_dtypes=show_dtypes,
+                   show_values=show_values, scopes=scopes, side_by_side=side_by_side,
+                   expand_functions=expand_functions, fit=fit)
     options = Options(
         label_options=LabelOptions(show_shapes=bool(show_shapes), show_dtypes=bool(show_dtypes),
                             show_values=bool(show_values),
@@ -160,7 +163,7 @@ def draw(obj, tape=None, *, fetches=None, show_shapes=True, show_dtypes=True,
         expand_functions=bool(expand_functions), collapse=_collapse(collapse),
         max_nodes=None if max_nodes is None else _count("max_nodes", max_nodes),
         title=None if title is None else str(title),
-        fit=validate.boolean(fit, "fit", "tg.viz.draw"))
+        fit=bool(fit))
     if names is not None and not isinstance(names, Names):
         validate.fail(TypeError, "tg.viz.draw", "names", "a teachgrad.viz.names.Names (or "
                       "None: named tensors by their names, the others t1, t2, ...)", names)

@@ -22,6 +22,7 @@ drawing, ``.tg-pass-graph-<k>`` holds graph ``k`` (only the frame's own shows) a
 ``g.tg-node-<name>`` each node, a marked one filled with its kind's colour
 (``MARKS``).
 """
+from .. import validate
 from ..debug.report import escape
 from . import render
 from .draw import draw
@@ -59,6 +60,7 @@ class PassStepper(Stepper):
 
     def __init__(self, fn, *example_args, timing=True, repeat=REPEAT, max_frames=MAX_FRAMES,
                  start=0, interval=INTERVAL):
+        validate.flags("tg.viz.PassStepper", timing=timing)
         if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
             raise ValueError(f"PassStepper: repeat is how many calls to time, a whole number "
                              f">= 1; got {repeat!r}.")

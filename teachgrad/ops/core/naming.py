@@ -7,8 +7,8 @@
 The name is what drawings, steppers, events and error messages call the
 tensor. The op functions themselves (``def sin(x): return bind(sin_p, x)``)
 know nothing of names: where they are made public (``teachgrad/ops/__init__.py``,
-``tg.nn``, ``tg.linalg``) a visible loop wraps each one with ``takes_name``,
-which adds a keyword-only ``name=None``. A call without a name costs one plain
+``tg.nn``, ``tg.linalg``, ``tg.random``) one call, ``name_public_ops(globals(), ...)``,
+wraps each one with ``takes_name``, which adds a keyword-only ``name=None``. A call without a name costs one plain
 Python call more and nothing else. Operators (``a * b``) and the ops that
 gradient rules call use the op functions directly and pay nothing.
 
@@ -52,27 +52,64 @@ def unnamed_ops(namespace, package="teachgrad."):
     return keys
 
 
+def name_public_ops(namespace, prefix="tg.", keep=()):
+    """Replace each public op function in ``namespace`` (a module's ``globals()``) by
+    itself wrapped with ``takes_name``: the one way every public op gets ``name=``.
+    ``keep``: keys to leave as they are (functions that make no tensor)."""
+    for key in unnamed_ops(namespace):
+        if key not in keep:
+            namespace[key] = takes_name(namespace[key], prefix)
+
+
 def takes_name(fn, prefix="tg."):
     """``fn`` with a keyword-only ``name=None`` parameter added (see the module
     docstring). ``prefix`` is how the function is reached (``"tg.nn."``), for the
     error messages about ``name``.
 
-    The wrapper's ``__signature__`` is ``fn``'s with ``name`` added, so
-    ``help(tg.sin)`` and ``inspect.signature`` show ``sin(x, *, name=None)``."""
-    where = prefix + fn.__name__
-
-    @functools.wraps(fn)
-    def op(*args, name=None, **kwargs):
-        if name is None:
-            return fn(*args, **kwargs)
-        return _labelled(where, name, lambda: fn(*args, **kwargs))
-
+    The wrapper is written out with ``fn``'s own parameters (``def multiply(x, y, *,
+    name=None)``), so a call without a name hands them straight on, with no packing of
+    ``*args`` and ``**kwargs``: ``x * y`` is ``tg.multiply(x, y)`` and pays one plain
+    call for it. ``help(tg.sin)`` and ``inspect.signature`` show ``sin(x, *, name=None)``."""
     signature = inspect.signature(fn)
     name_parameter = inspect.Parameter("name", inspect.Parameter.KEYWORD_ONLY, default=None)
     kept = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
     extra = [p for p in signature.parameters.values() if p.kind is p.VAR_KEYWORD]
+    namespace = {"_op_fn_": fn, "_op_where_": prefix + fn.__name__, "_labelled": _labelled}
+    parameters, arguments = _forwarded(kept + [name_parameter] + extra, namespace)
+    call = f"_op_fn_({', '.join(arguments)})"
+    exec(f"def {fn.__name__}({', '.join(parameters)}):\n"          # noqa: S102 (our text)
+         f"    if name is None:\n        return {call}\n"
+         f"    return _labelled(_op_where_, name, lambda: {call})\n", namespace)
+    op = functools.update_wrapper(namespace[fn.__name__], fn)
     op.__signature__ = signature.replace(parameters=kept + [name_parameter] + extra)
     return op
+
+
+def _forwarded(parameters, namespace):
+    """The parameter list of a wrapper with these ``parameters`` (each default a name in
+    ``namespace``), and the arguments that hand them on (all but ``name``)."""
+    texts, arguments, starred = [], [], False
+    kinds = inspect.Parameter
+    for i, p in enumerate(parameters):
+        text = p.name
+        if p.default is not p.empty:
+            namespace[f"_op_default_{i}"] = p.default
+            text += f"=_op_default_{i}"
+        if p.kind is kinds.VAR_POSITIONAL:
+            text, starred = "*" + p.name, True
+        elif p.kind is kinds.VAR_KEYWORD:
+            text = "**" + p.name
+        elif p.kind is kinds.KEYWORD_ONLY and not starred:
+            texts.append("*")
+            starred = True
+        if p.kind is kinds.POSITIONAL_ONLY and (i + 1 == len(parameters) or parameters[
+                i + 1].kind is not kinds.POSITIONAL_ONLY):
+            text += ", /"
+        texts.append(text)
+        if p.name != "name":
+            arguments.append({kinds.VAR_POSITIONAL: "*", kinds.VAR_KEYWORD: "**"}.get(p.kind, "")
+                             + (f"{p.name}={p.name}" if p.kind is kinds.KEYWORD_ONLY else p.name))
+    return texts, arguments
 
 
 def _labelled(where, name, run):

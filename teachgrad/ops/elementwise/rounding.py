@@ -10,7 +10,7 @@ with the floor held fixed.
 """
 import numpy as np
 
-from ... import backend
+from ... import backend, validate
 from ...tensor import Tensor, convert_to_tensor
 from ..core.apply import bind, leading_axes_rule
 from ..core.declare import defbatch, defeffect, defjvp, defvjp, primitive
@@ -112,6 +112,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     r"""x with NaN -> ``nan``, inf -> ``posinf``, -inf -> ``neginf`` (default: the largest
     finite numbers).  $\frac{d}{dx} = 1$ where x is finite, else 0. (``copy`` is
     numpy's; a tensor is never changed in place.)"""
+    validate.flags("tg.nan_to_num", copy=copy)
     return bind(nan_to_num_p, x, nan=nan, posinf=posinf, neginf=neginf)
 defvjp(nan_to_num_p, lambda ct, ans, x, nan, posinf, neginf: where(equal(ans, x), ct, 0),
        arrays=True)

@@ -47,15 +47,20 @@ defbatch(prod_p, shifted_axes_rule(prod_p))
 def var(a, axis=None, ddof=0, keepdims=False):
     r"""$\frac{1}{n - \mathrm{ddof}} \sum_i (x_i - \bar x)^2$ over ``axis`` (numpy's ``var``),
     made of mean, subtract, multiply and sum.  $\partial / \partial x_i = 2 (x_i - \bar x) / (n - \mathrm{ddof})$"""
-    x = as_tensor(a, "a", "tg.var")
-    axes = reduced_axes(axis, x.ndim, "tg.var", keepdims)
-    ddof = validate.integer(ddof, "ddof", "tg.var", minimum=0)
+    return _variance(a, axis, ddof, keepdims, "tg.var")
+
+
+def _variance(a, axis, ddof, keepdims, site):
+    """``var``, its errors naming ``site`` (``tg.var``, or ``tg.std`` that takes its root)."""
+    x = as_tensor(a, "a", site)
+    axes = reduced_axes(axis, x.ndim, site, keepdims)
+    ddof = validate.integer(ddof, "ddof", site, minimum=0)
     centered = x - mean(x, axes, keepdims=True)
     sizes = [x.shape[i] for i in axes]
     if known(sizes):
         n = math.prod(sizes)
         if ddof >= n and n > 0:   # numpy divides by max(n - ddof, 0): inf, or NaN
-            validate.fail(ValueError, "tg.var", "ddof", f"an integer below the number of "
+            validate.fail(ValueError, site, "ddof", f"an integer below the number of "
                           f"entries each variance is taken over ({n})", ddof)
         divisor = n - ddof
     else:   # known when the graph runs: numpy's max(n - ddof, 0)
@@ -66,7 +71,7 @@ def var(a, axis=None, ddof=0, keepdims=False):
 def std(a, axis=None, ddof=0, keepdims=False):
     r"""$\sqrt{\mathrm{var}(x)}$ over ``axis``.  $\partial / \partial x_i = (x_i - \bar x) /
     ((n - \mathrm{ddof})\, \mathrm{std})$, taken as 0 where std = 0 (all entries equal)."""
-    v = var(a, axis, ddof, keepdims)
+    v = _variance(a, axis, ddof, keepdims, "tg.std")
     flat = v == 0      # sqrt has no derivative at 0: the where keeps 1/0 out of the rule
     return where(flat, 0, sqrt(where(flat, 1, v)))
 
