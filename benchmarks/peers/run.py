@@ -22,7 +22,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOADS = ("scalar_chain", "mlp_medium", "mlp_large", "jvp", "hvp", "per_example", "jacobian",
-             "cnn", "gpu_mlp")
+             "batch_hessian", "cnn", "gpu_mlp")
 COLUMNS = ("teachgrad", "teachgrad tg.function", "micrograd", "torch", "jax jit", "jax",
            "autograd")
 
@@ -158,6 +158,10 @@ def table_rows(results):
         rows.append(("Jacobian of tanh(W x + b), 256 -> 256, float64: vmap of VJP (peers: "
                      "jacrev) / analytic numpy", cells, "(no goal)", ""))
         rows.append(("  teachgrad: vmap of the VJP / a loop of 256 VJPs",
+                     {"teachgrad": _cell(r, "teachgrad", "vs_loop", "x")}, "(no goal)", ""))
+    r = results.get("batch_hessian")
+    if r:
+        rows.append(("teachgrad: LSTM cell batch Hessian, nested batch_jacobian / its loop",
                      {"teachgrad": _cell(r, "teachgrad", "vs_loop", "x")}, "(no goal)", ""))
     r = results.get("cnn")
     if r and r["rows"]:
