@@ -48,9 +48,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", aggregation_method=None,
                           "a list of them)", y)
     stop_gradients = [] if stop_gradients is None else _as_list(stop_gradients)
     grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
+    if len(grad_ys) != len(ys):
+        raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     if has_batched(ys + xs):   # inside tg.vectorized_map: per example, through the batch
-        if len(grad_ys) != len(ys):
-            raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
         return per_example_gradients(gradients, ys, xs, grad_ys, name=name,
                                      aggregation_method=aggregation_method,
                                      stop_gradients=stop_gradients,
@@ -58,8 +58,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", aggregation_method=None,
     graph = _graph_of(ys)
     unconnected = unconnected_option(unconnected_gradients, "tg.gradients")
     check_method(aggregation_method)
-    if len(grad_ys) != len(ys):
-        raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
 
     with graph.as_default(), graph.name_scope(name):
         xs = [_local_tensor(x, graph, "xs") for x in xs]
