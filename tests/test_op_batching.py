@@ -13,6 +13,9 @@ positive, SPD, in [-1, 1], valid). Then:
    batch ``xs`` equals the per-example gradients, stacked;
 4. per-example gradients: ``vmap`` of that gradient (which batches the ops of each VJP
    rule) equals the loop too, without looping;
+6. nested Jacobians: the VJP at shared inputs mapped over cotangents (a Jacobian's rows,
+   as ``tape.jacobian`` vectorizes them: each ``*_grad`` op's batching rule at work),
+   then differentiated by a tape around the map, equals the loop over cotangents;
 5. a few ops outside the table (indices, booleans, random masks, composites) batch
    without a loop.
 """
@@ -185,6 +188,47 @@ def test_vmap_of_gradient_matches_the_loop(spec, data):
                                    err_msg=f"{spec.name}: per-example gradient of input {i}")
     # the VJP's operands are all batched: a grouped convolution may loop
     check_no_loop(spec, looping_ops(caught), (0, 0))
+
+
+# -- 6. nested Jacobians: the rows of a Jacobian vectorized, then differentiated again ---
+def second_order_of_rows(fn, xs, seeds, vs, vectorized):
+    """The VJPs of ``fn`` at ``xs`` for each of ``seeds`` (a Jacobian's rows: ``xs``
+    shared, as tape.jacobian's pfor maps them), and the gradient with respect to ``xs``
+    of their sum weighted by ``vs`` (a tape around the rows: a Jacobian of a Jacobian)."""
+    vjp = gradient_of_weighted_sum(fn, len(xs))
+    xs = [tg.constant(x) for x in xs]
+    with tg.GradientTape() as tape:
+        tape.watch(xs)
+        if vectorized:
+            in_axes = (None,) * len(xs) + (0,) * len(seeds)
+            rows = tg.vmap(vjp, in_axes=in_axes)(*xs, *[tg.constant(s) for s in seeds])
+        else:
+            per_seed = [vjp(*xs, *[tg.constant(s[i]) for s in seeds])
+                        for i in range(len(SCALES))]
+            rows = [tg.stack(list(r)) for r in zip(*per_seed)]
+        loss = weighted_sum(rows, [tg.constant(v) for v in vs])
+    again = tape.gradient(loss, xs, unconnected_gradients="zero")
+    return [dense(r) for r in rows], [dense(g) for g in again]
+
+
+@pytest.mark.parametrize("spec", OPS, ids=_ids)
+@settings(SETTINGS, max_examples=2)
+@given(data=st.data())
+def test_jacobian_of_a_vectorized_jacobian_matches_the_loop(spec, data):
+    case, fn = draw_case(spec, data)
+    outs = leaves(fn(*[tg.constant(a) for a in case.arrays]))
+    seeds = [batch_of(np.linspace(-1.0, 1.0, o.size).reshape(o.shape) + 0.5)
+             for o in outs]
+    vs = [batch_of(np.linspace(0.5, -1.5, a.size).reshape(a.shape)) for a in case.arrays]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = second_order_of_rows(fn, case.arrays, seeds, vs, vectorized=True)
+    want = second_order_of_rows(fn, case.arrays, seeds, vs, vectorized=False)
+    for part, g_list, w_list in zip(("rows", "second order"), got, want):
+        for i, (g, w) in enumerate(zip(g_list, w_list)):
+            np.testing.assert_allclose(g, w, rtol=1e-8, atol=1e-10,
+                                       err_msg=f"{spec.name}: {part}, input {i}")
+    check_no_loop(spec, looping_ops(caught), (None, 0))
 
 
 # -- 5. ops outside the table (not differentiated, or made of table ops) ---------------

@@ -22,7 +22,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOADS = ("scalar_chain", "mlp_medium", "mlp_large", "jvp", "hvp", "per_example", "jacobian",
-             "cnn", "gpu_mlp")
+             "batch_hessian", "cnn", "gpu_mlp")
 COLUMNS = ("teachgrad", "teachgrad tg.function", "micrograd", "torch", "jax jit", "jax",
            "autograd")
 
@@ -169,6 +169,10 @@ def table_rows(results):
             rows.append(("  teachgrad tg.function(jacrev) / jax.jit(jacrev) (ms over ms)",
                          {"teachgrad tg.function": f"{traced:.2f}x"}, "<= 1.2",
                          verdict(traced, 1.2)))
+    r = results.get("batch_hessian")
+    if r:
+        rows.append(("teachgrad: LSTM cell batch Hessian, nested batch_jacobian / its loop",
+                     {"teachgrad": _cell(r, "teachgrad", "vs_loop", "x")}, "(no goal)", ""))
     r = results.get("cnn")
     if r and r["rows"]:
         for workload, title, goals in (

@@ -14,7 +14,7 @@ import warnings
 
 from ..ops import getitem, stack
 from ..ops.core.apply import bind
-from ..ops.shape.reshape import move_to_rank
+from ..ops.shape.reshape import move_to_rank, repeat_like
 from ..state import override, state
 
 
@@ -49,8 +49,17 @@ class Frame:
 
 def elementwise_rule(op):
     """Apply an elementwise op once to the batches, lined up (unbatched inputs broadcast
-    along the batch axis by themselves)."""
+    along the batch axis by themselves).
+
+    A fused op (``tanh_grad``...) takes no broadcasting: its VJP rules give each input a
+    cotangent of the output's shape. So its unbatched inputs are repeated along the
+    batch first (``repeat_like``, whose VJP sums the batch back): a tape around the map,
+    differentiating it again (a Jacobian of a Jacobian), then sees inputs of one shape."""
     def rule(values, batched, **params):
+        if op.fused:
+            like = next(v for v, b in zip(values, batched) if b)
+            values = [v if b else repeat_like(v, like) for v, b in zip(values, batched)]
+            return bind(op, *values, **params), True
         rank = max(v.ndim - b for v, b in zip(values, batched))
         aligned = [move_to_rank(v, rank) if b else v for v, b in zip(values, batched)]
         return bind(op, *aligned, **params), True

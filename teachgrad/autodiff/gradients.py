@@ -7,11 +7,13 @@ and labelled with the forward node that produced them) instead of computing.
 """
 from .. import backend, dtypes, validate
 from ..ops import IndexedSlices, ones_like, zeros_like
+from ..ops.core.batching import BatchedTensor
 from ..ops.core.grad_util import compatible, known
 from ..state import state
 from ..tensor import SymbolicTensor, Tensor, Variable
 from . import events
 from .aggregation import UnconnectedGradients, check_method, unconnected as unconnected_option
+from .batched_gradients import has_batched, per_example_gradients
 from .engine import backward
 
 
@@ -47,11 +49,16 @@ def gradients(ys, xs, grad_ys=None, name="gradients", aggregation_method=None,
                           "a list of them)", y)
     stop_gradients = [] if stop_gradients is None else _as_list(stop_gradients)
     grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
+    if len(grad_ys) != len(ys):
+        raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
+    if has_batched(ys + xs):   # inside tg.vectorized_map: per example, through the batch
+        return per_example_gradients(gradients, ys, xs, grad_ys, name=name,
+                                     aggregation_method=aggregation_method,
+                                     stop_gradients=stop_gradients,
+                                     unconnected_gradients=unconnected_gradients)
     graph = _graph_of(ys)
     unconnected = unconnected_option(unconnected_gradients, "tg.gradients")
     check_method(aggregation_method)
-    if len(grad_ys) != len(ys):
-        raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
 
     with graph.as_default(), graph.name_scope(name):
         xs = [_local_tensor(x, graph, "xs") for x in xs]
@@ -71,7 +78,7 @@ def _seed(i, y, g, graph):
     grad_y, checked (y's shape, and real for a real y)."""
     if g is None:
         return ones_like(y)
-    g = g if isinstance(g, SymbolicTensor) else graph.as_graph_tensor(g, y)
+    g = g if isinstance(g, (SymbolicTensor, BatchedTensor)) else graph.as_graph_tensor(g, y)
     if not compatible(g.shape, y.shape):
         raise ValueError(
             f"grad_ys[{i}] has shape {_shape(g)}, but ys[{i}] ('{y.name}') has shape "

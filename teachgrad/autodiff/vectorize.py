@@ -13,7 +13,7 @@ backward passes. The result equals the loop's, example by example.
 import functools
 
 from .. import nest, validate
-from ..ops import identity, moveaxis
+from ..ops import getitem, identity, moveaxis
 from ..ops.core.batching import BatchedTensor, batched_at
 from ..ops.shape.reshape import repeat_like
 from ..state import override, state
@@ -56,7 +56,9 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     """``fn`` applied to each element of ``elems`` along axis 0, computed in one pass,
     TensorFlow's form: ``tg.vectorized_map(lambda x: x * x, tg.constant([1., 2., 3.]))`` is
     ``[1., 4., 9.]``. ``elems`` may be a structure of tensors (each with the same first
-    dimension); ``fn`` gets one element of the same structure.
+    dimension, or a first dimension of 1: that tensor's one element is every
+    example's, as TensorFlow broadcasts it); ``fn`` gets one element of the same
+    structure.
 
     An op without a batching rule runs once per element (``fallback_to_while_loop``
     must then be True; ``warn`` says so once per op, as TensorFlow's does).
@@ -70,13 +72,15 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     if not nest.tree_leaves(elems):
         validate.fail(ValueError, "tg.vectorized_map", "elems", "a tensor, or a structure "
                       "holding at least one, to map over", elems)
-    return vectorize(fn, (elems,), 0, 0, "tg.vectorized_map", ["elems"], warn=warn)
+    return vectorize(fn, (elems,), 0, 0, "tg.vectorized_map", ["elems"], warn=warn,
+                     broadcast=True)
 
 
-def vectorize(fn, args, in_axes, out_axes, where, names, warn=True, kwargs=None):
+def vectorize(fn, args, in_axes, out_axes, where, names, warn=True, kwargs=None,
+              broadcast=False):
     """Call ``fn(*args, **kwargs)`` once for the whole batch and return its stacked results
     (``names``: what the error messages call each argument; keyword arguments are
-    batched along axis 0)."""
+    batched along axis 0; ``broadcast``: a batch of one is every example's)."""
     kwargs = kwargs or {}
     axes = _argument_axes(args, in_axes, where) + [0] * len(nest.tree_leaves(kwargs))
     leaves, treedef = nest.tree_flatten((tuple(args), kwargs))
@@ -84,6 +88,8 @@ def vectorize(fn, args, in_axes, out_axes, where, names, warn=True, kwargs=None)
     labels += [f"keyword argument {path[2:-2]!r}" for path in nest.leaf_paths(kwargs)]
     flat = [_as_input(leaf, axis, label, where)
             for leaf, axis, label in zip(leaves, axes, labels)]
+    if broadcast:
+        flat, axes = _broadcast_ones(flat, axes)
     frame = _frame(flat, axes, labels, where, warn)
     batches = [moveaxis(t, axis, 0) if axis not in (None, 0) else t
                for t, axis in zip(flat, axes)]
@@ -135,6 +141,19 @@ def _as_input(leaf, axis, name, where):
         validate.fail(ValueError, where, "in_axes", f"an axis of {name}, which has {ndim} "
                       f"(so -{ndim} to {ndim - 1})", axis)
     return tensor
+
+
+def _broadcast_ones(flat, axes):
+    """TensorFlow's vectorized_map broadcasts an input whose batch has one element when
+    another's has more: each example reads that one element (a shared value here)."""
+    sizes = {t.shape[axis] for t, axis in zip(flat, axes)
+             if axis is not None and t.shape is not None}
+    if 1 not in sizes or len(sizes - {1}) != 1 or None in sizes:
+        return flat, axes
+    shared = [axis is not None and t.shape is not None and t.shape[axis] == 1
+              for t, axis in zip(flat, axes)]
+    return ([getitem(moveaxis(t, axis, 0), 0) if s else t for t, axis, s in
+             zip(flat, axes, shared)], [None if s else axis for axis, s in zip(axes, shared)])
 
 
 def _frame(flat, leaf_axes, labels, where, warn):

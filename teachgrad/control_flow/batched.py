@@ -6,7 +6,9 @@ So, as JAX does:
 
 * a ``cond`` whose predicate is batched runs **both** branches and keeps, for each
   example, the result of its branch: ``tg.where(pred, true_result, false_result)``.
-  Gradients follow the same selection, so each example's gradient is its branch's.
+  Gradients follow the same selection, so each example's gradient is its branch's;
+  differentiated inside the map, each branch's gradient is selected too, so what the
+  untaken branch computes (a nan at ``sqrt(0)``) never reaches it (``branch_masks``).
 * a ``while_loop`` runs while **any** example's predicate holds; in each iteration an
   example whose predicate no longer holds keeps its loop variables unchanged
   (``tg.where(pred, new, old)``). Each example ends with the values its own loop gives.
@@ -24,6 +26,7 @@ from ..ops.core.declare import defbatch
 from ..ops.shape.reshape import repeat_like
 from ..state import override, state
 from ..tensor import Tensor
+from .branch_masks import branch_edges
 from .subgraph import as_tensor, trace
 
 
@@ -48,7 +51,11 @@ def select(pred, when_true, when_false, what):
 def batched_cond(pred, true_fn, false_fn):
     """Both branches, each example's result chosen by its ``pred``."""
     pred = as_tensor(pred, name="pred", where="tg.cond")
-    return select(pred, true_fn(), false_fn(),
+    with branch_edges(pred, True):
+        when_true = true_fn()
+    with branch_edges(pred, False):
+        when_false = false_fn()
+    return select(pred, when_true, when_false,
                   "the results of true_fn and false_fn (tg.cond inside tg.vectorized_map)")
 
 

@@ -167,7 +167,11 @@ def _eager_while(cond, body, loop_vars, maximum_iterations, shape_invariants, na
     observer = events.current_observer()
     i = 0
     while limit is None or i < limit:
-        if not _truth(_call(cond, loop_vars, flat), "while_loop's cond"):
+        pred = _call(cond, loop_vars, flat)
+        if isinstance(pred, batched.BatchedTensor):   # cond read a per-example value
+            rest = None if limit is None else limit - i
+            return batched.eager_batched_while(cond, body, _call, flat, loop_vars, rest)
+        if not _truth(pred, "while_loop's cond"):
             break
         if observer is not None:
             observer(events.LoopIteration(record, "forward", i, tuple(flat)))

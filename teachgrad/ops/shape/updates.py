@@ -35,7 +35,7 @@ from ..core.declare import (
 from ..elementwise.casts import zeros_like
 from .indexing import gather
 from .rearrange import moveaxis
-from .reshape import expand_dims, repeat_like
+from .reshape import repeat_like
 
 UNWRITTEN, WRITTEN, CLEARED = 0, 1, 2
 
@@ -67,15 +67,17 @@ defshape(scatter_update_p, lambda x, indices, values: [(x.shape, x.dtype)])
 
 def _scatter_update_batch(values, batched):
     """Shared indices: the rows are axis 1 of the batch, so move them to the front,
-    replace them (the batch axis of ``values`` after the indices' axes, or a size-1 one
-    to broadcast shared values along), and move them back. Indices that differ from
-    example to example loop."""
+    replace them (the batch axis of ``values`` after the indices' axes; shared values
+    repeated along it, so that the op's VJP, which gives ``values`` a cotangent of the
+    rows' shape, sees one shape), and move them back. Indices that differ from example
+    to example loop."""
     (x, indices, v), (x_batched, indices_batched, v_batched) = values, batched
     if indices_batched or indices.shape is None:
         return NotImplemented
     x = x if x_batched else repeat_like(x, v)
     at = indices.ndim   # where the batch axis goes in the rows' values
-    v = moveaxis(v, 0, at) if v_batched else expand_dims(v, at) if v.ndim >= at else v
+    if v_batched or v.ndim >= at:
+        v = moveaxis(v if v_batched else repeat_like(v, x), 0, at)
     out = bind(scatter_update_p, moveaxis(x, 0, 1), indices, v)
     return moveaxis(out, 1, 0), True
 defbatch(scatter_update_p, _scatter_update_batch)

@@ -1,0 +1,177 @@
+"""Control flow whose condition or body reads per-example values inside tg.vmap.
+
+Translated from JAX's testWhileLoopCondConstsBatched and its issue 3204 (nested loops),
+and from TensorFlow's pfor While tests: the loop runs while any example's condition
+holds, and each finished example keeps its state (a selection per example). Every case
+is checked against the per-example Python loop, eagerly, in tg.function and in a Graph.
+"""
+import numpy as np
+import pytest
+
+import teachgrad as tg
+
+
+def bound_loop(x, bound):
+    """x doubled while below a per-example bound (the bound is captured)."""
+    return tg.while_loop(lambda v: v < bound, lambda v: v * 2.0, [x])[0]
+
+
+def step_loop(x, step):
+    """Three steps of a per-example size (the step is captured by the body)."""
+    return tg.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v + step * v),
+                         [0, x])[1]
+
+
+def nested_loop(x, n):
+    """JAX issue 3204's shape: an inner loop whose bound is the outer counter, an outer
+    loop whose bound is per example."""
+    def outer_body(i, acc):
+        inner = tg.while_loop(lambda j, a: j < i, lambda j, a: (j + 1, a * x), [0, acc])
+        return i + 1, inner[1]
+    return tg.while_loop(lambda i, a: i < n, outer_body, [0, x])[1]
+
+
+def counted_loop(x, bound):
+    """The bound caps a counter that is not a function of x (the output is the count)."""
+    return tg.while_loop(lambda i: i < bound, lambda i: i + 1, [tg.constant(0.0)])[0] * x
+
+
+CASES = [
+    (bound_loop, [1.5, 0.5, 3.0], [5.0, 40.0, 1.0]),
+    (step_loop, [1.0, 2.0, 0.5], [0.5, 1.0, 2.0]),
+    (nested_loop, [1.5, 0.9, 1.1], [1.0, 2.0, 3.0]),
+    (counted_loop, [2.0, 3.0, 4.0], [1.0, 2.5, 0.0]),
+]
+
+
+def per_example(fn, xs, others):
+    return np.array([fn(tg.constant(x), tg.constant(o)).numpy() for x, o in zip(xs, others)])
+
+
+def per_example_grad(fn, xs, others):
+    return np.array([tg.grad(fn)(tg.constant(x), tg.constant(o)).numpy()
+                     for x, o in zip(xs, others)])
+
+
+def in_context(run, context, xs, others):
+    """``run(xs, others)`` eagerly, in tg.function, or fed through a Graph."""
+    xs, others = np.asarray(xs), np.asarray(others)
+    if context == "graph":
+        graph = tg.Graph()
+        with graph.as_default():
+            px = tg.placeholder(tg.float64, (len(xs),))
+            po = tg.placeholder(tg.float64, (len(others),))
+            out = run(px, po)
+        return tg.Session(graph).run(out, feed_dict={px: xs, po: others})
+    call = tg.function(run) if context == "function" else run
+    return call(tg.constant(xs), tg.constant(others)).numpy()
+
+
+def sum_gradient(fn):
+    def run(xs, others):
+        with tg.GradientTape() as tape:
+            tape.watch(xs)
+            y = tg.sum(tg.vmap(fn)(xs, others))
+        return tape.gradient(y, xs)
+    return run
+
+
+@pytest.mark.parametrize("context", ["eager", "function", "graph"])
+@pytest.mark.parametrize("fn, xs, others", CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_a_loop_reading_per_example_values_equals_the_loop_over_examples(fn, xs, others,
+                                                                           context):
+    got = in_context(tg.vmap(fn), context, xs, others)
+    np.testing.assert_allclose(got, per_example(fn, xs, others), rtol=1e-12)
+
+
+@pytest.mark.parametrize("context", ["eager", "function", "graph"])
+@pytest.mark.parametrize("fn, xs, others", CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_a_tape_around_the_map_gives_each_example_its_loop_gradient(fn, xs, others, context):
+    got = in_context(sum_gradient(fn), context, xs, others)
+    np.testing.assert_allclose(got, per_example_grad(fn, xs, others), rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn, xs, others", CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_per_example_gradients_of_a_loop_reading_per_example_values(fn, xs, others):
+    got = tg.vmap(tg.grad(fn))(tg.constant(xs), tg.constant(others))
+    np.testing.assert_allclose(got.numpy(), per_example_grad(fn, xs, others), rtol=1e-12)
+
+
+def test_jax_while_loop_cond_consts_batched():
+    # JAX: vmap over the bound only; the loop variable starts shared by every example.
+    f = tg.vmap(lambda y: tg.while_loop(lambda x: x < y, lambda x: x + 2.0,
+                                        [tg.constant(0.0)])[0])
+    np.testing.assert_allclose(f(tg.constant([1.0, 2.0, 3.0])).numpy(), [2.0, 2.0, 4.0])
+    np.testing.assert_allclose(tg.function(f)(tg.constant([1.0, 2.0, 3.0])).numpy(),
+                               [2.0, 2.0, 4.0])
+
+
+def test_the_maximum_iterations_left_carry_into_the_per_example_loop():
+    # The first iteration's condition is shared; the body makes it per-example after.
+    def f(x):
+        return tg.while_loop(lambda v: v < 100.0, lambda v: v * x, [tg.constant(1.0)],
+                             maximum_iterations=3)[0]
+    got = tg.vmap(f)(tg.constant([2.0, 20.0]))
+    np.testing.assert_allclose(got.numpy(), [8.0, 400.0])
+
+
+# -- a per-example cond's gradient selects each branch's gradient (NaN-safe, as JAX) -----
+
+def sqrt_or_square(x):
+    return tg.cond(x > 0, lambda: tg.sqrt(x), lambda: x * x)
+
+
+def log_or_linear(x):
+    return tg.cond(x > 1.0, lambda: tg.log(x - 1.0) * x, lambda: 3.0 * x)
+
+
+def cond_in_loop(x):
+    """A cond inside a while loop: the branch's edges are each iteration's."""
+    return tg.while_loop(lambda i, v: i < 2,
+                         lambda i, v: (i + 1, tg.cond(v > 0, lambda: tg.sqrt(v), lambda: -v)),
+                         [0, x])[1]
+
+
+NAN_SAFE = [
+    (sqrt_or_square, [0.0, 4.0, -1.0], [0.0, 0.25, -2.0]),
+    (log_or_linear, [1.0, 3.0, 0.5], [3.0, np.log(2.0) + 1.5, 3.0]),
+]
+
+
+@pytest.mark.parametrize("context", ["eager", "function", "graph"])
+@pytest.mark.parametrize("fn, xs, want", NAN_SAFE, ids=lambda c: getattr(c, "__name__", ""))
+def test_per_example_cond_gradients_ignore_the_untaken_branch(fn, xs, want, context):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        got = in_context(lambda xs, _: tg.vmap(tg.grad(fn))(xs), context, xs, xs)
+        looped = per_example_grad(lambda x, _: fn(x), xs, xs)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(got, looped, rtol=1e-12)
+
+
+def test_a_per_example_cond_inside_a_loop_masks_each_iteration_eagerly():
+    with np.errstate(invalid="ignore", divide="ignore"):
+        got = tg.vmap(tg.grad(cond_in_loop))(tg.constant([0.0, 16.0, -4.0]))
+    np.testing.assert_allclose(got.numpy(), [1.0, 1 / 32, -0.25])
+    # In a graph, a loop differentiated inside the map is refused, saying what to do.
+    with pytest.raises(NotImplementedError, match="Differentiate outside the map"):
+        tg.function(tg.vmap(tg.grad(cond_in_loop)))(tg.constant([0.0, 16.0, -4.0]))
+
+
+def test_second_derivatives_and_jvps_of_a_per_example_cond_are_nan_safe():
+    xs = tg.constant([0.0, 4.0, -1.0])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        second = tg.vmap(tg.grad(tg.grad(sqrt_or_square)))(xs)
+        tangent = tg.vmap(lambda x: tg.jvp(sqrt_or_square, [x], [tg.ones_like(x)])[1])(xs)
+    np.testing.assert_allclose(second.numpy(), [2.0, -1 / 32, 2.0])
+    np.testing.assert_allclose(tangent.numpy(), [0.0, 0.25, -2.0])
+
+
+def test_a_shared_weight_read_in_one_branch_gets_that_branch_examples_gradient():
+    w = tg.constant(3.0)
+
+    def f(w, x):
+        return tg.cond(x > 0, lambda: tg.sqrt(x) * w, lambda: x * x)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        got = tg.vmap(tg.grad(f, argnums=(0, 1)), in_axes=(None, 0))(w, tg.constant([0.0, 4.0]))
+    np.testing.assert_allclose(got[0].numpy(), [0.0, 2.0])
+    np.testing.assert_allclose(got[1].numpy(), [0.0, 0.75])

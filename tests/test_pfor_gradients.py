@@ -1,0 +1,118 @@
+"""tg.gradients inside tg.vectorized_map, and vectorized_map's broadcast of a batch of one.
+
+Translated from TensorFlow's pfor tests: a loop body that calls ``tf.gradients`` of one
+example's slice of a value computed outside the map (through a TensorArray, as its
+TensorArray gradient test does) gets that example's gradient; ``vectorized_map`` reads
+an input whose first dimension is 1 as every example's (its broadcasting gather).
+"""
+import numpy as np
+import pytest
+
+import teachgrad as tg
+
+X = np.random.default_rng(7).uniform(-1.0, 1.0, size=(3, 2))
+
+
+def in_graph(build, feeds):
+    """``build(*placeholders)`` in a Graph, run on ``feeds`` (numpy arrays)."""
+    graph = tg.Graph()
+    with graph.as_default():
+        holders = [tg.placeholder(tg.float64, f.shape) for f in feeds]
+        out = build(*holders)
+    return tg.Session(graph).run(out, feed_dict=dict(zip(holders, feeds)))
+
+
+def run(build, context, *feeds):
+    if context == "graph":
+        return in_graph(build, feeds)
+    return tg.function(build)(*[tg.constant(f) for f in feeds]).numpy()
+
+
+def through_array(x):
+    """TensorFlow's pfor TensorArray gradient test: y = stack(unstack(x))^2, and each
+    example's gradient of its row of y, row i of the gradient kept."""
+    array = tg.TensorArray(tg.float64, 3, clear_after_read=False).unstack(x)
+    y = tg.square(array.stack())
+
+    def loop_fn(i):
+        y_i = tg.gather(y, i)
+        return tg.gather(tg.gradients(y_i, x)[0], i)
+    return tg.vectorized_map(loop_fn, tg.arange(3))
+
+
+@pytest.mark.parametrize("context", ["function", "graph"])
+def test_gradients_of_an_example_of_a_value_computed_outside_the_map(context):
+    np.testing.assert_allclose(run(through_array, context, X), 2 * X, rtol=1e-12)
+
+
+@pytest.mark.parametrize("context", ["function", "graph"])
+def test_each_example_gets_the_gradient_of_its_own_slice(context):
+    def build(x):
+        y = tg.tanh(x) * 3.0
+        return tg.vectorized_map(lambda i: tg.gradients(tg.gather(y, i), x)[0], tg.arange(3))
+    got = run(build, context, X)
+    want = np.zeros((3, 3, 2))
+    for i in range(3):
+        want[i, i] = 3.0 * (1 - np.tanh(X[i]) ** 2)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("context", ["function", "graph"])
+def test_grad_ys_per_example_and_ys_shared_by_every_example(context):
+    def build(x, w):
+        y = x * x
+        total = tg.sum(x)   # the same for every example: its gradient is ones
+
+        def loop_fn(args):
+            i, w_i = args
+            return tg.gradients([tg.gather(y, i), total], x, grad_ys=[w_i, None])[0]
+        return tg.vectorized_map(loop_fn, (tg.arange(3), w))
+    weights = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    got = run(build, context, X, weights)
+    want = np.ones((3, 3, 2))
+    for i in range(3):
+        want[i, i] += 2 * X[i] * weights[i]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_gradients_with_respect_to_an_example_view_are_refused_clearly():
+    def build(x):
+        return tg.vectorized_map(lambda xi: tg.gradients(tg.sum(tg.sin(xi)), xi)[0], x)
+    with pytest.raises(NotImplementedError, match="GradientTape inside the mapped function"):
+        in_graph(build, [X])
+
+
+def test_gradients_inside_an_eager_map_say_to_use_a_tape():
+    with pytest.raises(RuntimeError, match="Use tg.GradientTape instead"):
+        y = tg.constant(X) * 2.0
+        tg.vectorized_map(lambda i: tg.gradients(tg.gather(y, i), y)[0], tg.arange(3))
+
+
+# -- a first dimension of 1 is every example's (vectorized_map only) --------------------
+@pytest.mark.parametrize("context", ["eager", "function", "graph"])
+def test_vectorized_map_broadcasts_a_batch_of_one(context):
+    def build(a, b):
+        return tg.vectorized_map(lambda e: e[0] * e[1] + tg.sum(e[0]), (a, b))
+    a, b = np.array([[1.0, 2.0]]), np.array([[3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])
+    want = a * b + a.sum()
+    got = build(tg.constant(a), tg.constant(b)).numpy() if context == "eager" else \
+        run(build, context, a, b)
+    np.testing.assert_allclose(got, want)
+
+
+def test_the_broadcast_input_gets_the_sum_of_every_example_gradient():
+    a, b = tg.constant([[1.0, 2.0]]), tg.constant([[3.0, 4.0], [5.0, 6.0]])
+    with tg.GradientTape() as tape:
+        tape.watch([a, b])
+        y = tg.sum(tg.vectorized_map(lambda e: e[0] * e[1], [a, b]))
+    grad_a, grad_b = tape.gradient(y, [a, b])
+    np.testing.assert_allclose(grad_a.numpy(), [[8.0, 10.0]])
+    np.testing.assert_allclose(grad_b.numpy(), [[1.0, 2.0], [1.0, 2.0]])
+
+
+def test_other_batch_sizes_and_vmap_do_not_broadcast():
+    one, three, two = np.ones((1, 2)), np.ones((3, 2)), np.ones((2, 2))
+    with pytest.raises(ValueError, match="different batch sizes"):
+        tg.vectorized_map(lambda e: e[0] + e[1] + e[2], [one, three, two])
+    with pytest.raises(ValueError, match="different batch sizes"):   # JAX's vmap does not
+        tg.vmap(lambda a, b: a + b)(tg.constant(one), tg.constant(three))
