@@ -354,3 +354,35 @@ def test_every_linalg_function_takes_a_name():
     assert tg.einsum("ii", a, name="tr").name == "tr"
     for fn in tg.linalg.__all__:
         assert "name" in inspect.signature(getattr(tg.linalg, fn)).parameters, fn
+
+
+@pytest.mark.parametrize("vector_first", [False, True])
+@pytest.mark.parametrize("mode", ["eager", "function", "graph"])
+def test_matmul_flags_with_a_vector_operand_give_the_transposes_gradient(vector_first, mode):
+    """``matmul(A, v, transpose_a=True)`` is ``A.T @ v``: its gradients are those of that
+    product (a square A, where ignoring the flag would still run, and give a wrong number)."""
+    rng = np.random.default_rng(44)
+    a, v, ct = rng.normal(size=(3, 3)), rng.normal(size=3), rng.normal(size=3)
+    flags = {"transpose_b": True} if vector_first else {"transpose_a": True}
+    # <ct, v @ A.T>: d/dv = A.T @ ct, d/dA = outer(ct, v); <ct, A.T @ v>: A @ ct, outer(v, ct)
+    want_v = a.T @ ct if vector_first else a @ ct
+    want_a = np.outer(ct, v) if vector_first else np.outer(v, ct)
+
+    def grads(a_t, v_t):
+        with tg.GradientTape() as tape:
+            tape.watch([a_t, v_t])
+            out = tg.matmul(v_t, a_t, **flags) if vector_first else tg.matmul(a_t, v_t, **flags)
+        return tape.gradient(out, [a_t, v_t], output_gradients=tg.constant(ct))
+
+    if mode == "eager":
+        got = [g.numpy() for g in grads(tg.constant(a), tg.constant(v))]
+    elif mode == "function":
+        got = [g.numpy() for g in tg.function(grads)(tg.constant(a), tg.constant(v))]
+    else:
+        g = tg.Graph()
+        with g.as_default():
+            pa, pv = tg.placeholder(tg.float64, (3, 3)), tg.placeholder(tg.float64, (3,))
+            fetches = grads(pa, pv)
+        got = tg.Session(g).run(fetches, feed_dict={pa: a, pv: v})
+    np.testing.assert_allclose(got[0], want_a, rtol=1e-12)
+    np.testing.assert_allclose(got[1], want_v, rtol=1e-12)
