@@ -97,3 +97,15 @@ def test_the_gradient_of_a_traced_call_replays_its_per_example_draws():
         total = tg.sum(scaled)
     np.testing.assert_allclose(tape.gradient(total, xs).numpy(), (scaled / xs).numpy(),
                                rtol=1e-12)
+
+
+def test_a_jacobian_directions_share_the_draw_and_examples_do_not():
+    def f(x):   # its Jacobian is sum(noise) * I for one draw of the noise
+        return x * tg.sum(tg.random.normal((3,), dtype=tg.float64))
+    for jacobian in (tg.jacfwd(f), tg.jacrev(f)):
+        j = jacobian(tg.constant(np.ones(3))).numpy()
+        np.testing.assert_allclose(j, j[0, 0] * np.eye(3), rtol=1e-12)
+    per_example = tg.vmap(tg.jacfwd(f))(tg.constant(np.ones((4, 3)))).numpy()
+    for j in per_example:
+        np.testing.assert_allclose(j, j[0, 0] * np.eye(3), rtol=1e-12)
+    assert len(set(np.round(per_example[:, 0, 0], 12))) == 4
