@@ -341,6 +341,26 @@ def test_ops_outside_the_table_batch_without_a_loop(fn, args):
         np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("axis, index_shape", [(0, ()), (0, (2,)), (1, (3, 2)), (2, ())])
+def test_gather_with_params_and_indices_both_per_example(axis, index_shape):
+    params = np.linspace(-1.0, 1.0, 3 * 4 * 5 * 2).reshape(3, 4, 5, 2)
+    size = params.shape[axis + 1]
+    indices = (np.arange(3 * int(np.prod(index_shape))).reshape((3,) + index_shape) * 7
+               ) % size - (size if axis == 2 else 0)   # negative indices count from the end
+    fn = lambda p, i: tg.gather(p, i, axis=axis) ** 2   # noqa: E731
+    got, looped = run_vmapped(fn, [params, indices], (0, 0))
+    assert not looped, f"{sorted(looped)} ran once per example"
+    np.testing.assert_allclose(got[0], run_looped(fn, [params, indices], (0, 0))[0])
+    weights = np.ones_like(got[0])
+    batch_grad = gradient_of_weighted_sum(lambda p: tg.vmap(fn)(p, tg.constant(indices)), 1)
+    got_grad = dense(batch_grad(tg.constant(params), tg.constant(weights))[0])
+    one = [gradient_of_weighted_sum(lambda p, i=i: fn(p, tg.constant(indices[i])), 1)
+           for i in range(3)]
+    want_grad = [dense(one[i](tg.constant(params[i]), tg.constant(weights[i]))[0])
+                 for i in range(3)]
+    np.testing.assert_allclose(got_grad, np.stack(want_grad))
+
+
 def test_dropout_without_a_seed_draws_a_mask_per_example():
     masks = tg.vmap(lambda x: tg.nn.dropout(x, 0.5))(np.ones((20, 8))).numpy()
     assert len({tuple(m) for m in masks}) > 1
