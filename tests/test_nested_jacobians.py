@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
+from contexts import CONTEXTS, run_in
 
 import teachgrad as tg
 
@@ -75,27 +76,16 @@ def no_loops(run):
     return out
 
 
-def in_context(run, context, x):
-    if context == "graph":
-        graph = tg.Graph()
-        with graph.as_default():
-            placeholder = tg.placeholder(tg.float64, x.shape)
-            out = run(placeholder)
-        return tg.Session(graph).run(out, feed_dict={placeholder: x})
-    call = tg.function(run) if context == "function" else run
-    return call(tg.constant(x)).numpy()
-
-
-@pytest.mark.parametrize("context", ["eager", "function", "graph"])
+@pytest.mark.parametrize("context", CONTEXTS)
 @pytest.mark.parametrize("fn", [lstm_cell, conv_net], ids=["lstm", "conv"])
 def test_batch_jacobian_of_a_batch_jacobian_equals_the_loop(fn, context):
-    got = no_loops(lambda: in_context(lambda x: batch_hessian(fn, x, True), context, X))
-    looped = in_context(lambda x: batch_hessian(fn, x, False), context, X)
+    got = no_loops(lambda: run_in(lambda x: batch_hessian(fn, x, True), context, X))
+    looped = run_in(lambda x: batch_hessian(fn, x, False), context, X)
     np.testing.assert_allclose(got, looped, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(got, loop_hessian(fn, X), rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("context", ["eager", "function", "graph"])
+@pytest.mark.parametrize("context", CONTEXTS)
 def test_a_vectorized_jacobian_of_a_jacobian_equals_the_loop(context):
     def nested(x, use_pfor):
         with tg.GradientTape(persistent=True) as outer:
@@ -106,8 +96,8 @@ def test_a_vectorized_jacobian_of_a_jacobian_equals_the_loop(context):
             jacobian = inner.jacobian(y, x, experimental_use_pfor=use_pfor)
         return outer.jacobian(jacobian, x, experimental_use_pfor=use_pfor)
     x = X[0]
-    got = no_loops(lambda: in_context(lambda v: nested(v, True), context, x))
-    np.testing.assert_allclose(got, in_context(lambda v: nested(v, False), context, x),
+    got = no_loops(lambda: run_in(lambda v: nested(v, True), context, x))
+    np.testing.assert_allclose(got, run_in(lambda v: nested(v, False), context, x),
                                rtol=1e-10, atol=1e-12)
     assert got.shape == (D, D, D)
 

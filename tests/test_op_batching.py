@@ -17,8 +17,10 @@ positive, SPD, in [-1, 1], valid). Then:
    as ``tape.jacobian`` vectorizes them: each ``*_grad`` op's batching rule at work),
    then differentiated by a tape around the map, equals the loop over cotangents;
 5. a few ops outside the table (indices, booleans, random masks, composites) batch
-   without a loop.
+   without a loop, and every op with a batching rule is checked by the table or by them.
 """
+import importlib
+import pkgutil
 import re
 import warnings
 
@@ -28,7 +30,13 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 from op_table import OPS, dense, leaves
 
+import teachgrad
 import teachgrad as tg
+from teachgrad.ops.core.apply import ANY_GRAPH
+from teachgrad.ops.core.op import Op
+from teachgrad.ops.reductions.sums import count_p
+from teachgrad.ops.shape.rows import row_count, row_indices
+from teachgrad.state import state as tg_state
 
 # The mean of an empty axis is NaN, which numpy (the op and the reference) announces.
 pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
@@ -251,7 +259,75 @@ OTHERS = [
     ("conv2d_shared_filters", lambda x: tg.nn.conv2d(x, np.ones((3, 3, 3, 2)), 2, "SAME"),
      [IMAGES]),
     ("max_pool2d", lambda x: tg.nn.max_pool2d(x, 2, 2, "SAME"), [IMAGES]),
+    ("ceil", lambda x: tg.ceil(10 * x), [X]),
+    ("rint", lambda x: tg.rint(10 * x), [X]),
+    ("trunc", lambda x: tg.trunc(10 * x), [X]),
+    ("sign", lambda x: tg.sign(x), [X]),
+    ("angle_imag", lambda x: [tg.angle(x), tg.imag(x)], [X]),
+    ("ones_zeros_like", lambda x: [tg.ones_like(x), tg.zeros_like(x)], [X]),
+    ("stop_gradient", lambda x: tg.stop_gradient(x) * 2.0, [X]),
+    ("argpartition", lambda x: tg.argpartition(x, 1, axis=-1), [X]),
+    ("count", lambda x: tg.ops.bind(count_p, x, axes=(0,), dtype=tg.float64) * x, [X]),
+    ("rows", lambda x: [row_count(x), row_indices(x)], [X]),
 ]
+
+#: Ops with a batching rule that the table and OTHERS do not compare with the loop, and why.
+UNCOMPARED = {
+    "print": "it writes: test_print.py checks the line it writes inside tg.vectorized_map",
+    "keep_mask": "a random draw, per example: test_dropout_without_a_seed_draws_a_mask_per_example",
+}
+
+
+class OpNames:
+    """A recorder that notes the name of every op applied while it is entered."""
+
+    graph = ANY_GRAPH
+    differentiates = False
+
+    def __init__(self):
+        self.entry = tg_state.next_entry()
+        self.names = set()
+
+    def record(self, node):
+        self.names.add(node.op.name)
+
+    def capture(self, outer, inner):
+        """Captures name no op."""
+
+    def output_added(self, node, tensor):
+        """Nor does an output added later."""
+
+    def read_variable(self, variable, tensor):
+        """Nor does a Variable's read."""
+
+
+def ops_of_others():
+    """The ops each OTHERS program applies as the mapped function sees them."""
+    names = OpNames()
+
+    def noting(fn):
+        def mapped(*xs):
+            tg_state.push(names)
+            try:
+                return fn(*xs)
+            finally:
+                tg_state.remove(names)
+        return mapped
+    for _, fn, args in OTHERS:
+        in_axes = tuple(0 if i == 0 else None for i in range(len(args)))
+        run_vmapped(noting(fn), args, in_axes)
+    return names.names
+
+
+def test_every_op_with_a_batching_rule_is_compared_with_the_loop():
+    with_rule = set()
+    for info in pkgutil.walk_packages(teachgrad.ops.__path__, "teachgrad.ops."):
+        for value in vars(importlib.import_module(info.name)).values():
+            if isinstance(value, Op) and (value.batch_rule is not None or value.elementwise):
+                with_rule.add(value.name)
+    covered = {spec.op_name for spec in OPS} | ops_of_others() | set(UNCOMPARED)
+    missing = with_rule - covered
+    assert not missing, f"ops with a batching rule that nothing checks: {sorted(missing)}"
 
 
 @pytest.mark.parametrize("fn, args", [o[1:] for o in OTHERS], ids=[o[0] for o in OTHERS])
@@ -263,6 +339,26 @@ def test_ops_outside_the_table_batch_without_a_loop(fn, args):
     for g, w in zip(got, want):
         assert g.shape == w.shape and g.dtype == w.dtype
         np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("axis, index_shape", [(0, ()), (0, (2,)), (1, (3, 2)), (2, ())])
+def test_gather_with_params_and_indices_both_per_example(axis, index_shape):
+    params = np.linspace(-1.0, 1.0, 3 * 4 * 5 * 2).reshape(3, 4, 5, 2)
+    size = params.shape[axis + 1]
+    indices = (np.arange(3 * int(np.prod(index_shape))).reshape((3,) + index_shape) * 7
+               ) % size - (size if axis == 2 else 0)   # negative indices count from the end
+    fn = lambda p, i: tg.gather(p, i, axis=axis) ** 2   # noqa: E731
+    got, looped = run_vmapped(fn, [params, indices], (0, 0))
+    assert not looped, f"{sorted(looped)} ran once per example"
+    np.testing.assert_allclose(got[0], run_looped(fn, [params, indices], (0, 0))[0])
+    weights = np.ones_like(got[0])
+    batch_grad = gradient_of_weighted_sum(lambda p: tg.vmap(fn)(p, tg.constant(indices)), 1)
+    got_grad = dense(batch_grad(tg.constant(params), tg.constant(weights))[0])
+    one = [gradient_of_weighted_sum(lambda p, i=i: fn(p, tg.constant(indices[i])), 1)
+           for i in range(3)]
+    want_grad = [dense(one[i](tg.constant(params[i]), tg.constant(weights[i]))[0])
+                 for i in range(3)]
+    np.testing.assert_allclose(got_grad, np.stack(want_grad))
 
 
 def test_dropout_without_a_seed_draws_a_mask_per_example():

@@ -7,6 +7,7 @@ is checked against the per-example Python loop, eagerly, in tg.function and in a
 """
 import numpy as np
 import pytest
+from contexts import CONTEXTS, run_in
 
 import teachgrad as tg
 
@@ -53,20 +54,6 @@ def per_example_grad(fn, xs, others):
                      for x, o in zip(xs, others)])
 
 
-def in_context(run, context, xs, others):
-    """``run(xs, others)`` eagerly, in tg.function, or fed through a Graph."""
-    xs, others = np.asarray(xs), np.asarray(others)
-    if context == "graph":
-        graph = tg.Graph()
-        with graph.as_default():
-            px = tg.placeholder(tg.float64, (len(xs),))
-            po = tg.placeholder(tg.float64, (len(others),))
-            out = run(px, po)
-        return tg.Session(graph).run(out, feed_dict={px: xs, po: others})
-    call = tg.function(run) if context == "function" else run
-    return call(tg.constant(xs), tg.constant(others)).numpy()
-
-
 def sum_gradient(fn):
     def run(xs, others):
         with tg.GradientTape() as tape:
@@ -76,18 +63,18 @@ def sum_gradient(fn):
     return run
 
 
-@pytest.mark.parametrize("context", ["eager", "function", "graph"])
+@pytest.mark.parametrize("context", CONTEXTS)
 @pytest.mark.parametrize("fn, xs, others", CASES, ids=lambda c: getattr(c, "__name__", ""))
 def test_a_loop_reading_per_example_values_equals_the_loop_over_examples(fn, xs, others,
                                                                            context):
-    got = in_context(tg.vmap(fn), context, xs, others)
+    got = run_in(tg.vmap(fn), context, xs, others)
     np.testing.assert_allclose(got, per_example(fn, xs, others), rtol=1e-12)
 
 
-@pytest.mark.parametrize("context", ["eager", "function", "graph"])
+@pytest.mark.parametrize("context", CONTEXTS)
 @pytest.mark.parametrize("fn, xs, others", CASES, ids=lambda c: getattr(c, "__name__", ""))
 def test_a_tape_around_the_map_gives_each_example_its_loop_gradient(fn, xs, others, context):
-    got = in_context(sum_gradient(fn), context, xs, others)
+    got = run_in(sum_gradient(fn), context, xs, others)
     np.testing.assert_allclose(got, per_example_grad(fn, xs, others), rtol=1e-12)
 
 
@@ -138,11 +125,11 @@ NAN_SAFE = [
 ]
 
 
-@pytest.mark.parametrize("context", ["eager", "function", "graph"])
+@pytest.mark.parametrize("context", CONTEXTS)
 @pytest.mark.parametrize("fn, xs, want", NAN_SAFE, ids=lambda c: getattr(c, "__name__", ""))
 def test_per_example_cond_gradients_ignore_the_untaken_branch(fn, xs, want, context):
     with np.errstate(invalid="ignore", divide="ignore"):
-        got = in_context(lambda xs, _: tg.vmap(tg.grad(fn))(xs), context, xs, xs)
+        got = run_in(lambda xs, _: tg.vmap(tg.grad(fn))(xs), context, xs, xs)
         looped = per_example_grad(lambda x, _: fn(x), xs, xs)
     np.testing.assert_allclose(got, want, rtol=1e-12)
     np.testing.assert_allclose(got, looped, rtol=1e-12)

@@ -7,25 +7,11 @@ an input whose first dimension is 1 as every example's (its broadcasting gather)
 """
 import numpy as np
 import pytest
+from contexts import CONTEXTS, run_in
 
 import teachgrad as tg
 
 X = np.random.default_rng(7).uniform(-1.0, 1.0, size=(3, 2))
-
-
-def in_graph(build, feeds):
-    """``build(*placeholders)`` in a Graph, run on ``feeds`` (numpy arrays)."""
-    graph = tg.Graph()
-    with graph.as_default():
-        holders = [tg.placeholder(tg.float64, f.shape) for f in feeds]
-        out = build(*holders)
-    return tg.Session(graph).run(out, feed_dict=dict(zip(holders, feeds)))
-
-
-def run(build, context, *feeds):
-    if context == "graph":
-        return in_graph(build, feeds)
-    return tg.function(build)(*[tg.constant(f) for f in feeds]).numpy()
 
 
 def through_array(x):
@@ -42,7 +28,7 @@ def through_array(x):
 
 @pytest.mark.parametrize("context", ["function", "graph"])
 def test_gradients_of_an_example_of_a_value_computed_outside_the_map(context):
-    np.testing.assert_allclose(run(through_array, context, X), 2 * X, rtol=1e-12)
+    np.testing.assert_allclose(run_in(through_array, context, X), 2 * X, rtol=1e-12)
 
 
 @pytest.mark.parametrize("context", ["function", "graph"])
@@ -50,7 +36,7 @@ def test_each_example_gets_the_gradient_of_its_own_slice(context):
     def build(x):
         y = tg.tanh(x) * 3.0
         return tg.vectorized_map(lambda i: tg.gradients(tg.gather(y, i), x)[0], tg.arange(3))
-    got = run(build, context, X)
+    got = run_in(build, context, X)
     want = np.zeros((3, 3, 2))
     for i in range(3):
         want[i, i] = 3.0 * (1 - np.tanh(X[i]) ** 2)
@@ -68,7 +54,7 @@ def test_grad_ys_per_example_and_ys_shared_by_every_example(context):
             return tg.gradients([tg.gather(y, i), total], x, grad_ys=[w_i, None])[0]
         return tg.vectorized_map(loop_fn, (tg.arange(3), w))
     weights = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
-    got = run(build, context, X, weights)
+    got = run_in(build, context, X, weights)
     want = np.ones((3, 3, 2))
     for i in range(3):
         want[i, i] += 2 * X[i] * weights[i]
@@ -79,7 +65,7 @@ def test_gradients_with_respect_to_an_example_view_are_refused_clearly():
     def build(x):
         return tg.vectorized_map(lambda xi: tg.gradients(tg.sum(tg.sin(xi)), xi)[0], x)
     with pytest.raises(NotImplementedError, match="GradientTape inside the mapped function"):
-        in_graph(build, [X])
+        run_in(build, "graph", X)
 
 
 def test_gradients_inside_an_eager_map_say_to_use_a_tape():
@@ -89,14 +75,13 @@ def test_gradients_inside_an_eager_map_say_to_use_a_tape():
 
 
 # -- a first dimension of 1 is every example's (vectorized_map only) --------------------
-@pytest.mark.parametrize("context", ["eager", "function", "graph"])
+@pytest.mark.parametrize("context", CONTEXTS)
 def test_vectorized_map_broadcasts_a_batch_of_one(context):
     def build(a, b):
         return tg.vectorized_map(lambda e: e[0] * e[1] + tg.sum(e[0]), (a, b))
     a, b = np.array([[1.0, 2.0]]), np.array([[3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])
     want = a * b + a.sum()
-    got = build(tg.constant(a), tg.constant(b)).numpy() if context == "eager" else \
-        run(build, context, a, b)
+    got = run_in(build, context, a, b)
     np.testing.assert_allclose(got, want)
 
 

@@ -24,12 +24,15 @@ class Frame:
     among the recorders (``entry``): recorders entered before it see the batched ops,
     those entered inside it see the ops as the mapped function wrote them."""
 
-    __slots__ = ("size", "entry", "like", "warn")
+    __slots__ = ("size", "entry", "like", "warn", "draws_apart")
 
-    def __init__(self, size, like, warn=True):
+    def __init__(self, size, like, warn=True, draws_apart=True):
         self.size = size
         self.like = like
         self.warn = warn      # say when an op loops over the examples?
+        # Does each example draw its own random numbers? Not the directions of a
+        # transformation's own map (tangents, seeds): they share the draw.
+        self.draws_apart = draws_apart
         self.entry = state.next_entry()
 
     @contextlib.contextmanager

@@ -16,7 +16,7 @@ from .arguments import as_outputs, dense, like_tree, own_leaves, prepare, split_
 from .called_as import called_as
 from .forward import ForwardAccumulator
 from .tape import GradientTape
-from .vectorize import vmap
+from .vectorize import over_directions
 
 
 def _primals(f, primals, where):
@@ -192,7 +192,7 @@ def jacfwd(f, argnums=0, has_aux=False):
         if total:
             tangents = _one_hot_tangents(xs, sizes, total)
             try:
-                columns = vmap(tangents_of_outputs)(*tangents)
+                columns = over_directions(tangents_of_outputs)(*tangents)
             except NotImplementedError as error:   # what tg.vmap cannot batch yet
                 warnings.warn(f"tg.jacfwd: {error} Computing the Jacobian one column at a "
                               f"time instead.", stacklevel=2)

@@ -29,7 +29,7 @@ from ..ops import IndexedSlices, moveaxis, reshape, stack, zeros, zeros_like
 from ..tensor import constant
 from .aggregation import unconnected as unconnected_option
 from .jacobian_loops import looped_batch_jacobian, looped_jacobian
-from .vectorize import vmap
+from .vectorize import over_directions
 
 _GRAPH_CONTROL_FLOW = frozenset({"While", "If"})
 _LOOP_NEEDS_PERSISTENT = ("GradientTape must be created with persistent=True to compute the "
@@ -116,7 +116,7 @@ def _one_pass(tape, target, sources, seeds, unconnected, where, seed_for=None):
         return tuple(_dense(g) for g in grads if g is not None)
 
     try:
-        stacked = iter(vmap(row)(seeds))
+        stacked = iter(over_directions(row)(seeds))
     except (ValueError, NotImplementedError) as err:   # an op that could not be batched
         raise ValueError(f"{where}: Encountered an exception while vectorizing the "
                          f"{where.split('.')[1]} computation ({err}). Vectorization can be "

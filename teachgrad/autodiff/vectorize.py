@@ -76,11 +76,22 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
                      broadcast=True)
 
 
+def over_directions(fn):
+    """``tg.vmap(fn)`` for a transformation's map over its own directions (``tg.jacfwd``'s
+    one-hot tangents, a Jacobian's seeds): they are not examples, so a random draw in
+    ``fn`` is the same for all of them."""
+    def batched_fn(*args):
+        return vectorize(fn, args, 0, 0, "tg.vmap", [f"argument {i}" for i in range(len(args))],
+                         draws_apart=False)
+    return batched_fn
+
+
 def vectorize(fn, args, in_axes, out_axes, where, names, warn=True, kwargs=None,
-              broadcast=False):
+              broadcast=False, draws_apart=True):
     """Call ``fn(*args, **kwargs)`` once for the whole batch and return its stacked results
     (``names``: what the error messages call each argument; keyword arguments are
-    batched along axis 0; ``broadcast``: a batch of one is every example's)."""
+    batched along axis 0; ``broadcast``: a batch of one is every example's;
+    ``draws_apart``: each example draws its own random numbers)."""
     kwargs = kwargs or {}
     axes = _argument_axes(args, in_axes, where) + [0] * len(nest.tree_leaves(kwargs))
     leaves, treedef = nest.tree_flatten((tuple(args), kwargs))
@@ -91,6 +102,7 @@ def vectorize(fn, args, in_axes, out_axes, where, names, warn=True, kwargs=None,
     if broadcast:
         flat, axes = _broadcast_ones(flat, axes)
     frame = _frame(flat, axes, labels, where, warn)
+    frame.draws_apart = draws_apart
     batches = [moveaxis(t, axis, 0) if axis not in (None, 0) else t
                for t, axis in zip(flat, axes)]
     with override(batching=state.batching + (frame,)):

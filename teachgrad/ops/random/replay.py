@@ -14,8 +14,9 @@ belong to the loop's graph, not to the function's.
 """
 import contextlib
 
-from ...state import state
+from ...state import override, state
 from ..core.apply import bind
+from ..core.batching import BatchedTensor
 
 
 class Replay:
@@ -61,7 +62,10 @@ REPLAYING = Replaying()
 
 def draw(op, *args, **params):
     """``bind(op, ...)`` for a stateful draw, unless a gradient's trace replays it. In a
-    traced function's graph the draw is noted in its ``draws`` (the hidden outputs)."""
+    traced function's graph the draw is noted in its ``draws`` (the hidden outputs).
+    Inside ``tg.vectorized_map`` each example draws its own numbers (``per_example``)."""
+    if not args and "shape" in params and any(f.draws_apart for f in state.batching):
+        return per_example(op, params)
     graph = state.graph
     replay = REPLAYING.current
     if replay is not None and graph is replay.graph:
@@ -71,3 +75,24 @@ def draw(op, *args, **params):
     if draws is not None and getattr(out, "graph", None) is graph:
         draws.append(out)
     return out
+
+
+def per_example(op, params):
+    """A draw of ``params["shape"]`` inside a running ``tg.vectorized_map``: as
+    TensorFlow's pfor does, one draw of the batch's size in front, so that each example
+    has numbers of its own (a draw shared by every example would make them all alike).
+    The maps a transformation runs over its own directions (``tg.jacfwd``'s tangents,
+    a Jacobian's seeds) are not examples: their directions share the draw."""
+    frames = state.batching
+    k = max(i for i, f in enumerate(frames) if f.draws_apart)
+    frame = frames[k]
+    if frame.size is None:
+        raise NotImplementedError(
+            f"tg.vectorized_map: a random draw ({op.name}) inside the mapped function needs "
+            f"the batch size, which this graph learns only when it runs. Give the batch a "
+            f"known size (no None in the placeholder's first dimension), or draw outside "
+            f"the map with the batch's size in front and map over the draw.")
+    batch_shape = (frame.size,) + tuple(params["shape"])
+    with override(batching=frames[:k], recorders=state.recorders_before(frame.entry)):
+        batch = draw(op, **dict(params, shape=batch_shape))
+    return BatchedTensor(batch, frame)

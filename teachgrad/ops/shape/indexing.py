@@ -19,7 +19,8 @@ from ..core.grad_util import known, value_of
 from ..core.inputs import operand
 from ..core.shape_inference import STAND_IN_SIZES, infer_by_stand_ins
 from ..elementwise.casts import zeros, zeros_like
-from .reshape import checked_axis, repeat_like, reshape, transpose
+from .along_axis import take_along_axis
+from .reshape import broadcast_to, checked_axis, repeat_like, reshape, transpose
 
 
 class IndexedSlices:
@@ -239,8 +240,23 @@ def _gather_batch(values, batched, axis):
     if indices_batched and not params_batched:   # the batch lands where `axis` was
         out = gather(params, indices, axis=axis)
         return transpose(out, (axis,) + tuple(a for a in range(out.ndim) if a != axis)), True
-    return NotImplemented   # both batched: a loop
+    return _gather_both_batched(params, indices, axis)
 defbatch(gather_p, _gather_batch)
+
+
+def _gather_both_batched(params, indices, axis):
+    """Each example's indices into its own params: the indices flattened, spread along
+    the other axes of params, and taken along the gathered axis (``take_along_axis``,
+    whose kernel checks the range as gather's does). Shapes unknown: a loop."""
+    if not known(params.shape) or not known(indices.shape):
+        return NotImplemented
+    b, pre, post = params.shape[0], tuple(params.shape[1:axis + 1]), tuple(params.shape[axis + 2:])
+    picked = tuple(indices.shape[1:])
+    m = int(np.prod(picked, dtype=np.int64))
+    spread = reshape(indices, (b,) + (1,) * len(pre) + (m,) + (1,) * len(post))
+    spread = broadcast_to(spread, (b,) + pre + (m,) + post)
+    out = take_along_axis(params, spread, axis + 1)
+    return reshape(out, (b,) + pre + picked + post), True
 
 
 def _scatter_add_kernel(x, indices, values, axis):
