@@ -239,6 +239,7 @@ NAMESPACES = {
     "linalg.py": "tg.linalg, the public namespace of numpy.linalg's functions",
     "nn.py": "tg.nn, the public namespace of TensorFlow's tf.nn functions",
     "random.py": "tg.random, the public namespace of TensorFlow's tf.random functions",
+    "signal.py": "tg.signal, the public namespace of TensorFlow's tf.signal FFTs",
     "viz/frames.py": "still passes on the stepper's states and Frame (issue 40: import them "
                      "from their homes when viz/ is next split)",
 }

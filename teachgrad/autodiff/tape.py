@@ -219,7 +219,7 @@ class GradientTape(TapeRecord):
         started from: watched ones and the Variables' snapshots), and all are floats:
         each recorded op read a watched tensor, a source or the output of an earlier
         recorded op. The backward engine can then skip its search for such ops."""
-        if not all(dtypes.is_floating(s.dtype) for s in sources):
+        if not all(dtypes.is_differentiable(s.dtype) for s in sources):
             return False
         source_ids = {s.id for s in sources}
         roots = self._watched.difference(self._producers, self._variables)

@@ -103,7 +103,7 @@ class TapeRecord:
                 validate.fail(TypeError, "GradientTape.watch", "tensor", "a tensor or Variable "
                               "(or a structure of them)", t,
                               "Wrap a number or an array with tg.constant(...) first.")
-            if not dtypes.is_floating(t.dtype):
+            if not dtypes.is_differentiable(t.dtype):
                 warnings.warn(f"The dtype of the watched tensor must be floating (e.g. "
                               f"tg.float32), got {t.dtype}: it will get no gradient.",
                               stacklevel=2)
@@ -128,7 +128,7 @@ class TapeRecord:
         if node.number is None:
             node.number = next(self._numbers)
         for out in node.outputs:
-            if dtypes.is_floating(out.dtype):
+            if dtypes.is_differentiable(out.dtype):
                 watched.add(out.id)
                 self._producers[out.id] = node
             else:
@@ -139,7 +139,7 @@ class TapeRecord:
         saves): it was made by the node too."""
         if self._producers is not None and any(
                 self._producers.get(t.id) is node for t in node.outputs):
-            if dtypes.is_floating(tensor.dtype):
+            if dtypes.is_differentiable(tensor.dtype):
                 self._watched.add(tensor.id)
                 self._producers[tensor.id] = node
 

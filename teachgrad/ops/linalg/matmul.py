@@ -5,7 +5,8 @@ import numpy as np
 
 from ... import backend, validate
 from ..core.apply import bind
-from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive, takes_complex
+from ..elementwise.conjugate import conj_of
 from ..shape.reshape import (
     broadcast_as,
     expand_dims,
@@ -42,6 +43,7 @@ def _matmul_kernel(x, y, transpose_a, transpose_b):
 # For C = A B:  dA = dC B^T  and  dB = A^T dC.  With the flags (TensorFlow's
 # MatMul gradient table), e.g. C = A B^T gives dA = dC B and dB = dC^T A.
 def _matmul_vjp_x(ct, ans, x, y, transpose_a, transpose_b):
+    y = conj_of(y)   # complex: dA = dC B^H
     if x.ndim == 1 or y.ndim == 1:
         if y.ndim == 1:
             gx = expand_dims(ct, -1) * y
@@ -55,6 +57,7 @@ def _matmul_vjp_x(ct, ans, x, y, transpose_a, transpose_b):
 
 
 def _matmul_vjp_y(ct, ans, x, y, transpose_a, transpose_b):
+    x = conj_of(x)   # complex: dB = A^H dC
     if x.ndim == 1 or y.ndim == 1:
         if x.ndim == 1 and y.ndim == 1:
             gy = ct * x
@@ -70,6 +73,7 @@ def _matmul_vjp_y(ct, ans, x, y, transpose_a, transpose_b):
 
 matmul_p = primitive("matmul", _matmul_kernel)
 defeffect(matmul_p, "fresh")
+takes_complex(matmul_p)
 def matmul(x, y, transpose_a=False, transpose_b=False):
     """Matrix product ``x @ y`` (batched over leading axes, as numpy does).
 
