@@ -47,6 +47,13 @@ def _matrices(draw, n=None):
     return draw(complex_arrays(shape=(k, m))), draw(complex_arrays(shape=(m, p)))
 
 
+@st.composite
+def _well_conditioned(draw):
+    """A 2 x 2 complex matrix, shifted to keep it invertible and its eigenvalues apart."""
+    a = draw(complex_arrays(shape=(2, 2), re=(-0.5, 0.5), im=(-0.5, 0.5)))
+    return a + np.diag([2.0, -1.0 + 1.0j])
+
+
 #: Right half-plane (off the branch cut of log, sqrt and powers) and away from 0.
 RIGHT = {"re": (0.3, 2.0), "im": (-2.0, 2.0)}
 NONZERO = {"margin": 0.3}
@@ -136,8 +143,21 @@ COMPLEX_OPS = {
     "diag": (tg.diag, np.diag, st.tuples(complex_arrays(shape=(3,))), None),
     "fft": (tg.signal.fft, np.fft.fft, st.tuples(complex_arrays(shape=(2, 3))), None),
     "ifft": (tg.signal.ifft, np.fft.ifft, st.tuples(complex_arrays(shape=(3,))), None),
+    "rfft": (tg.signal.rfft, np.fft.rfft,
+             st.tuples(st.builds(np.real, complex_arrays(shape=(2, 4)))), None),
     "irfft": (lambda c: tg.signal.irfft(c, 4), lambda c: np.fft.irfft(c, 4),
               st.tuples(complex_arrays(shape=(3,))), None),
+    "inv": (tg.linalg.inv, np.linalg.inv, st.tuples(_well_conditioned()), None),
+    "solve": (tg.linalg.solve, np.linalg.solve,
+              st.tuples(_well_conditioned(), complex_arrays(shape=(2, 2))), None),
+    "det": (tg.linalg.det, np.linalg.det, st.tuples(_well_conditioned()), None),
+    "slogdet": (lambda a: tg.linalg.slogdet(a)[1], lambda a: np.linalg.slogdet(a)[1],
+                st.tuples(_well_conditioned()), None),
+    "eigvals": (lambda a: tg.abs(tg.linalg.eigvals(a)) ** 2,
+                lambda a: np.abs(np.linalg.eigvals(a)) ** 2, st.tuples(_well_conditioned()),
+                None),
+    "eig": (lambda a: tg.abs(tg.linalg.eig(a)[1]) ** 2,
+            lambda a: np.abs(np.linalg.eig(a)[1]) ** 2, st.tuples(_well_conditioned()), None),
     "take_along_axis": (lambda x: tg.take_along_axis(x, np.array([2, 0]), 0),
                         lambda x: np.take_along_axis(x, np.array([2, 0]), 0),
                         st.tuples(complex_arrays(shape=(3,))), None),
@@ -152,9 +172,12 @@ STRUCTURAL = {"placeholder", "const", "read_variable", "custom_gradient", "If", 
               "ones_like", "equal", "not_equal", "shuffle", "repeat_like", "reshape_like",
               "broadcast_like", "sum_like", "undiagonal", "index_add", "scatter_add",
               "add_along_axis", "unpad", "unrepeat", "untile", "resize_rows",
-              "scatter_update", "tensor_array_check", "deg2rad", "rad2deg"}
+              "scatter_update", "tensor_array_check",
+              "cofactor", "eigen_gaps"}   # the last two: det's and eig's gradients
 
 
 #: Ops differentiated only on complex input (on real input they are identities or
-#: constants): they have a line here instead of one in tests/op_table.py.
-COMPLEX_ONLY = {"real", "conj", "complex", "imag", "angle"}
+#: constants), or with complex results: they have a line here instead of one in
+#: tests/op_table.py (eigen_gaps, eig's gradient, is checked through eig).
+COMPLEX_ONLY = {"real", "conj", "complex", "imag", "angle", "fft", "ifft", "rfft", "irfft",
+                "eig", "eigvals", "eigen_gaps"}
