@@ -54,6 +54,13 @@ def _well_conditioned(draw):
     return a + np.diag([2.0, -1.0 + 1.0j])
 
 
+@st.composite
+def _hermitian(draw):
+    """A 2 x 2 Hermitian positive definite matrix with distinct eigenvalues."""
+    m = draw(complex_arrays(shape=(2, 2), re=(-0.5, 0.5), im=(-0.5, 0.5)))
+    return m @ m.conj().T + np.diag([1.0, 2.5])
+
+
 #: Right half-plane (off the branch cut of log, sqrt and powers) and away from 0.
 RIGHT = {"re": (0.3, 2.0), "im": (-2.0, 2.0)}
 NONZERO = {"margin": 0.3}
@@ -158,6 +165,12 @@ COMPLEX_OPS = {
                 None),
     "eig": (lambda a: tg.abs(tg.linalg.eig(a)[1]) ** 2,
             lambda a: np.abs(np.linalg.eig(a)[1]) ** 2, st.tuples(_well_conditioned()), None),
+    "tril": (tg.tril, np.tril, st.tuples(complex_arrays(shape=(3, 3))), None),
+    "triu": (lambda x: tg.triu(x, 1), lambda x: np.triu(x, 1),
+             st.tuples(complex_arrays(shape=(3, 3))), None),
+    "cholesky": (tg.linalg.cholesky, np.linalg.cholesky, st.tuples(_hermitian()), None),
+    "eigh": (lambda a: tg.linalg.eigh(a)[0], lambda a: np.linalg.eigh(a)[0],
+             st.tuples(_hermitian()), None),
     "take_along_axis": (lambda x: tg.take_along_axis(x, np.array([2, 0]), 0),
                         lambda x: np.take_along_axis(x, np.array([2, 0]), 0),
                         st.tuples(complex_arrays(shape=(3,))), None),

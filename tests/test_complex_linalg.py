@@ -12,6 +12,8 @@ A = RNG.normal(size=(3, 3)) + 1j * RNG.normal(size=(3, 3)) + 2 * np.eye(3)
 R = RNG.normal(size=(3, 3))
 B = RNG.normal(size=(3, 2)) + 1j * RNG.normal(size=(3, 2))
 BATCH = RNG.normal(size=(2, 3, 3)) + 1j * RNG.normal(size=(2, 3, 3))
+H = A @ np.conj(A).T + np.eye(3)          # Hermitian positive definite
+V = RNG.normal(size=(4,)) + 1j * RNG.normal(size=(4,))
 
 # A loss of eigenvectors has a gradient only where it ignores each one's phase.
 CASES = {
@@ -28,6 +30,16 @@ CASES = {
     "eig_vectors": (lambda a: tg.abs(L.eig(a)[1]) ** 2, [A]),
     "eig_real": (lambda a: tg.abs(L.eig(a)[1]) ** 2 + tg.real(tg.sum(L.eig(a)[0])), [R]),
     "eig_batch": (lambda a: tg.abs(L.eig(a)[1]) ** 2, [BATCH]),
+    "cholesky": (L.cholesky, [H]),
+    "eigh_values": (lambda a: L.eigh(a)[0], [H]),
+    "eigh_vectors": (lambda a: tg.abs(L.eigh(a)[1]) ** 2, [H]),
+    "eigh_upper": (lambda a: tg.abs(L.eigh(a, UPLO="U")[1]) ** 2 + L.eigh(a, UPLO="U")[0][0],
+                   [H]),
+    "norm_vector": (L.norm, [V]),
+    "norm_vector_3": (lambda v: L.norm(v, 3), [V]),
+    "norm_vector_inf": (lambda v: L.norm(v, np.inf), [V]),
+    "norm_fro": (L.norm, [A]),
+    "norm_1": (lambda a: L.norm(a, 1), [A]),
 }
 
 
@@ -49,6 +61,23 @@ def test_values_are_numpys():
     np.testing.assert_allclose((tg.matmul(tg.constant(A), v)).numpy(), (v * w[None]).numpy(),
                                atol=1e-12)
     np.testing.assert_allclose(L.eigvals(BATCH).numpy(), np.linalg.eigvals(BATCH))
+
+
+def test_hermitian_factorizations_and_norms_are_numpys():
+    np.testing.assert_allclose(L.cholesky(H).numpy(), np.linalg.cholesky(H))
+    w, v = L.eigh(H)
+    assert w.dtype == tg.float64 and v.dtype == tg.complex128
+    np.testing.assert_allclose(w.numpy(), np.linalg.eigh(H)[0])
+    for ord in (None, 1, 3, np.inf):
+        np.testing.assert_allclose(L.norm(V, ord).numpy(), np.linalg.norm(V, ord))
+    np.testing.assert_allclose(L.norm(A).numpy(), np.linalg.norm(A))
+
+
+@pytest.mark.parametrize("call", [lambda: L.svd(A), lambda: L.qr(A), lambda: L.norm(A, "nuc"),
+                                  lambda: L.pinv(A)])
+def test_factorizations_without_complex_rules_refuse_complex_input(call):
+    with pytest.raises(TypeError, match="does not take complex input"):
+        call()
 
 
 def test_eig_of_a_real_matrix_is_complex_and_its_gradient_real():

@@ -131,6 +131,7 @@ def _triangle(name, doc):
     """``(op, function)`` for numpy's ``tril`` or ``triu``, whose VJP is itself."""
     op = primitive(name, lambda x, k: getattr(backend.xp, name)(x, k))
     defeffect(op, "fresh")
+    takes_complex(op)
     def keep(m, k=0):
         return bind(op, as_tensor(m, "m", f"tg.{name}"), k=_offset(k, f"tg.{name}", "k"))
     keep.__name__ = keep.__qualname__ = name
