@@ -40,6 +40,13 @@ CASES = {
     "norm_vector_inf": (lambda v: L.norm(v, np.inf), [V]),
     "norm_fro": (L.norm, [A]),
     "norm_1": (lambda a: L.norm(a, 1), [A]),
+    "norm_nuc": (lambda a: L.norm(a, "nuc"), [A]),
+    "svdvals": (lambda a: L.svd(a, compute_uv=False), [B]),
+    # U V^H does not depend on the phase each pair u_i, v_i shares: it needs the phase term
+    "svd_tall": (lambda a: tg.matmul(*L.svd(a, full_matrices=False)[::2]), [B]),
+    "svd_wide": (lambda a: tg.matmul(*L.svd(a, full_matrices=False)[::2]),
+                 [np.conj(B).T.copy()]),
+    "svd_square": (lambda a: tg.abs(L.svd(a)[0]) ** 2 + L.svd(a)[1][0], [A]),
 }
 
 
@@ -71,10 +78,12 @@ def test_hermitian_factorizations_and_norms_are_numpys():
     for ord in (None, 1, 3, np.inf):
         np.testing.assert_allclose(L.norm(V, ord).numpy(), np.linalg.norm(V, ord))
     np.testing.assert_allclose(L.norm(A).numpy(), np.linalg.norm(A))
+    u, s, vh = L.svd(A)
+    assert s.dtype == tg.float64 and u.dtype == tg.complex128
+    np.testing.assert_allclose(((u * s[None]) @ vh).numpy(), A, atol=1e-12)
 
 
-@pytest.mark.parametrize("call", [lambda: L.svd(A), lambda: L.qr(A), lambda: L.norm(A, "nuc"),
-                                  lambda: L.pinv(A)])
+@pytest.mark.parametrize("call", [lambda: L.qr(A), lambda: L.pinv(A)])
 def test_factorizations_without_complex_rules_refuse_complex_input(call):
     with pytest.raises(TypeError, match="does not take complex input"):
         call()

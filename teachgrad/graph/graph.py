@@ -171,8 +171,8 @@ class Graph:
             # bind batches a map's ops first; only a node built directly (a gradient's
             # While or If over a map's cotangents) can get here
             raise unbatchable_gradient(f"a {op.name} node")
-        if not op.takes_complex:
-            check_complex(op, inputs)
+        if not op.takes_complex:   # called by add_to_graph, called by bind
+            check_complex(op, inputs, args, 3)
         specs = infer_outputs(op, inputs, params)
         node = Node(op, inputs, (), params)
         base = name or op.name

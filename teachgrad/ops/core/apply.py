@@ -38,6 +38,7 @@ def bind(op, *args, **params):
             return batch_bind(op, _batch_inputs(args), params, frame)
     if state.graph is not None:
         return add_to_graph(op, args, params)
+    given = args
     for a in args:
         if type(a) is not Tensor:
             try:
@@ -46,7 +47,7 @@ def bind(op, *args, **params):
                 raise input_error(f"tg.{op.name}", args, error, sys._getframe(1)) from None
             break
     if not op.takes_complex:
-        check_complex(op, args)
+        check_complex(op, args, given, 1)
     try:
         # The one- and two-input cases are spelled out: this line runs for every op,
         # and building a list of values costs more than the numpy call on a scalar.
