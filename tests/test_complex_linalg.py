@@ -47,6 +47,11 @@ CASES = {
     "svd_wide": (lambda a: tg.matmul(*L.svd(a, full_matrices=False)[::2]),
                  [np.conj(B).T.copy()]),
     "svd_square": (lambda a: tg.abs(L.svd(a)[0]) ** 2 + L.svd(a)[1][0], [A]),
+    # Q Q^H and Q diag(R) do not depend on the phase of each column of Q
+    "qr_projection": (lambda a: tg.matmul(L.qr(a)[0], tg.conj(tg.transpose(L.qr(a)[0]))), [B]),
+    "qr_tall": (lambda a: L.qr(a)[0] * tg.expand_dims(tg.diagonal(L.qr(a)[1]), 0), [B]),
+    "qr_square": (lambda a: tg.abs(L.qr(a)[1]) ** 2, [A]),
+    "qr_wide": (lambda a: tg.abs(L.qr(a, mode="r")) ** 2, [np.conj(B).T.copy()]),
 }
 
 
@@ -81,9 +86,11 @@ def test_hermitian_factorizations_and_norms_are_numpys():
     u, s, vh = L.svd(A)
     assert s.dtype == tg.float64 and u.dtype == tg.complex128
     np.testing.assert_allclose(((u * s[None]) @ vh).numpy(), A, atol=1e-12)
+    q, r = L.qr(B)
+    np.testing.assert_allclose((q @ r).numpy(), B, atol=1e-12)
 
 
-@pytest.mark.parametrize("call", [lambda: L.qr(A), lambda: L.pinv(A)])
+@pytest.mark.parametrize("call", [lambda: L.qr(B, mode="complete"), lambda: L.pinv(A)])
 def test_factorizations_without_complex_rules_refuse_complex_input(call):
     with pytest.raises(TypeError, match="does not take complex input"):
         call()

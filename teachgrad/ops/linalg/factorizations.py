@@ -107,13 +107,15 @@ defshape(eigh_p, lambda a, UPLO: [(None if a.shape is None else a.shape[:-1],
                                    real_dtype(float_dtype(a.dtype))), same_shape_rule(a)[0]])
 
 
-# qr (reduced), A = Q R.  For m >= n:
+# qr (reduced), A = Q R (complex: every transpose the conjugate one; Q and R are then
+# determined up to a phase per column of Q, which a loss must not depend on).  For m >= n:
 #   M = R ct_R^T - ct_Q^T Q;  ct_A = (ct_Q + Q copyltu(M)) R^{-T}
 # where copyltu(M) = tril(M) + tril(M, -1)^T copies the lower triangle up. For m < n
 # (JAX's rule), A = [X | Y] with X square: X = Q U is a square QR, and R = [U | V]
 # with V = Q^T Y, so ct_Y = Q ct_V and X gets the square rule with ct_Q + Y ct_V^T.
 qr_p = primitive("qr", lambda a: tuple(backend.xp.linalg.qr(a)), multiple_results=True)
 defeffect(qr_p, "fresh")
+takes_complex(qr_p)
 def qr(a, mode="reduced"):
     r"""$A = QR$, $Q$ with orthonormal columns and $R$ upper triangular, numpy's modes:
     ``"reduced"`` ``(q, r)`` with $k = \min(m, n)$ columns of $Q$; ``"complete"``
@@ -149,17 +151,18 @@ def _qr_vjp(ct, ans, a):
         return _qr_square_or_tall_vjp(ct_q, ct_r, q, r)
     ct_u, ct_v = ct_r[..., :m], ct_r[..., m:]
     y = a[..., m:]
-    ct_x = _qr_square_or_tall_vjp(ct_q + matmul(y, ct_v, transpose_b=True), ct_u, q,
+    ct_x = _qr_square_or_tall_vjp(ct_q + matmul(y, conj_of(ct_v), transpose_b=True), ct_u, q,
                                   r[..., :m])
     return concat([ct_x, matmul(q, ct_v)], axis=-1)
 
 
 def _qr_square_or_tall_vjp(ct_q, ct_r, q, r):
-    mm = matmul(r, ct_r, transpose_b=True) - matmul(ct_q, q, transpose_a=True)
+    # complex: conjugate transposes (conj_of is nothing on reals)
+    mm = matmul(r, conj_of(ct_r), transpose_b=True) - matmul(conj_of(ct_q), q, transpose_a=True)
     low = tril(mm)
-    copyltu = low + swap_last_two(low) - mm * eye_like(mm)
-    return matmul(ct_q + matmul(q, copyltu), inverse_for_gradient(
-        r, "tg.linalg.qr", "it needs R invertible, that is A of full rank"),
+    copyltu = low + conj_of(swap_last_two(low)) - mm * eye_like(mm)
+    return matmul(ct_q + matmul(q, copyltu), conj_of(inverse_for_gradient(
+        r, "tg.linalg.qr", "it needs R invertible, that is A of full rank")),
         transpose_b=True)
 
 
