@@ -15,7 +15,7 @@ from .autodiff import (AggregationMethod, ForwardAccumulator, GradcheckError, Gr
 from .backend import get_backend, set_backend
 from .control_flow import (TensorArray, case, cond, foldl, foldr, map_fn, scan, switch_case,
                            while_loop)
-from .dtypes import bool_, float32, float64, int32, int64
+from .dtypes import bool_, complex64, complex128, float32, float64, int32, int64
 from .ops import (IndexedSlices, abs, add, add_n, broadcast_to, cast, concat, cos, divide,
                   equal, exp, expand_dims, gather, greater, greater_equal, identity,
                   identity_n, less, less_equal, log, log1p, log_softmax, logsumexp, matmul,
@@ -34,13 +34,13 @@ from .ops import (arange, array_split, atleast_1d, atleast_2d, atleast_3d, colum
                   dstack, flatten, flip, fliplr, flipud, hstack, linspace, moveaxis, pad, ravel,
                   repeat, roll, rot90, select, swapaxes, take, tile, tril, triu, vstack)
 from .ops import cross, dot, einsum, inner, kron, outer, tensordot, vdot
-from .ops import (angle, append, argpartition, c_, conj, conjugate, convolve, fabs, gradient,
-                  imag, partition, r_, real, real_if_close, rollaxis, row_stack)
+from .ops import (angle, append, argpartition, c_, complex, conj, conjugate, convolve, fabs,
+                  gradient, imag, partition, r_, real, real_if_close, rollaxis, row_stack)
 from .graph import (Graph, Session, TensorSpec, function, get_default_graph, name_scope,
                     placeholder)
 from .ops.io.printing import print  # noqa: A004  (tg.print, as tf.print)
 from .tensor import SymbolicTensor, Tensor, Variable, constant, convert_to_tensor
-from . import debug, exercises, linalg, nn, optimizers, random
+from . import debug, exercises, linalg, nn, optimizers, random, signal
 from .debug import explain_gradient
 
 from ._version import __version__  # noqa: E402  (pyproject.toml reads it there)

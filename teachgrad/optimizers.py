@@ -33,9 +33,9 @@ import numpy as np
 
 from . import backend, validate
 from .ops import IndexedSlices, add_n, cast, clip, maximum, power, sqrt, square, sum as reduce_sum
+from .optimizer_checks import hyperparameter, optional_hyperparameter
 from .state import override, state
 from .tensor import SymbolicTensor, Tensor, Variable
-from .validate import hyperparameter, optional_hyperparameter
 
 __all__ = ["Adam", "Optimizer", "SGD"]
 

@@ -292,7 +292,7 @@ class Variable(Tensor):
 
 def to_array(value, dtype=None, name="value", where="tg.constant"):
     """Convert Python data, numpy arrays or tensors to a backend array (checked:
-    None, strings, complex numbers and ragged lists are refused, naming ``name``)."""
+    None, strings and ragged lists are refused, naming ``name``)."""
     return validate.tensor_like(value, name, where,
                                 None if dtype is None else validate.dtype(dtype, "dtype", where))
 
@@ -358,7 +358,7 @@ def packed(value, name=None, where=None):
 def as_array(value, like=None):
     """The backend array ``convert_to_tensor`` would hold for ``value`` (not a tensor):
     a Python scalar next to ``like`` (a tensor or an array) takes its dtype."""
-    if like is not None and isinstance(value, (int, float, bool)):
+    if like is not None and isinstance(value, (int, float, bool, complex)):
         return backend.scalar(value, scalar_dtype(like.dtype, value))
     return to_array(value)
 
@@ -366,7 +366,8 @@ def as_array(value, like=None):
 def scalar_dtype(dtype, value):
     """The dtype numpy gives a Python scalar next to an array of ``dtype``."""
     kind = dtype.kind
-    if kind == "f" or (kind in "iu" and type(value) is int) or (kind == "b" and type(value) is bool):
+    if (kind == "f" and type(value) is not complex) or kind == "c" \
+            or (kind in "iu" and type(value) is int) or (kind == "b" and type(value) is bool):
         return dtype
     return np.result_type(dtype, value)
 

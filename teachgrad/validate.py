@@ -21,8 +21,8 @@ from . import backend
 
 # What tg.constant accepts, said once (messages and the errors page quote it).
 NUMBERS = "numbers (a number, a nested list of numbers, an array or a tensor)"
-# The dtypes teachgrad tensors may have: bool, integers and floats.
-REAL_KINDS = "biuf"
+# The dtypes teachgrad tensors may have: bool, integers, floats and complex numbers.
+NUMBER_KINDS = "biufc"
 
 
 def describe(value):
@@ -58,7 +58,8 @@ def fail(error, where, name, accepted, value, hint=""):
 
 
 def dtype(value, name, where):
-    """A numpy dtype of a kind teachgrad tensors hold (bool, integer, float); None stays None."""
+    """A numpy dtype of a kind teachgrad tensors hold (bool, integer, float, complex); None
+    stays None."""
     if value is None:
         return None
     try:
@@ -66,15 +67,19 @@ def dtype(value, name, where):
     except (TypeError, ValueError, SyntaxError):   # np.dtype(",") raises SyntaxError
         fail(TypeError, where, name, "a data type (tg.float32, tg.float64, tg.int32, "
              "tg.int64, tg.bool_ or their names)", value)
-    if result.kind not in REAL_KINDS:
-        fail(TypeError, where, name, "a real data type (bool, an integer or a float)", value,
-             "teachgrad tensors do not hold complex numbers, strings or objects.")
+    if result.kind not in NUMBER_KINDS:
+        fail(TypeError, where, name, "a numeric data type (bool, an integer, a float or a "
+             "complex dtype)", value, "teachgrad tensors do not hold strings or objects.")
     return result
 
 
 def tensor_like(value, name, where, dtype=None):
-    """``value`` (a number, nested list, array or tensor) as a backend array of real
-    numbers. None anywhere in it is refused: numpy would quietly make it NaN."""
+    """``value`` (a number, nested list, array or tensor) as a backend array of numbers.
+
+    None anywhere in it is refused: numpy would quietly make it NaN.
+    """
+    if dtype is not None:
+        _refuse_dropping_imaginary(value, dtype, name, where)
     if hasattr(value, "id") and hasattr(value, "value"):   # a Tensor
         array = value.value
         if array is None:
@@ -88,11 +93,7 @@ def tensor_like(value, name, where, dtype=None):
         value = _from_sequence(value, name, where)
     elif isinstance(value, (str, bytes)):
         fail(TypeError, where, name, NUMBERS, value, "teachgrad tensors hold numbers.")
-    elif isinstance(value, complex) or getattr(getattr(value, "dtype", None), "kind", "") == "c":
-        fail(TypeError, where, name, NUMBERS, value,
-             "teachgrad tensors hold real numbers; take the real part or the magnitude "
-             "(.real, abs()) first.")
-    elif hasattr(value, "dtype") and value.dtype.kind not in REAL_KINDS:
+    elif hasattr(value, "dtype") and value.dtype.kind not in NUMBER_KINDS:
         fail(TypeError, where, name, NUMBERS, value,
              "Convert it first, e.g. with .astype(float).")
     elif not isinstance(value, _numbers.Number) and not hasattr(value, "__array__") \
@@ -102,9 +103,16 @@ def tensor_like(value, name, where, dtype=None):
         array = backend.xp.asarray(value, dtype=dtype)
     except OverflowError:
         fail(ValueError, where, name, NUMBERS + " that fit in 64 bits", value)
-    if array.dtype.kind not in REAL_KINDS:
+    if array.dtype.kind not in NUMBER_KINDS:
         fail(TypeError, where, name, NUMBERS, value)
     return array
+
+
+def _refuse_dropping_imaginary(value, dtype, name, where):
+    """Refuse complex numbers asked for as a real ``dtype`` (numpy only warns)."""
+    if dtype.kind != "c" and np.iscomplexobj(value):
+        fail(TypeError, where, name, f"real numbers for dtype {dtype}", value, "It would "
+             "drop the imaginary parts: take tg.real or tg.abs first, or use a complex dtype.")
 
 
 def _from_sequence(value, name, where):
@@ -117,12 +125,10 @@ def _from_sequence(value, name, where):
              value, "Its elements have mixed shapes: pad the data, or make one tensor per row.")
     except OverflowError:
         fail(ValueError, where, name, NUMBERS + " that fit in 64 bits", value)
-    if array.dtype.kind not in REAL_KINDS:
+    if array.dtype.kind not in NUMBER_KINDS:
         if _contains_none(value):
             fail(TypeError, where, name, NUMBERS, value,
                  "It contains None, which is not a number (numpy would make it NaN).")
-        if array.dtype.kind == "c":
-            fail(TypeError, where, name, NUMBERS, value, "teachgrad tensors hold real numbers.")
         fail(TypeError, where, name, NUMBERS, value, "Every element must be a number.")
     return array
 
@@ -283,18 +289,3 @@ def callable_(value, name, where, hint=""):
     if not callable(value):
         fail(TypeError, where, name, "a function (something callable)", value, hint)
     return value
-
-
-def hyperparameter(value, name, where, upper=None, open_upper=False):
-    """An optimizer's hyperparameter (``where``: ``"Adam"``...): a finite number >= 0
-    (and <= ``upper``, or < when ``open_upper``)."""
-    checked = number(value, name, f"tg.optimizers.{where}", minimum=0.0)
-    if upper is not None and (checked > upper or (open_upper and checked == upper)):
-        bound = f"< {upper}" if open_upper else f"<= {upper}"
-        fail(ValueError, f"tg.optimizers.{where}", name, f"a number >= 0 and {bound}", value)
-    return checked
-
-
-def optional_hyperparameter(value, name, where):
-    """None (not used), or a hyperparameter >= 0."""
-    return None if value is None else hyperparameter(value, name, where)

@@ -55,6 +55,7 @@ GOOD = {
     "x": _x, "y": _x, "a": _x, "value": _x, "params": _x, "logits": _x,
     "a_min": lambda: 0.0, "a_max": lambda: 3.0,
     "nan": lambda: 0.0, "posinf": lambda: 1e9, "neginf": lambda: -1e9,
+    "fft_length": lambda: None,
     "condition": lambda: tg.constant([[True, False], [False, True]]),
     "labels": lambda: tg.constant([0, 1]), "indices": lambda: tg.constant([1, 0]),
     "values": lambda: [_x(), _x()], "inputs": lambda: [_x(), _x()],
@@ -106,6 +107,9 @@ GOOD = {
 # Functions whose call needs more than GOOD's values (arguments that belong together).
 # Each gives the keyword arguments of a working call.
 SPECIAL = {
+    "signal.irfft": lambda: {"input": tg.constant([1 + 1j, 2.0, 0.5j])},
+    "signal.irfft2d": lambda: {"input": tg.constant([[1 + 1j, 2.0], [0.5j, 1.0]])},
+    "complex": lambda: {"real": _x(), "imag": _x()},
     "explain_gradient": lambda: dict(zip(("tape_or_graph", "target", "source"),
                                          _tape_and_target())),
     "set_backend": lambda: {"name": "numpy"},
@@ -190,15 +194,16 @@ SKIP = {
 
 
 def _public_functions():
-    """``tg``'s public functions and classes, and those of ``tg.linalg``, ``tg.nn`` and
-    ``tg.optimizers`` (as ``linalg.inv``) that are not also top-level names."""
+    """``tg``'s public functions and classes, and those of ``tg.linalg``, ``tg.nn``,
+    ``tg.optimizers`` and ``tg.signal`` (as ``linalg.inv``) that are not also top-level
+    names."""
     found = {}
     for name, value in sorted(vars(tg).items()):
         if name.startswith("_") or isinstance(value, types.ModuleType) or not callable(value):
             continue
         found[name] = value
     # the namespaces' own functions (tg.nn.relu is tg.relu: fuzzed once, as tg.relu)
-    for space in ("linalg", "nn", "optimizers"):
+    for space in ("linalg", "nn", "optimizers", "signal"):
         module = getattr(tg, space)
         for name in module.__all__:
             value = getattr(module, name)
@@ -389,7 +394,7 @@ def _agrees_with_numpy(result, name, kwargs, owner=None):
     got = result.numpy()
     for want in wanted:
         want = np.asarray(want)
-        if want.shape == got.shape and want.dtype.kind in "biuf":
+        if want.shape == got.shape and want.dtype.kind in "biufc":
             with np.errstate(all="ignore"):
                 if np.allclose(got, want, rtol=1e-6, atol=1e-12, equal_nan=True):
                     return True

@@ -237,6 +237,7 @@ NAMESPACES = {
     "linalg.py": "tg.linalg, the public namespace of numpy.linalg's functions",
     "nn.py": "tg.nn, the public namespace of TensorFlow's tf.nn functions",
     "random.py": "tg.random, the public namespace of TensorFlow's tf.random functions",
+    "signal.py": "tg.signal, the public namespace of TensorFlow's tf.signal FFTs",
 }
 
 

@@ -24,7 +24,7 @@ def as_float_tensor(value, name, where):
         return value
     t = value if isinstance(value, Tensor) else constant(
         validate.tensor_like(value, name, where))
-    if not dtypes.is_floating(t.dtype):
+    if not dtypes.is_differentiable(t.dtype):
         validate.fail(TypeError, where, name, "floating-point (only they can be "
                       "differentiated)", value, "Pass e.g. 3.0 instead of 3.")
     return t

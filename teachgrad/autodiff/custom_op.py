@@ -16,6 +16,7 @@ from ..ops.core.declare import (
     primitive,
     recomputes_in_rule,
     rules_need_tensors,
+    takes_complex,
 )
 from ..ops.shape.reshape import repeat_like
 from ..tensor import Tensor, constant
@@ -84,7 +85,7 @@ def checkable(params):
         grads = _custom_vjp(cts, ans, *ans, *args, *params["variables"], **rule_params)
         return grads[n_results:n_results + n_args]
     rule.__wrapped__ = params["grad_fn"]   # where the rule is written: the grad_fn
-    op = primitive("custom_gradient", forward, multiple_results=True)
+    op = takes_complex(primitive("custom_gradient", forward, multiple_results=True))
     rules_need_tensors(defvjp_all(op, rule))   # the user's grad_fn: Tensors
     return op
 
@@ -98,6 +99,7 @@ def _custom_jvp(node, tangents):
 # custom_gradient(*results, *args, *variables): the results again, with a VJP given by grad_fn.
 custom_gradient_p = primitive("custom_gradient", _custom_forward, multiple_results=True)
 defshape(custom_gradient_p, _custom_shape)
+takes_complex(custom_gradient_p)   # the user's grad_fn decides
 rules_need_tensors(defvjp_all(custom_gradient_p, _custom_vjp))   # calls grad_fn
 recomputes_in_rule(custom_gradient_p)   # its grad_fn may run the function again
 defjvp_all(custom_gradient_p, _custom_jvp)

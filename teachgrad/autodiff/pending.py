@@ -13,8 +13,8 @@ from ..ops.walk import upstream_nodes  # step 1; imported from here by the drawi
 
 
 def trainable(tensor):
-    """Only floating-point tensors carry gradients; ints and bools are constants."""
-    return tensor.dtype.kind == "f"
+    """Float and complex tensors carry gradients; ints and bools are constants."""
+    return tensor.dtype.kind in "fc"
 
 
 def pending_counts(targets, sources, producer, every_dtype=False, all_reached=False):

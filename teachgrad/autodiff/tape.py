@@ -117,7 +117,7 @@ class GradientTape:
                 validate.fail(TypeError, "GradientTape.watch", "tensor", "a tensor or Variable "
                               "(or a structure of them)", t,
                               "Wrap a number or an array with tg.constant(...) first.")
-            if not dtypes.is_floating(t.dtype):
+            if not dtypes.is_differentiable(t.dtype):
                 warnings.warn(f"The dtype of the watched tensor must be floating (e.g. "
                               f"tg.float32), got {t.dtype}: it will get no gradient.",
                               stacklevel=2)

@@ -78,7 +78,7 @@ class TapeRecord:
         if node.number is None:
             node.number = next(self.numbers)
         for out in node.outputs:
-            if dtypes.is_floating(out.dtype):
+            if dtypes.is_differentiable(out.dtype):
                 watched.add(out.id)
                 self.producers[out.id] = node
             else:
@@ -89,7 +89,7 @@ class TapeRecord:
         saves): it was made by the node too."""
         if self.producers is not None and any(
                 self.producers.get(t.id) is node for t in node.outputs):
-            if dtypes.is_floating(tensor.dtype):
+            if dtypes.is_differentiable(tensor.dtype):
                 self.watched.add(tensor.id)
                 self.producers[tensor.id] = node
 
@@ -186,7 +186,7 @@ class TapeRecord:
         started from: watched ones and the Variables' snapshots), and all are floats:
         each recorded op read a watched tensor, a source or the output of an earlier
         recorded op. The backward engine can then skip its search for such ops."""
-        if not all(dtypes.is_floating(s.dtype) for s in sources):
+        if not all(dtypes.is_differentiable(s.dtype) for s in sources):
             return False
         source_ids = {s.id for s in sources}
         roots = self.watched.difference(self.producers, self.variables)

@@ -25,7 +25,7 @@ def why_none(tape, source):
     if not tape.recording_spans():
         return ("the tape was never entered, so it recorded nothing. Compute the target "
                 "inside `with tg.GradientTape() as tape:`.")
-    if not dtypes.is_floating(source.dtype):
+    if not dtypes.is_differentiable(source.dtype):
         return (f"it has dtype {source.dtype}, and only floating-point tensors get gradients. "
                 f"Make it from a float (3.0, not 3) or tg.cast it to tg.float32/tg.float64.")
     if isinstance(source, Variable):

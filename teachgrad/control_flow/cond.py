@@ -26,7 +26,14 @@ from ..autodiff.pending import trainable
 from ..graph.session import plan_for
 from ..ops import IndexedSlices, zeros, zeros_like
 from ..ops.core.apply import add_to_graph
-from ..ops.core.declare import accepts, defshape, defvjp_all, primitive, rules_need_tensors
+from ..ops.core.declare import (
+    accepts,
+    defshape,
+    defvjp_all,
+    primitive,
+    rules_need_tensors,
+    takes_complex,
+)
 from ..state import state
 from . import batched
 from .outputs import add_output
@@ -257,6 +264,7 @@ def _branch_grad(found, k, traced, x):
 # If(pred, *true_fn captures, *false_fn captures; true_fn, false_fn, branches): the
 # outputs of the branch that ran, then the intermediates saved for the gradient.
 if_p = primitive("If", _if_kernel, multiple_results=True)
+takes_complex(if_p)
 defshape(if_p, _if_shapes)
 accepts(if_p, missing=True)
 rules_need_tensors(defvjp_all(if_p, _if_vjp))   # builds and runs branches

@@ -17,7 +17,14 @@ from .. import backend, dtypes
 from ..autodiff import events
 from ..graph.session import plan_for
 from ..ops.core.apply import add_to_graph
-from ..ops.core.declare import accepts, defshape, defvjp_all, primitive, rules_need_tensors
+from ..ops.core.declare import (
+    accepts,
+    defshape,
+    defvjp_all,
+    primitive,
+    rules_need_tensors,
+    takes_complex,
+)
 from . import batched
 from .stacks import stack_shape, stack_values
 from .while_gradient import (
@@ -124,6 +131,7 @@ def _while_vjp(cts, ans, *inputs, cond, body, loop):
 # While(*loop_vars, [maximum_iterations], *cond captures, *body captures; cond, body, loop):
 # the final loop variables, the number of iterations run, then one stack per saved value.
 while_p = primitive("While", _while_kernel, multiple_results=True)
+takes_complex(while_p)
 defshape(while_p, _while_shapes)
 accepts(while_p, missing=True)
 rules_need_tensors(defvjp_all(while_p, _while_vjp))   # builds and runs loops

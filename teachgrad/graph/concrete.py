@@ -12,7 +12,7 @@ as in eager code.
 from .. import nest, validate
 from ..autodiff.gradients import gradients
 from ..ops.core.apply import bind, note_variable_read
-from ..ops.core.declare import defshape, defvjp_all, primitive, rules_need_tensors
+from ..ops.core.declare import defshape, defvjp_all, primitive, rules_need_tensors, takes_complex
 from ..ops.core.grad_util import compatible
 from ..ops.elementwise.arithmetic import add, subtract
 from ..ops.random.replay import REPLAYING, Replay
@@ -179,6 +179,7 @@ def _call_shape(*inputs, function):
 # call(*inputs, function): run a traced function. Its gradient is the gradient of the body,
 # traced as a function of its own (below).
 call_p = primitive("call", _call_kernel, multiple_results=True)
+takes_complex(call_p)
 defshape(call_p, _call_shape)
 
 
@@ -191,14 +192,14 @@ def gradient_function(function):
 
 def _call_op_vjp(cts, ans, *inputs, function):
     grad_fn = gradient_function(function)
-    floats = [g for g, out in zip(cts, function.outputs) if out.dtype.kind == "f"]
+    floats = [g for g, out in zip(cts, function.outputs) if out.dtype.kind in "fc"]
     drawn = ans[len(function.outputs):]     # what this call drew: its gradient replays it
     computed = iter(bind(call_p, *inputs, *floats, *drawn, function=grad_fn)
                     if grad_fn.outputs else ())
     # The gradient function returns nothing for an input the body's outputs do not
     # depend on: that input's cotangent is None (unconnected), as TensorFlow's.
     float_grads = iter([None if g is None else next(computed) for g in grad_fn.structure])
-    return [next(float_grads) if x.dtype.kind == "f" else None for x in inputs]
+    return [next(float_grads) if x.dtype.kind in "fc" else None for x in inputs]
 
 rules_need_tensors(defvjp_all(call_p, _call_op_vjp))   # runs a graph
 
@@ -210,7 +211,7 @@ def _trace_gradient(function):
     body's random draws are replayed: they are the numbers its call drew (replay.py)."""
     n_args = len(function.inputs)
     variables = list(function.captured_variables)
-    float_outputs = [i for i, t in enumerate(function.outputs) if t.dtype.kind == "f"]
+    float_outputs = [i for i, t in enumerate(function.outputs) if t.dtype.kind in "fc"]
     n_in = n_args + len(variables)
     n_ct = n_in + len(float_outputs)
 
@@ -224,7 +225,7 @@ def _trace_gradient(function):
             result = function.python_function(*inputs[:n_args])
         outputs = [o for o in nest.flatten(result) if o is not None]
         ys = [graph.as_graph_tensor(outputs[i], None) for i in float_outputs]
-        xs = [x for x in inputs if x.dtype.kind == "f"]
+        xs = [x for x in inputs if x.dtype.kind in "fc"]
         if not ys:
             return [None] * len(xs)
         return gradients(ys, xs, grad_ys=cotangents)

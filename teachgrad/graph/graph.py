@@ -13,7 +13,8 @@ import contextlib
 from .. import backend, validate
 from ..ops.core.apply import note_variable_read
 from ..ops.core.batching import BatchedTensor, innermost_frame, unbatchable_gradient
-from ..ops.core.declare import defeffect, defshape, not_differentiable, primitive
+from ..ops.core.declare import defeffect, defshape, not_differentiable, primitive, takes_complex
+from ..ops.core.dtype_check import check_complex
 from ..ops.core.op import Node
 from ..ops.core.shape_inference import infer_outputs
 from ..state import override, state
@@ -38,13 +39,16 @@ def _placeholder_shape(shape, dtype):
 # Graph-only ops: a placeholder (fed when the graph runs), a constant, and a read
 # of a Variable's current value.
 placeholder_p = not_differentiable(primitive("placeholder", _placeholder_kernel))
+takes_complex(placeholder_p)
 defshape(placeholder_p, _placeholder_shape)
 
 const_p = not_differentiable(primitive("const", lambda value: value))
 defeffect(const_p, "view")
+takes_complex(const_p)
 defshape(const_p, lambda value: [(tuple(value.shape), value.dtype)])
 
 read_variable_p = not_differentiable(primitive("read_variable", lambda variable: variable.value))
+takes_complex(read_variable_p)
 defshape(read_variable_p, lambda variable: [(tuple(variable.shape), variable.dtype)])
 
 
@@ -167,6 +171,8 @@ class Graph:
             # bind batches a map's ops first; only a node built directly (a gradient's
             # While or If over a map's cotangents) can get here
             raise unbatchable_gradient(f"a {op.name} node")
+        if not op.takes_complex:   # called by add_to_graph, called by bind
+            check_complex(op, inputs, args, 3)
         specs = infer_outputs(op, inputs, params)
         node = Node(op, inputs, (), params)
         base = name or op.name

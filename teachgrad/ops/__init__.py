@@ -42,7 +42,8 @@ from .shape.padding import pad, unpad
 from .shape.stacking import array_split, column_stack, dstack, hstack, vstack
 from .shape.selection import select, take
 from .shape.ranges import arange, linspace
-from .elementwise.complex_parts import angle, conj, conjugate, fabs, imag, real, real_if_close
+from .elementwise.complex_parts import (angle, complex, conj, conjugate, fabs, imag, real,
+                                        real_if_close)
 from .shape.appending import append, c_, r_, rollaxis, row_stack
 from .reductions.partition import argpartition, partition
 from .reductions.numeric_gradient import gradient

@@ -38,7 +38,7 @@ def upstream_nodes(targets, producer, every_dtype=False, consumers=None, edges=N
         node_parents = []
         for x in node.inputs:
             parent = None
-            if every_dtype or x.dtype.kind == "f":   # only floats carry gradients
+            if every_dtype or x.dtype.kind in "fc":   # only floats (and complex) carry gradients
                 tensor_id = x.id
                 if consumers is not None:
                     consumers[tensor_id].append(node)

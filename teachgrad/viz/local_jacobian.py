@@ -70,7 +70,7 @@ def _node_of(op_or_node, inputs, params, feed_dict):
         raise TypeError(f"local_jacobian takes a Node, an Op or a function running one op, "
                         f"not {type(op_or_node).__name__}.")
     with unobserved(), GradientTape(persistent=True) as tape:
-        tape.watch([t for t in tensors if t.dtype.kind == "f"])
+        tape.watch([t for t in tensors if t.dtype.kind in "fc"])
         out = op_or_node(*tensors, **params)
     nodes = tape.recorded_nodes()
     if len(nodes) != 1 or not isinstance(out, (Tensor, list, tuple)):
@@ -84,7 +84,7 @@ def _node_of(op_or_node, inputs, params, feed_dict):
 def _run(op, tensors, params):
     from ..ops.core.apply import bind
     with unobserved(), GradientTape() as tape:
-        tape.watch([t for t in tensors if t.dtype.kind == "f"])
+        tape.watch([t for t in tensors if t.dtype.kind in "fc"])
         bind(op, *tensors, **params)
     return tape.recorded_nodes()[0]
 
@@ -120,8 +120,8 @@ class LocalJacobian:
     def __init__(self, node, cotangent, tangent):
         self.node = node
         op = node.op
-        self.outputs = [k for k, y in enumerate(node.outputs) if y.dtype.kind == "f"]
-        self.inputs = [i for i, x in enumerate(node.inputs) if x.dtype.kind == "f"]
+        self.outputs = [k for k, y in enumerate(node.outputs) if y.dtype.kind in "fc"]
+        self.inputs = [i for i, x in enumerate(node.inputs) if x.dtype.kind in "fc"]
         if not op.differentiable or not self.inputs or not self.outputs:
             raise ValueError(f"{node.name} ({op.name}) has no derivative to show: it is not "
                              f"differentiable, or has no floating-point inputs or outputs.")
@@ -137,7 +137,7 @@ class LocalJacobian:
 
     def _build(self, cotangent, tangent):
         node = self.node
-        needed = [x.dtype.kind == "f" for x in node.inputs]
+        needed = [x.dtype.kind in "fc" for x in node.inputs]
         rows, columns = self._vjp_rows(needed), self._jvp_columns()
         self.blocks = {key: _Block(key[0], key[1], np.array(rows[key]).reshape(
             node.outputs[key[0]].size, node.inputs[key[1]].size),

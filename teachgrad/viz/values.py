@@ -4,7 +4,8 @@ This is the one place numbers become text: the steppers' frames, the drawings'
 node labels and the local Jacobian's tables all write them here, so a value
 reads the same in a drawing and in the sentence beside it. Small tensors are
 written out, rounded to 4 significant digits (``[0.9845, 1.969]``); large ones
-by dtype and shape (``float64[64, 10]``); a symbolic tensor of a graph, which
+by dtype and shape (``float64[64, 10]``); complex numbers as ``a + bi``
+(``1 - 0.5i``); a symbolic tensor of a graph, which
 has no value until a Session runs it, by its name. The same inputs always give
 the same text, so a notebook's saved output compares equal under nbval.
 """
@@ -52,7 +53,7 @@ def format_block(value, digits=4):
             or not hasattr(value, "numpy"):
         return None
     array = value.numpy()
-    if not SMALL < array.size <= READABLE or array.dtype.kind not in "fiub":
+    if not SMALL < array.size <= READABLE or array.dtype.kind not in "fciub":
         return None
     shown = array.squeeze() if array.ndim > 2 else array
     if shown.ndim > 2:
@@ -67,9 +68,10 @@ def format_block(value, digits=4):
 
 
 def format_array(array, digits=4):
-    """A numpy array as nested lists on one line: floats rounded (``[[1, 2.5]]``),
-    integers and bools as they are (``[True, False]``)."""
-    if array.dtype.kind == "f":
+    """A numpy array as nested lists on one line: floats rounded (``[[1, 2.5]]``), complex
+    numbers as ``a + bi`` (``[1 + 2i, -0.5i]``), integers and bools as they are
+    (``[True, False]``)."""
+    if array.dtype.kind in "fc":
         if not array.shape:
             return format_number(array.item(), digits)
         return _nested(array.tolist(), digits)
@@ -78,9 +80,20 @@ def format_array(array, digits=4):
 
 def format_number(x, digits=4):
     """One number rounded to ``digits`` significant digits: ``1.969``, ``2.5e-07``;
-    never ``-0``."""
+    never ``-0``. A complex number reads ``a + bi`` (``1 - 2i``; ``2i`` with no real part)."""
+    if isinstance(x, complex):
+        return _complex_number(x, digits)
     text = f"{x:.{digits}g}"
     return "0" if text == "-0" else text
+
+
+def _complex_number(z, digits):
+    re, im = format_number(z.real, digits), format_number(z.imag, digits)
+    if im == "0":
+        return re
+    if re == "0":
+        return f"{im}i"
+    return f"{re} - {im[1:]}i" if im.startswith("-") else f"{re} + {im}i"
 
 
 def format_sum(texts):

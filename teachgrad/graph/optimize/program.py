@@ -35,7 +35,7 @@ import itertools
 import numpy as np
 
 from ... import backend
-from ...ops.core.declare import defeffect, primitive
+from ...ops.core.declare import defeffect, primitive, takes_complex
 from .formula import formula_of
 
 
@@ -231,4 +231,6 @@ def program_op(program, fused):
     """The op of a node running ``program``: named after what it does, for drawings
     (``fused: tanh(x0 + x1)``, ``in place: x0 := x0 * x1``)."""
     prefix = "fused" if fused else "in place"
-    return defeffect(primitive(f"{prefix}: {program.describe()}", run_program), "fresh")
+    # its ops were checked when the graph was built: complex ones among them took complex
+    return takes_complex(defeffect(primitive(f"{prefix}: {program.describe()}", run_program),
+                                   "fresh"))

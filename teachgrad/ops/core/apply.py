@@ -17,6 +17,7 @@ from ... import backend
 from ...state import override, state
 from ...tensor import SymbolicTensor, Tensor, Variable, as_array, convert_to_tensor
 from .batching import BatchedTensor, batched_at, innermost_frame
+from .dtype_check import check_complex
 from .inputs import input_error, with_context
 from .op import Node
 
@@ -37,6 +38,7 @@ def bind(op, *args, **params):
             return batch_bind(op, _batch_inputs(args), params, frame)
     if state.graph is not None:
         return add_to_graph(op, args, params)
+    given = args
     for a in args:
         if type(a) is not Tensor:
             try:
@@ -44,6 +46,8 @@ def bind(op, *args, **params):
             except (TypeError, ValueError) as error:
                 raise input_error(f"tg.{op.name}", args, error, sys._getframe(1)) from None
             break
+    if not op.takes_complex:
+        check_complex(op, args, given, 1)
     try:
         # The one- and two-input cases are spelled out: this line runs for every op,
         # and building a list of values costs more than the numpy call on a scalar.

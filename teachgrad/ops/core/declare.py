@@ -199,6 +199,23 @@ def rules_need_tensors(op):
     return op
 
 
+def takes_complex(op):
+    """Declare that ``op`` computes and differentiates complex inputs too: its rules
+    follow TensorFlow's convention (``teachgrad.dtypes``; a holomorphic op's VJP multiplies
+    by the conjugate of its derivative). An op that has not said so refuses complex
+    input with a TypeError (``teachgrad.ops.core.dtype_check``), never giving a quietly
+    real result."""
+    op.takes_complex = True
+    return op
+
+
+def refuses_complex(op, why):
+    """Say why ``op`` refuses complex input (``why`` ends the TypeError's message):
+    for the ordering ops, complex numbers have no order, as in numpy and TensorFlow."""
+    op.complex_refusal = why
+    return op
+
+
 def not_differentiable(op):
     """Mark ``op`` as having zero derivative everywhere (comparisons, indices)."""
     op.differentiable = False

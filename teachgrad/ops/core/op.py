@@ -17,7 +17,8 @@ class Op:
     __slots__ = ("name", "forward", "multiple_results", "vjp_rules", "vjp_all",
                  "jvp", "differentiable", "accepts_sparse", "accepts_missing", "shape_rule",
                  "effect", "elementwise", "shape_only_inputs", "array_rules", "array_jvp",
-                 "fused", "batch_rule", "batch_rule_takes_frame", "rule_recomputes")
+                 "fused", "batch_rule", "batch_rule_takes_frame", "rule_recomputes",
+                 "takes_complex", "complex_refusal")
 
     def __init__(self, name, forward, multiple_results=False):
         self.name = name
@@ -54,6 +55,10 @@ class Op:
         self.batch_rule = None
         self.batch_rule_takes_frame = False
         self.rule_recomputes = False   # see ``recomputes_in_rule``
+        # Do its rules hold for complex inputs (``takes_complex``)? Until an op says so it
+        # refuses them (``teachgrad.ops.core.dtype_check``), with ``complex_refusal`` as why.
+        self.takes_complex = False
+        self.complex_refusal = None
 
     def __repr__(self):
         return f"<op {self.name}>"

@@ -23,11 +23,19 @@ from ..core.declare import (
     defvjp_all,
     not_differentiable,
     primitive,
+    refuses_complex,
+    takes_complex,
 )
 from ..core.grad_util import known, value_of
 from ..core.inputs import input_error
 from ..shape.reshape import broadcast_as, repeat_unbatched, unbroadcast
+from .conjugate import conj_of
 from .math import log
+
+#: Why an ordering op refuses complex numbers (numpy's comparisons would order them by
+#: real part first, TensorFlow's refuse them: there is no order that respects arithmetic).
+NO_ORDER = ("complex numbers have no order. Compare tg.real(z), tg.imag(z) or tg.abs(z) "
+            "instead.")
 
 
 def _binary(x, y):
@@ -49,6 +57,7 @@ def _binary(x, y):
 # x + y.  d/dx = d/dy = 1
 add_p = primitive("add", lambda x, y: x + y)
 defeffect(add_p, "fresh", elementwise="add")
+takes_complex(add_p)
 def add(x, y): return bind(add_p, x, y)
 defvjp(add_p,
        lambda ct, ans, x, y: unbroadcast(ct, x),
@@ -60,6 +69,7 @@ defjvp(add_p,
 # x - y.  d/dx = 1, d/dy = -1
 subtract_p = primitive("subtract", lambda x, y: x - y)
 defeffect(subtract_p, "fresh", elementwise="subtract")
+takes_complex(subtract_p)
 def subtract(x, y): return bind(subtract_p, x, y)
 defvjp(subtract_p,
        lambda ct, ans, x, y: unbroadcast(ct, x),
@@ -71,10 +81,11 @@ defjvp(subtract_p,
 # x * y.  d/dx = y, d/dy = x
 multiply_p = primitive("multiply", lambda x, y: x * y)
 defeffect(multiply_p, "fresh", elementwise="multiply")
+takes_complex(multiply_p)
 def multiply(x, y): return bind(multiply_p, x, y)
 defvjp(multiply_p,
-       lambda ct, ans, x, y: unbroadcast(ct * y, x),
-       lambda ct, ans, x, y: unbroadcast(ct * x, y), arrays=True)
+       lambda ct, ans, x, y: unbroadcast(ct * conj_of(y), x),
+       lambda ct, ans, x, y: unbroadcast(ct * conj_of(x), y), arrays=True)
 defjvp(multiply_p,
        lambda x_dot, ans, x, y: broadcast_as(x_dot * y, ans),
        lambda y_dot, ans, x, y: broadcast_as(x * y_dot, ans), arrays=True)
@@ -82,10 +93,11 @@ defjvp(multiply_p,
 # x / y.  d/dx = 1/y, d/dy = -x/y^2 = -ans/y
 divide_p = primitive("divide", lambda x, y: x / y)
 defeffect(divide_p, "fresh", elementwise="true_divide")
+takes_complex(divide_p)
 def divide(x, y): return bind(divide_p, x, y)
 defvjp(divide_p,
-       lambda ct, ans, x, y: unbroadcast(ct / y, x),
-       lambda ct, ans, x, y: unbroadcast(-(ct * ans) / y, y), arrays=True)
+       lambda ct, ans, x, y: unbroadcast(ct / conj_of(y), x),
+       lambda ct, ans, x, y: unbroadcast(-(ct * conj_of(ans)) / conj_of(y), y), arrays=True)
 defjvp(divide_p,
        lambda x_dot, ans, x, y: broadcast_as(x_dot / y, ans),
        lambda y_dot, ans, x, y: broadcast_as(-(y_dot * ans) / y, ans), arrays=True)
@@ -104,7 +116,7 @@ def _power_dx(ct, ans, x, y):
     exponent = y - 1
     if _may_be_zero(y):
         exponent = where(y == 0, where(x == 0, 1, exponent), exponent)
-    return unbroadcast(ct * y * power(x, exponent), x)
+    return unbroadcast(ct * conj_of(y) * conj_of(power(x, exponent)), x)
 
 
 def _may_be_zero(t):
@@ -121,17 +133,25 @@ def _may_be_zero(t):
         return bool(value == 0)
     return bool((value == 0).any())
 
-# x^y.  d/dx = y x^(y-1);  d/dy = ln(x) x^y, taken as 0 where x <= 0 (as TensorFlow does)
+def _power_dy(ct, ans, x, y):
+    if x.dtype.kind == "c" or y.dtype.kind == "c":   # ln x is defined off 0 (TensorFlow's)
+        return unbroadcast(ct * conj_of(ans * log(where(x == 0, 1, x))), y)
+    return unbroadcast(ct * ans * log(where(x > 0, x, 1)), y)
+
+# x^y.  d/dx = y x^(y-1);  d/dy = ln(x) x^y, taken as 0 where x <= 0 (as TensorFlow does;
+# for complex numbers, where x = 0). The cotangents multiply by the conjugates.
 power_p = primitive("power", _power_kernel)
 defeffect(power_p, "fresh", elementwise="power")
+takes_complex(power_p)
 def power(x, y): return bind(power_p, x, y)
 defvjp(power_p,
        _power_dx,
-       lambda ct, ans, x, y: unbroadcast(ct * ans * log(where(x > 0, x, 1)), y), arrays=True)
+       _power_dy, arrays=True)
 
 # max(x, y) elementwise: the gradient goes to x where x >= y, else to y.
 maximum_p = primitive("maximum", lambda x, y: backend.xp.maximum(x, y))
 defeffect(maximum_p, "fresh", elementwise="maximum")
+refuses_complex(maximum_p, NO_ORDER)
 def maximum(x, y): return bind(maximum_p, x, y)
 defvjp(maximum_p,
        lambda ct, ans, x, y: unbroadcast(where(x >= y, ct, 0), x),
@@ -140,6 +160,7 @@ defvjp(maximum_p,
 # min(x, y) elementwise: the gradient goes to x where x <= y, else to y.
 minimum_p = primitive("minimum", lambda x, y: backend.xp.minimum(x, y))
 defeffect(minimum_p, "fresh", elementwise="minimum")
+refuses_complex(minimum_p, NO_ORDER)
 def minimum(x, y): return bind(minimum_p, x, y)
 defvjp(minimum_p,
        lambda ct, ans, x, y: unbroadcast(where(x <= y, ct, 0), x),
@@ -149,6 +170,7 @@ defvjp(minimum_p,
 # where(c, x, y): x where c is true, else y. The condition gets no gradient.
 where_p = primitive("where", lambda c, x, y: backend.xp.where(c, x, y))
 defeffect(where_p, "fresh", elementwise="where")
+takes_complex(where_p)
 def where(condition, x, y):
     if not state.arrays:   # (on arrays, bind converts a number next to the float branch)
         x, y = _binary(x, y)
@@ -175,6 +197,7 @@ def _add_n_steps(emit, *xs):   # fused in graphs as a chain of adds
 # x_1 + x_2 + ... + x_n in one op (TensorFlow's AddN): each input gets g.
 add_n_p = primitive("add_n", _add_n_kernel)
 defeffect(add_n_p, "fresh", elementwise=_add_n_steps)
+takes_complex(add_n_p)
 def add_n(inputs):
     """Sum a list of tensors of the same shape and dtype in one op.
 
@@ -205,9 +228,13 @@ defbatch(add_n_p, lambda values, batched: (bind(add_n_p, *repeat_unbatched(value
                                            True))
 
 
-def _comparison(name, kernel):
+def _comparison(name, kernel, ordering=True):
     op = not_differentiable(primitive(name, kernel))
     defeffect(op, "fresh", elementwise=name)   # numpy's ufunc of the same name
+    if ordering:
+        refuses_complex(op, NO_ORDER)
+    else:   # == and != hold for complex numbers
+        takes_complex(op)
     def compare(x, y):
         return bind(op, x, y)
     compare.__name__ = name
@@ -218,5 +245,5 @@ less = _comparison("less", lambda x, y: x < y)
 less_equal = _comparison("less_equal", lambda x, y: x <= y)
 greater = _comparison("greater", lambda x, y: x > y)
 greater_equal = _comparison("greater_equal", lambda x, y: x >= y)
-equal = _comparison("equal", lambda x, y: x == y)
-not_equal = _comparison("not_equal", lambda x, y: x != y)
+equal = _comparison("equal", lambda x, y: x == y, ordering=False)
+not_equal = _comparison("not_equal", lambda x, y: x != y, ordering=False)

@@ -11,25 +11,36 @@ from ..core.declare import (
     defvjp_all,
     not_differentiable,
     primitive,
+    takes_complex,
 )
 
-# cast(x, dtype): same values, another dtype. The gradient is cast back.
-cast_p = primitive("cast", lambda x, dtype: x.astype(dtype, copy=False))
+
+def _cast_kernel(x, dtype):
+    if x.dtype.kind == "c" and dtype.kind != "c":
+        x = x.real   # TensorFlow's cast: a complex number becomes its real part
+    return x.astype(dtype, copy=False)
+
+# cast(x, dtype): same values, another dtype. The gradient is cast back (complex to real
+# keeps the real part, whose cotangent is ct + 0i; real to complex, the reverse).
+cast_p = primitive("cast", _cast_kernel)
 defeffect(cast_p, "view")
+takes_complex(cast_p)
 def cast(x, dtype):
-    """``x`` converted to ``dtype`` (``tg.float32``, ``"int64"``, ...)."""
+    """``x`` converted to ``dtype`` (``tg.float32``, ``"int64"``, ``tg.complex64``, ...).
+    A complex ``x`` cast to a real dtype keeps its real part, as TensorFlow's cast does."""
     if dtype is None:
         validate.fail(TypeError, "tg.cast", "dtype", "a data type", dtype)
     return bind(cast_p, x, dtype=validate.dtype(dtype, "dtype", "tg.cast"))
-defvjp(cast_p, lambda ct, ans, x, dtype: cast(ct, x.dtype) if dtypes.is_floating(x.dtype) else None,
-       arrays=True)
-defjvp(cast_p, lambda x_dot, ans, x, dtype: cast(x_dot, dtype) if dtypes.is_floating(dtype) else None,
-       arrays=True)
+defvjp(cast_p, lambda ct, ans, x, dtype: cast(ct, x.dtype) if dtypes.is_differentiable(x.dtype)
+       else None, arrays=True)
+defjvp(cast_p, lambda x_dot, ans, x, dtype: cast(x_dot, dtype) if dtypes.is_differentiable(dtype)
+       else None, arrays=True)
 defbatch(cast_p, leading_axes_rule(cast_p))
 
 # identity(x) = x.  Its gradient passes straight through.
 identity_p = primitive("identity", lambda x: x)
 defeffect(identity_p, "view")
+takes_complex(identity_p)
 def identity(x): return bind(identity_p, x)
 defvjp(identity_p, lambda ct, ans, x: ct, arrays=True)
 defjvp(identity_p, lambda x_dot, ans, x: x_dot, arrays=True)
@@ -39,6 +50,7 @@ accepts(identity_p, sparse=True)
 # identity_n(x1, ..., xn): several tensors through one op; each cotangent passes through.
 identity_n_p = primitive("identity_n", lambda *xs: xs, multiple_results=True)
 defeffect(identity_n_p, "view")
+takes_complex(identity_n_p)
 def identity_n(*tensors):
     """Return the tensors unchanged, as one op (used to group outputs)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -51,6 +63,7 @@ accepts(identity_n_p, sparse=True)
 # stop_gradient(x) = x, but autodiff treats the result as a constant.
 stop_gradient_p = not_differentiable(primitive("stop_gradient", lambda x: x))
 defeffect(stop_gradient_p, "view")
+takes_complex(stop_gradient_p)
 def stop_gradient(x):
     """``x`` itself, seen by autodiff as a constant: no gradient flows through it."""
     return bind(stop_gradient_p, x)
@@ -60,6 +73,7 @@ defbatch(stop_gradient_p, leading_axes_rule(stop_gradient_p))
 zeros_like_p = not_differentiable(primitive(
     "zeros_like", lambda x, dtype: backend.xp.zeros_like(x, dtype=dtype)))
 defeffect(zeros_like_p, "fresh", shape_only_inputs=(0,))
+takes_complex(zeros_like_p)
 def zeros_like(x, dtype=None):
     return bind(zeros_like_p, x, dtype=validate.dtype(dtype, "dtype", "tg.zeros_like"))
 defbatch(zeros_like_p, leading_axes_rule(zeros_like_p))
@@ -67,6 +81,7 @@ defbatch(zeros_like_p, leading_axes_rule(zeros_like_p))
 ones_like_p = not_differentiable(primitive(
     "ones_like", lambda x, dtype: backend.xp.ones_like(x, dtype=dtype)))
 defeffect(ones_like_p, "fresh", shape_only_inputs=(0,))
+takes_complex(ones_like_p)
 def ones_like(x, dtype=None):
     return bind(ones_like_p, x, dtype=validate.dtype(dtype, "dtype", "tg.ones_like"))
 defbatch(ones_like_p, leading_axes_rule(ones_like_p))

@@ -1,86 +1,163 @@
-"""numpy's complex-number functions (``real``, ``imag``, ``conj``, ``conjugate``,
-``angle``, ``real_if_close``) and ``fabs``, on real tensors.
+r"""numpy's complex-number functions (``real``, ``imag``, ``conj``, ``conjugate``,
+``angle``, ``real_if_close``), TensorFlow's ``complex(real, imag)``, and ``fabs``.
 
-teachgrad tensors hold real numbers only (complex dtypes are a later step), so each of
-these is the function on the real line, where it is simple: the real part and the
-conjugate of $x$ are $x$ itself (an ``identity``: its cotangent passes through), the
-imaginary part is 0 and the angle is 0 or $\\pi$ (piecewise constant: not
-differentiated, as ``sign`` is not). A complex input is refused, naming the argument.
+With TensorFlow's convention (``teachgrad.dtypes``) a complex cotangent is
+$\partial L/\partial x + i\,\partial L/\partial y$, so each rule says where a real
+cotangent lands in the plane: ``real`` sends ``ct`` to $\mathrm{ct} + 0i$, ``imag`` to
+$i\,\mathrm{ct}$, ``angle`` to $\mathrm{ct} \cdot i / \bar z$ (the angle grows fastest
+at right angles to $z$, by $1/\lvert z \rvert$), and ``complex(re, im)`` splits ``ct``
+into its real and imaginary parts. On a real tensor, ``real`` and ``conj`` are the
+tensor itself (an ``identity``), ``imag`` is 0 and ``angle`` is 0 or $\pi$ (piecewise
+constant: no gradient).
 """
 import math
 
+import numpy as np
+
 from ... import backend, validate
 from ..core.apply import bind, leading_axes_rule
-from ..core.declare import defbatch, defeffect, not_differentiable, primitive
+from ..core.declare import defbatch, defeffect, defjvp, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor
+from ..shape.reshape import broadcast_as, unbroadcast
 from .casts import cast, identity
+from .conjugate import conj_op, real_part
 from .math import abs as _abs
 
 
-def _real_input(val, name, where):
-    """``val`` as a tensor of real numbers (complex values are refused by ``as_tensor``)."""
-    return as_tensor(val, name, where)
-
-
 def real(val):
-    """The real part of ``val``: on a real tensor, ``val`` itself (an ``identity``).
-    (Complex dtypes are a later step.)"""
-    return identity(_real_input(val, "val", "tg.real"))
+    """The real part of ``val`` (a float tensor for a complex one); a real tensor is
+    returned as it is (an ``identity``).  Gradient: ``ct`` becomes ``ct + 0i``."""
+    x = as_tensor(val, "val", "tg.real")
+    return real_part(x) if _is_complex(x) else identity(x)
 
 
 def conj(x):
-    r"""The complex conjugate $\bar x$: on a real tensor, $x$ itself (an ``identity``).
-    (Complex dtypes are a later step.)"""
-    return identity(_real_input(x, "x", "tg.conj"))
+    r"""The complex conjugate $\bar z = x - iy$; a real tensor is returned as it is (an
+    ``identity``).  Gradient: the conjugate of the cotangent."""
+    x = as_tensor(x, "x", "tg.conj")
+    return conj_op(x) if _is_complex(x) else identity(x)
 
 
 def conjugate(x):
-    r"""numpy's other name for ``conj``: on a real tensor, $x$ itself.
-    (Complex dtypes are a later step.)"""
-    return identity(_real_input(x, "x", "tg.conjugate"))
+    r"""numpy's other name for ``conj``: $\bar z$."""
+    x = as_tensor(x, "x", "tg.conjugate")
+    return conj_op(x) if _is_complex(x) else identity(x)
 
 
 def real_if_close(a, tol=100):
-    """``a`` as a real tensor if its imaginary parts are within ``tol`` machine epsilons
-    of 0: a real tensor is returned as it is (an ``identity``). (Complex dtypes are a
-    later step.)"""
+    """``a`` as a real tensor (its real part) if all its imaginary parts are within
+    ``tol`` machine epsilons of 0, else ``a`` as it is (numpy's ``real_if_close``). It
+    looks at the values, so a complex ``a`` must have them (eagerly)."""
     validate.number(tol, "tol", "tg.real_if_close")
-    return identity(_real_input(a, "a", "tg.real_if_close"))
+    x = as_tensor(a, "a", "tg.real_if_close")
+    if not _is_complex(x):
+        return identity(x)
+    if x.value is None:
+        raise ValueError("tg.real_if_close: `a` is a complex graph tensor, whose values are "
+                         "not known until it runs; use tg.real(a) to take the real part.")
+    closeness = tol * np.finfo(x.dtype).eps if tol > 1 else tol
+    if bool(np.all(np.abs(np.imag(x.value)) < closeness)):
+        return real_part(x)
+    return identity(x)
 
 
-# imag: the imaginary part, 0 everywhere on the real line.  Constant: no derivative.
-imag_p = not_differentiable(primitive("imag", lambda x: backend.xp.zeros_like(x)))
-defeffect(imag_p, "fresh", shape_only_inputs=(0,))
+def _is_complex(x):
+    return x.dtype is not None and x.dtype.kind == "c"
+
+
+def _imag_vjp(ct, ans, x):
+    if x.dtype.kind != "c":
+        return None   # the imaginary part of a real number is 0: constant
+    return cast(ct, x.dtype) * 1j
+
+# imag(z) = y: 0 everywhere on the real line.  Its cotangent ct lands at i ct.
+imag_p = primitive("imag", lambda x: backend.xp.imag(x).copy())
+defeffect(imag_p, "fresh")
+takes_complex(imag_p)
 def imag(val):
-    """The imaginary part of ``val``: on a real tensor, zeros of its shape and dtype
-    (numpy's ``imag``). Not differentiated (it is constant). (Complex dtypes are a later
-    step.)"""
-    return bind(imag_p, _real_input(val, "val", "tg.imag"))
+    """The imaginary part of ``val``: a float tensor; zeros of a real tensor's shape and
+    dtype (numpy's ``imag``, not differentiated there: it is constant).  Gradient for a
+    complex ``val``: ``ct`` becomes ``i ct``."""
+    return bind(imag_p, as_tensor(val, "val", "tg.imag"))
+defvjp(imag_p, _imag_vjp, arrays=True)
+defjvp(imag_p, lambda x_dot, ans, x: bind(imag_p, x_dot) if x.dtype.kind == "c" else None,
+       arrays=True)
 defbatch(imag_p, leading_axes_rule(imag_p))
 
 
 def _angle_kernel(x, deg):
-    out = backend.xp.angle(x)   # arctan2(0, x): pi where x < 0 (and at -0.0), else 0
+    out = backend.xp.angle(x)   # on reals arctan2(0, x): pi where x < 0 (and at -0.0), else 0
     return out * (180.0 / math.pi) if deg else out
 
-# angle: the argument of x, 0 for x >= 0 and pi for x < 0.  Piecewise constant: like
-# sign, not differentiated.
-angle_p = not_differentiable(primitive("angle", _angle_kernel))
+
+def _angle_vjp(ct, ans, x, deg):
+    if x.dtype.kind != "c":
+        return None   # piecewise constant on the real line
+    scale = 180.0 / math.pi if deg else 1.0
+    return (ct * scale) * (1j / conj_op(x))   # at z = 0: not a number, as TensorFlow's
+
+
+def _angle_jvp(x_dot, ans, x, deg):
+    if x.dtype.kind != "c":
+        return None
+    scale = 180.0 / math.pi if deg else 1.0
+    return bind(imag_p, x_dot / x) * scale
+
+# angle(z) = atan2(y, x).  d angle = imag(dz / z); its cotangent ct lands at ct i / conj(z).
+angle_p = primitive("angle", _angle_kernel)
 defeffect(angle_p, "fresh")
+takes_complex(angle_p)
 def angle(z, deg=False):
-    r"""The angle of ``z`` in the complex plane, $\arg z$: on a real tensor $\pi$ where
-    $z < 0$ (and at $-0.0$, as numpy's $\operatorname{arctan2}(0, z)$) and 0 elsewhere,
-    in degrees with ``deg``; a float tensor. Not differentiated (its derivative is 0
-    wherever it has one). (Complex dtypes are a later step.)"""
+    r"""The angle of ``z`` in the complex plane, $\arg z$, in $(-\pi, \pi]$ (in degrees
+    with ``deg``); a float tensor. On a real tensor $\pi$ where $z < 0$ (and at $-0.0$,
+    as numpy's $\operatorname{arctan2}(0, z)$) and 0 elsewhere, not differentiated. For
+    complex $z$ its gradient is $i / \bar z$ (not a number at 0, as TensorFlow's)."""
     deg = validate.boolean(deg, "deg", "tg.angle")
-    return bind(angle_p, _real_input(z, "z", "tg.angle"), deg=deg)
+    return bind(angle_p, as_tensor(z, "z", "tg.angle"), deg=deg)
+defvjp(angle_p, _angle_vjp, arrays=True)
+defjvp(angle_p, _angle_jvp, arrays=True)
 defbatch(angle_p, leading_axes_rule(angle_p))
+
+
+def _complex_kernel(re, im):
+    dtype = np.result_type(re.dtype, im.dtype, np.complex64)
+    out = backend.xp.empty(np.broadcast_shapes(re.shape, im.shape), dtype=dtype)
+    out.real, out.imag = re, im
+    return out
+
+# complex(re, im) = re + i im.  The cotangent splits into its parts.
+complex_p = primitive("complex", _complex_kernel)
+defeffect(complex_p, "fresh")
+takes_complex(complex_p)
+def complex(real, imag):
+    """The complex tensor ``real + i imag`` (TensorFlow's ``tf.complex``), broadcast:
+    complex64 from float32 parts, complex128 from float64 ones.  Gradient: the real
+    part of the cotangent goes to ``real``, its imaginary part to ``imag``."""
+    re = as_tensor(real, "real", "tg.complex")
+    im = as_tensor(imag, "imag", "tg.complex")
+    for name, part in (("real", re), ("imag", im)):
+        if part.dtype.kind != "f":
+            validate.fail(TypeError, "tg.complex", name, "a float tensor (float32 or "
+                          "float64), as TensorFlow's", part,
+                          "tg.cast an integer tensor to a float first.")
+    return bind(complex_p, re, im)
+defvjp(complex_p,
+       lambda ct, ans, re, im: unbroadcast(real_part(ct), re),
+       lambda ct, ans, re, im: unbroadcast(bind(imag_p, ct), im), arrays=True)
+defjvp(complex_p,
+       lambda re_dot, ans, re, im: broadcast_as(cast(re_dot, ans.dtype), ans),
+       lambda im_dot, ans, re, im: broadcast_as(cast(im_dot, ans.dtype) * 1j, ans),
+       arrays=True)
 
 
 def fabs(x):
     r"""$\lvert x \rvert$ as a float tensor (numpy's ``fabs``: integers become float64), made of
-    ``abs``.  $\frac{d}{dx}\lvert x \rvert = \operatorname{sign} x$."""
-    x = _real_input(x, "x", "tg.fabs")
+    ``abs``.  $\frac{d}{dx}\lvert x \rvert = \operatorname{sign} x$. Complex input is
+    refused, as numpy's ``fabs`` refuses it: ``tg.abs`` is the modulus."""
+    x = as_tensor(x, "x", "tg.fabs")
+    if _is_complex(x):
+        validate.fail(TypeError, "tg.fabs", "x", "real (numpy's fabs has no complex "
+                      "version)", x, "Use tg.abs(x) for the modulus of complex numbers.")
     if x.dtype is not None and x.dtype.kind != "f":
         x = cast(x, "float64")
     return _abs(x)

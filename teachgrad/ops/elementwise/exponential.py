@@ -11,15 +11,20 @@ from .ufuncs import binary, unary
 LN2, LN10 = math.log(2), math.log(10)
 
 log2_p, log2 = unary("log2", lambda x, ans: 1 / (x * LN2),
-                     r"$\log_2 x$.  $\frac{d}{dx}\log_2 x = 1 / (x \ln 2)$")
+                     r"$\log_2 x$.  $\frac{d}{dx}\log_2 x = 1 / (x \ln 2)$",
+                     holomorphic=True)
 log10_p, log10 = unary("log10", lambda x, ans: 1 / (x * LN10),
-                       r"$\log_{10} x$.  $\frac{d}{dx}\log_{10} x = 1 / (x \ln 10)$")
+                       r"$\log_{10} x$.  $\frac{d}{dx}\log_{10} x = 1 / (x \ln 10)$",
+                       holomorphic=True)
 expm1_p, expm1 = unary("expm1", lambda x, ans: ans + 1,
-                       r"$e^x - 1$, accurate for tiny x.  $\frac{d}{dx} = e^x$ = ans + 1")
+                       r"$e^x - 1$, accurate for tiny x.  $\frac{d}{dx} = e^x$ = ans + 1",
+                       holomorphic=True)
 exp2_p, exp2 = unary("exp2", lambda x, ans: ans * LN2,
-                     r"$2^x$.  $\frac{d}{dx} 2^x = 2^x \ln 2$")
+                     r"$2^x$.  $\frac{d}{dx} 2^x = 2^x \ln 2$",
+                     holomorphic=True)
 reciprocal_p, reciprocal = unary("reciprocal", lambda x, ans: -(ans * ans),
-                                 r"$1 / x$.  $\frac{d}{dx} x^{-1} = -x^{-2}$")
+                                 r"$1 / x$.  $\frac{d}{dx} x^{-1} = -x^{-2}$",
+                                 holomorphic=True)
 
 # log(e^x + e^y), without overflow.  d/dx = e^x / (e^x + e^y) = 1 / (1 + e^(y - x)), the
 # sigmoid of x - y, and so for y. It equals e^(x - ans), but not in floats: at x = y = 1e4,

@@ -14,12 +14,15 @@ from ..core.declare import (
     fused_op,
     not_differentiable,
     primitive,
+    takes_complex,
 )
 from ..core.grad_util import require_same_shape
+from .conjugate import conj_of, conj_op, real_part
 
 # -x.  d/dx (-x) = -1
 negative_p = primitive("negative", lambda x: -x)   # an operator: see arithmetic.py
 defeffect(negative_p, "fresh", elementwise="negative")
+takes_complex(negative_p)
 def negative(x): return bind(negative_p, x)
 defvjp(negative_p, lambda ct, ans, x: -ct, arrays=True)
 defjvp(negative_p, lambda x_dot, ans, x: -x_dot, arrays=True)
@@ -27,36 +30,41 @@ defjvp(negative_p, lambda x_dot, ans, x: -x_dot, arrays=True)
 # e^x.  d/dx e^x = e^x, which is the output itself.
 exp_p = primitive("exp", lambda x: backend.xp.exp(x))
 defeffect(exp_p, "fresh", elementwise="exp")
+takes_complex(exp_p)
 def exp(x): return bind(exp_p, x)
-defvjp(exp_p, lambda ct, ans, x: ct * ans, arrays=True)
+defvjp(exp_p, lambda ct, ans, x: ct * conj_of(ans), arrays=True)
 defjvp(exp_p, lambda x_dot, ans, x: x_dot * ans, arrays=True)
 
 # ln x.  d/dx ln x = 1/x
 log_p = primitive("log", lambda x: backend.xp.log(x))
 defeffect(log_p, "fresh", elementwise="log")
+takes_complex(log_p)
 def log(x): return bind(log_p, x)
-defvjp(log_p, lambda ct, ans, x: ct / x, arrays=True)
+defvjp(log_p, lambda ct, ans, x: ct / conj_of(x), arrays=True)
 defjvp(log_p, lambda x_dot, ans, x: x_dot / x, arrays=True)
 
 # ln(1 + x), accurate for tiny x.  d/dx = 1/(1 + x)
 log1p_p = primitive("log1p", lambda x: backend.xp.log1p(x))
 defeffect(log1p_p, "fresh", elementwise="log1p")
+takes_complex(log1p_p)
 def log1p(x): return bind(log1p_p, x)
-defvjp(log1p_p, lambda ct, ans, x: ct / (1 + x), arrays=True)
+defvjp(log1p_p, lambda ct, ans, x: ct / conj_of(1 + x), arrays=True)
 defjvp(log1p_p, lambda x_dot, ans, x: x_dot / (1 + x), arrays=True)
 
 # sqrt(x).  d/dx sqrt(x) = 1 / (2 sqrt(x))
 sqrt_p = primitive("sqrt", lambda x: backend.xp.sqrt(x))
 defeffect(sqrt_p, "fresh", elementwise="sqrt")
+takes_complex(sqrt_p)
 def sqrt(x): return bind(sqrt_p, x)
-defvjp(sqrt_p, lambda ct, ans, x: ct / (2 * ans), arrays=True)
+defvjp(sqrt_p, lambda ct, ans, x: ct / (2 * conj_of(ans)), arrays=True)
 defjvp(sqrt_p, lambda x_dot, ans, x: x_dot / (2 * ans), arrays=True)
 
 # x^2.  d/dx x^2 = 2x
 square_p = primitive("square", lambda x: backend.xp.square(x))
 defeffect(square_p, "fresh", elementwise="square")
+takes_complex(square_p)
 def square(x): return bind(square_p, x)
-defvjp(square_p, lambda ct, ans, x: ct * (2 * x), arrays=True)
+defvjp(square_p, lambda ct, ans, x: ct * (2 * conj_of(x)), arrays=True)
 defjvp(square_p, lambda x_dot, ans, x: x_dot * (2 * x), arrays=True)
 
 # sign(x) is piecewise constant: zero derivative.
@@ -71,34 +79,59 @@ defeffect(round_p, "fresh")
 def round(x): return bind(round_p, x)
 defbatch(round_p, leading_axes_rule(round_p))   # entry by entry: the batch as it is
 
-# |x|.  d/dx |x| = sign(x)  (0 at x = 0, as TensorFlow and numpy choose)
+def _abs_slope(ans, x):
+    """sign(x) for a real x; z / abs(z) for a complex one, made of ops that are
+    differentiated again (0 at 0, as TensorFlow's ComplexAbs gradient gives: there
+    ans + (1 - sign(ans)) is 1)."""
+    if x.dtype.kind != "c":
+        return sign(x)
+    return x / (ans + (1 - sign(ans)))
+
+def _abs_jvp(x_dot, ans, x):
+    if x.dtype.kind != "c":
+        return x_dot * sign(x)
+    return real_part(conj_op(_abs_slope(ans, x)) * x_dot)   # the slope along x_dot
+
+# |x|.  d/dx |x| = sign(x)  (0 at x = 0, as TensorFlow and numpy choose); for complex
+# z, abs(z) is real and its gradient z / abs(z) (0 at 0, as TensorFlow's).
 abs_p = primitive("abs", lambda x: backend.xp.abs(x))
 defeffect(abs_p, "fresh", elementwise="abs")
+takes_complex(abs_p)
 def abs(x): return bind(abs_p, x)
-defvjp(abs_p, lambda ct, ans, x: ct * sign(x), arrays=True)
-defjvp(abs_p, lambda x_dot, ans, x: x_dot * sign(x), arrays=True)
+defvjp(abs_p, lambda ct, ans, x: ct * _abs_slope(ans, x), arrays=True)
+defjvp(abs_p, _abs_jvp, arrays=True)
 
 # sin x.  d/dx sin x = cos x
 sin_p = primitive("sin", lambda x: backend.xp.sin(x))
 defeffect(sin_p, "fresh", elementwise="sin")
+takes_complex(sin_p)
 def sin(x): return bind(sin_p, x)
 
 # cos x.  d/dx cos x = -sin x
 cos_p = primitive("cos", lambda x: backend.xp.cos(x))
 defeffect(cos_p, "fresh", elementwise="cos")
+takes_complex(cos_p)
 def cos(x): return bind(cos_p, x)
 
-defvjp(sin_p, lambda ct, ans, x: ct * cos(x), arrays=True)
+defvjp(sin_p, lambda ct, ans, x: ct * conj_of(cos(x)), arrays=True)
 defjvp(sin_p, lambda x_dot, ans, x: x_dot * cos(x), arrays=True)
-defvjp(cos_p, lambda ct, ans, x: -(ct * sin(x)), arrays=True)
+defvjp(cos_p, lambda ct, ans, x: -(ct * conj_of(sin(x))), arrays=True)
 defjvp(cos_p, lambda x_dot, ans, x: -(x_dot * sin(x)), arrays=True)
+
+def _tanh_slope(ans, g, y):
+    """g (1 - y^2) with y = tanh(x) (conjugated for a complex VJP): the fused tanh_grad
+    for real numbers, three ops for complex ones."""
+    if ans.dtype.kind != "c":
+        return tanh_grad(ans, g)
+    return g * (1 - y * y)
 
 # tanh x.  d/dx tanh x = 1 - tanh^2 x, applied by the fused op tanh_grad below.
 tanh_p = primitive("tanh", lambda x: backend.xp.tanh(x))
 defeffect(tanh_p, "fresh", elementwise="tanh")
+takes_complex(tanh_p)
 def tanh(x): return bind(tanh_p, x)
-defvjp(tanh_p, lambda ct, ans, x: tanh_grad(ans, ct), arrays=True)
-defjvp(tanh_p, lambda x_dot, ans, x: tanh_grad(ans, x_dot), arrays=True)
+defvjp(tanh_p, lambda ct, ans, x: _tanh_slope(ans, ct, conj_of(ans)), arrays=True)
+defjvp(tanh_p, lambda x_dot, ans, x: _tanh_slope(ans, x_dot, ans), arrays=True)
 
 
 def _tanh_grad_kernel(y, g):

@@ -13,9 +13,9 @@ import numpy as np
 from ... import backend, validate
 from ...tensor import Tensor, convert_to_tensor
 from ..core.apply import bind, leading_axes_rule
-from ..core.declare import defbatch, defeffect, defjvp, defvjp, primitive
+from ..core.declare import defbatch, defeffect, defjvp, defvjp, primitive, refuses_complex
 from ..shape.reshape import broadcast_as, unbroadcast
-from .arithmetic import equal, maximum, where
+from .arithmetic import NO_ORDER, equal, maximum, where
 from .casts import cast
 from .ufuncs import binary, piecewise_constant
 
@@ -75,6 +75,7 @@ def _at_hi(v, x, lo, hi): return where(maximum(x, lo) >= hi, v, 0)
 
 clip_p = primitive("clip", _clip_kernel)
 defeffect(clip_p, "fresh", elementwise=_clip_steps)
+refuses_complex(clip_p, NO_ORDER)
 def clip(a, a_min=None, a_max=None):
     r"""$\min(\max(a, a_{min}), a_{max})$, with numpy's broadcasting; ``None`` is no bound.
     $\partial_a = 1$ strictly between the bounds, else the bound that was hit gets 1."""

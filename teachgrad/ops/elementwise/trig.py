@@ -13,24 +13,33 @@ from .math import abs as absolute, cos, sqrt, square
 from .ufuncs import binary, unary
 
 tan_p, tan = unary("tan", lambda x, ans: 1 + ans * ans,
-                   r"$\tan x$, elementwise.  $\frac{d}{dx}\tan x = 1 + \tan^2 x$")
+                   r"$\tan x$, elementwise.  $\frac{d}{dx}\tan x = 1 + \tan^2 x$",
+                   holomorphic=True)
 sinh_p, sinh = unary("sinh", lambda x, ans: cosh(x),
-                     r"$\sinh x$, elementwise.  $\frac{d}{dx}\sinh x = \cosh x$")
+                     r"$\sinh x$, elementwise.  $\frac{d}{dx}\sinh x = \cosh x$",
+                     holomorphic=True)
 cosh_p, cosh = unary("cosh", lambda x, ans: sinh(x),
-                     r"$\cosh x$, elementwise.  $\frac{d}{dx}\cosh x = \sinh x$")
+                     r"$\cosh x$, elementwise.  $\frac{d}{dx}\cosh x = \sinh x$",
+                     holomorphic=True)
 
 arcsin_p, arcsin = unary("arcsin", lambda x, ans: 1 / sqrt(1 - x * x),
-                         r"$\arcsin x$.  $\frac{d}{dx}\arcsin x = 1 / \sqrt{1 - x^2}$")
+                         r"$\arcsin x$.  $\frac{d}{dx}\arcsin x = 1 / \sqrt{1 - x^2}$",
+                         holomorphic=True)
 arccos_p, arccos = unary("arccos", lambda x, ans: -1 / sqrt(1 - x * x),
-                         r"$\arccos x$.  $\frac{d}{dx}\arccos x = -1 / \sqrt{1 - x^2}$")
+                         r"$\arccos x$.  $\frac{d}{dx}\arccos x = -1 / \sqrt{1 - x^2}$",
+                         holomorphic=True)
 arctan_p, arctan = unary("arctan", lambda x, ans: 1 / (1 + x * x),
-                         r"$\arctan x$.  $\frac{d}{dx}\arctan x = 1 / (1 + x^2)$")
+                         r"$\arctan x$.  $\frac{d}{dx}\arctan x = 1 / (1 + x^2)$",
+                         holomorphic=True)
 arcsinh_p, arcsinh = unary("arcsinh", lambda x, ans: 1 / sqrt(x * x + 1),
-                           r"$\sinh^{-1} x$.  $\frac{d}{dx}\sinh^{-1} x = 1 / \sqrt{x^2 + 1}$")
+                           r"$\sinh^{-1} x$.  $\frac{d}{dx}\sinh^{-1} x = 1 / \sqrt{x^2 + 1}$",
+                           holomorphic=True)
 arccosh_p, arccosh = unary("arccosh", lambda x, ans: 1 / sqrt(x * x - 1),
-                           r"$\cosh^{-1} x$.  $\frac{d}{dx}\cosh^{-1} x = 1 / \sqrt{x^2 - 1}$")
+                           r"$\cosh^{-1} x$.  $\frac{d}{dx}\cosh^{-1} x = 1 / \sqrt{x^2 - 1}$",
+                           holomorphic=True)
 arctanh_p, arctanh = unary("arctanh", lambda x, ans: 1 / (1 - x * x),
-                           r"$\tanh^{-1} x$.  $\frac{d}{dx}\tanh^{-1} x = 1 / (1 - x^2)$")
+                           r"$\tanh^{-1} x$.  $\frac{d}{dx}\tanh^{-1} x = 1 / (1 - x^2)$",
+                           holomorphic=True)
 
 # The angle of the point (x, y): d/dy = x / r^2, d/dx = -y / r^2 with r^2 = x^2 + y^2.
 # numpy's argument order: arctan2(y, x).

@@ -13,8 +13,9 @@ and broadcasts: its VJP ends in ``unbroadcast`` like every binary op's.
 """
 from ... import backend
 from ..core.apply import bind
-from ..core.declare import defeffect, defjvp, defvjp, not_differentiable, primitive
+from ..core.declare import defeffect, defjvp, defvjp, not_differentiable, primitive, takes_complex
 from ..shape.reshape import broadcast_as, unbroadcast
+from .conjugate import conj_of
 
 
 def _ufunc(name):
@@ -36,13 +37,17 @@ def _public(op, arity, name, doc):
     return apply
 
 
-def unary(name, derivative, doc, ufunc=None):
+def unary(name, derivative, doc, ufunc=None, holomorphic=False):
     """``(op, function)`` for numpy's ufunc ``ufunc`` (default: ``name``) of one input,
-    whose derivative is ``derivative(x, ans)`` (``ans`` is the op's output)."""
+    whose derivative is ``derivative(x, ans)`` (``ans`` is the op's output).
+    ``holomorphic``: the same formula holds for complex numbers, and the op takes them
+    (its VJP multiplies by the conjugate derivative, TensorFlow's convention)."""
     ufunc = ufunc or name
     op = primitive(name, _ufunc(ufunc))
     defeffect(op, "fresh", elementwise=ufunc)
-    defvjp(op, lambda ct, ans, x: ct * derivative(x, ans), arrays=True)
+    if holomorphic:
+        takes_complex(op)
+    defvjp(op, lambda ct, ans, x: ct * conj_of(derivative(x, ans)), arrays=True)
     defjvp(op, lambda x_dot, ans, x: x_dot * derivative(x, ans), arrays=True)
     return op, _public(op, 1, name, doc)
 

@@ -24,7 +24,14 @@ import numpy as np
 from ... import validate
 from ...tensor import Tensor
 from ..core.apply import bind
-from ..core.declare import defbatch, defeffect, defshape, not_differentiable, primitive
+from ..core.declare import (
+    defbatch,
+    defeffect,
+    defshape,
+    not_differentiable,
+    primitive,
+    takes_complex,
+)
 from .formatting import format_value
 
 
@@ -56,6 +63,7 @@ def _print_kernel(*arrays, template, summarize, sep, end, stream):
 
 # print(*tensors, template, summarize, sep, end, stream): writes one line when it runs.
 print_p = not_differentiable(primitive("print", _print_kernel))
+takes_complex(print_p)
 defshape(print_p, lambda *inputs, **params: [((), np.dtype(bool))])
 defeffect(print_p, "stateful")
 # Inside tg.vectorized_map: one line with the whole batch, as one call writes it.

@@ -27,8 +27,17 @@ import numpy as np
 
 from ... import backend, validate
 from ..core.apply import bind
-from ..core.declare import defbatch, defeffect, defjvp_all, defshape, defvjp_all, primitive
+from ..core.declare import (
+    defbatch,
+    defeffect,
+    defjvp_all,
+    defshape,
+    defvjp_all,
+    primitive,
+    takes_complex,
+)
 from ..core.grad_util import as_tensor, known
+from ..elementwise.conjugate import conj_of
 from ..shape.reshape import broadcast_as, broadcast_to, expand_dims, unbroadcast
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase   # numpy's order
@@ -47,11 +56,13 @@ def _kernel(*operands, subscripts):
 
 einsum_p = primitive("einsum", _kernel)
 defeffect(einsum_p, "fresh")
+takes_complex(einsum_p)
 
 
 def _vjp(ct, ans, *operands, subscripts):
     """Every operand's cotangent, each one einsum of ``ct`` with the other operands."""
     inputs, output = _split(subscripts)
+    operands = [conj_of(o) for o in operands]   # complex: the conjugates (nothing when real)
     return [_vjp_one(ct, operands, inputs, output, k) for k in range(len(operands))]
 
 

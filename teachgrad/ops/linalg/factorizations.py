@@ -9,13 +9,17 @@ do: the function differentiated is  S = tril(A) + tril(A, -1)^T.  For a gradient
 with respect to the symmetric S, the gradient with respect to A is
 ``tril(G + G^T) - diag(G)`` (an entry below the diagonal stands for two of S); for a
 symmetric perturbation of A (the usual case: A = B B^T) it gives the same numbers as
-the symmetric G would.
+the symmetric G would. A complex Hermitian matrix is read the same way, with
+S = tril(A) + tril(A, -1)^H and a real diagonal: every transpose becomes the conjugate
+transpose, and the diagonal keeps the real part, ``tril(G + G^H) - Re(diag(G))``.
 """
 from ... import backend, validate
+from ...dtypes import real_dtype
 from ..core.apply import bind, leading_axes_rule
-from ..core.declare import defbatch, defeffect, defshape, defvjp, primitive
+from ..core.declare import defbatch, defeffect, defshape, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor
 from ..elementwise.arithmetic import divide
+from ..elementwise.conjugate import conj_of, real_part
 from ..shape.concat_split import concat
 from ..shape.diagonals import tril
 from ..shape.reshape import expand_dims, swap_last_two
@@ -29,8 +33,9 @@ __all__ = ["cholesky", "cholesky_p", "eigh", "eigh_p", "qr", "qr_p"]
 
 def _lower_of_symmetric(g, eye):
     """The gradient with respect to A of a function of S = tril(A) + tril(A, -1)^T, given
-    its gradient ``g`` with respect to S."""
-    return tril(g + swap_last_two(g)) - g * eye
+    its gradient ``g`` with respect to S (complex: S Hermitian, its diagonal real)."""
+    diagonal = real_part(g) if g.dtype.kind == "c" else g
+    return tril(g + conj_of(swap_last_two(g))) - diagonal * eye
 
 
 # cholesky: A = L L^T.  dL = L Phi(L^{-1} dS L^{-T}) with Phi(X) = tril(X) with its
@@ -41,6 +46,7 @@ def _cholesky_kernel(a):
 
 cholesky_p = primitive("cholesky", _cholesky_kernel)
 defeffect(cholesky_p, "fresh")
+takes_complex(cholesky_p)
 def cholesky(a):
     r"""The lower-triangular $L$ with $A = L L^T$, for symmetric positive definite $A$
     (only its lower triangle is read).
@@ -54,9 +60,10 @@ def cholesky(a):
 def _cholesky_vjp(ct, ans, a):
     eye = eye_like(ans)
     l_inv = inv(ans)
-    middle = matmul(ans, ct, transpose_a=True)
+    middle = matmul(conj_of(ans), ct, transpose_a=True)
     phi = tril(middle) - 0.5 * middle * eye
-    return _lower_of_symmetric(matmul(matmul(l_inv, phi, transpose_a=True), l_inv), eye)
+    return _lower_of_symmetric(matmul(matmul(conj_of(l_inv), phi, transpose_a=True), l_inv),
+                               eye)
 
 
 defvjp(cholesky_p, _cholesky_vjp, arrays=True)
@@ -70,6 +77,7 @@ defshape(cholesky_p, same_shape_rule)
 eigh_p = primitive("eigh", lambda a, UPLO: tuple(backend.xp.linalg.eigh(a, UPLO=UPLO)),
                    multiple_results=True)
 defeffect(eigh_p, "fresh")
+takes_complex(eigh_p)
 def eigh(a, UPLO="L"):
     r"""``(w, v)``: the eigenvalues (ascending) and eigenvectors (columns) of a symmetric
     matrix, $A = V \mathrm{diag}(w) V^T$ (only the lower triangle is read, or with
@@ -88,24 +96,26 @@ def _eigh_vjp(ct, ans, a, UPLO):
     eye = eye_like(v)
     gaps = expand_dims(w, -2) - expand_dims(w, -1) + eye   # w_j - w_i, 1 on the diagonal
     f = divide(1.0 - eye, gaps)
-    inner = diag_matrices(ct_w, eye) + f * matmul(v, ct_v, transpose_a=True)
-    lower = _lower_of_symmetric(matmul(matmul(v, inner), v, transpose_b=True), eye)
-    return lower if UPLO == "L" else swap_last_two(lower)   # the upper triangle read
+    inner = diag_matrices(ct_w, eye) + f * matmul(conj_of(v), ct_v, transpose_a=True)
+    lower = _lower_of_symmetric(matmul(matmul(v, inner), conj_of(v), transpose_b=True), eye)
+    return lower if UPLO == "L" else conj_of(swap_last_two(lower))   # the upper triangle
 
 
 defvjp(eigh_p, _eigh_vjp, arrays=True)
 defbatch(eigh_p, leading_axes_rule(eigh_p))   # numpy's linalg maps over leading axes
 defshape(eigh_p, lambda a, UPLO: [(None if a.shape is None else a.shape[:-1],
-                                   float_dtype(a.dtype)), same_shape_rule(a)[0]])
+                                   real_dtype(float_dtype(a.dtype))), same_shape_rule(a)[0]])
 
 
-# qr (reduced), A = Q R.  For m >= n:
+# qr (reduced), A = Q R (complex: every transpose the conjugate one; Q and R are then
+# determined up to a phase per column of Q, which a loss must not depend on).  For m >= n:
 #   M = R ct_R^T - ct_Q^T Q;  ct_A = (ct_Q + Q copyltu(M)) R^{-T}
 # where copyltu(M) = tril(M) + tril(M, -1)^T copies the lower triangle up. For m < n
 # (JAX's rule), A = [X | Y] with X square: X = Q U is a square QR, and R = [U | V]
 # with V = Q^T Y, so ct_Y = Q ct_V and X gets the square rule with ct_Q + Y ct_V^T.
 qr_p = primitive("qr", lambda a: tuple(backend.xp.linalg.qr(a)), multiple_results=True)
 defeffect(qr_p, "fresh")
+takes_complex(qr_p)
 def qr(a, mode="reduced"):
     r"""$A = QR$, $Q$ with orthonormal columns and $R$ upper triangular, numpy's modes:
     ``"reduced"`` ``(q, r)`` with $k = \min(m, n)$ columns of $Q$; ``"complete"``
@@ -141,17 +151,18 @@ def _qr_vjp(ct, ans, a):
         return _qr_square_or_tall_vjp(ct_q, ct_r, q, r)
     ct_u, ct_v = ct_r[..., :m], ct_r[..., m:]
     y = a[..., m:]
-    ct_x = _qr_square_or_tall_vjp(ct_q + matmul(y, ct_v, transpose_b=True), ct_u, q,
+    ct_x = _qr_square_or_tall_vjp(ct_q + matmul(y, conj_of(ct_v), transpose_b=True), ct_u, q,
                                   r[..., :m])
     return concat([ct_x, matmul(q, ct_v)], axis=-1)
 
 
 def _qr_square_or_tall_vjp(ct_q, ct_r, q, r):
-    mm = matmul(r, ct_r, transpose_b=True) - matmul(ct_q, q, transpose_a=True)
+    # complex: conjugate transposes (conj_of is nothing on reals)
+    mm = matmul(r, conj_of(ct_r), transpose_b=True) - matmul(conj_of(ct_q), q, transpose_a=True)
     low = tril(mm)
-    copyltu = low + swap_last_two(low) - mm * eye_like(mm)
-    return matmul(ct_q + matmul(q, copyltu), inverse_for_gradient(
-        r, "tg.linalg.qr", "it needs R invertible, that is A of full rank"),
+    copyltu = low + conj_of(swap_last_two(low)) - mm * eye_like(mm)
+    return matmul(ct_q + matmul(q, copyltu), conj_of(inverse_for_gradient(
+        r, "tg.linalg.qr", "it needs R invertible, that is A of full rank")),
         transpose_b=True)
 
 

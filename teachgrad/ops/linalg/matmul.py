@@ -5,7 +5,8 @@ import numpy as np
 
 from ... import backend, validate
 from ..core.apply import bind
-from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive, takes_complex
+from ..elementwise.conjugate import conj_of
 from ..shape.reshape import (
     broadcast_as,
     expand_dims,
@@ -42,6 +43,7 @@ def _matmul_kernel(x, y, transpose_a, transpose_b):
 # For C = A B:  dA = dC B^T  and  dB = A^T dC.  With the flags (TensorFlow's
 # MatMul gradient table), e.g. C = A B^T gives dA = dC B and dB = dC^T A.
 def _matmul_vjp_x(ct, ans, x, y, transpose_a, transpose_b):
+    y = conj_of(y)   # complex: dA = dC B^H
     if x.ndim == 1 or y.ndim == 1:
         gx = _vector_cotangent(ct, x, y, transpose_a, transpose_b)
     elif not transpose_a:
@@ -52,6 +54,7 @@ def _matmul_vjp_x(ct, ans, x, y, transpose_a, transpose_b):
 
 
 def _matmul_vjp_y(ct, ans, x, y, transpose_a, transpose_b):
+    x = conj_of(x)   # complex: dB = A^H dC
     if x.ndim == 1 or y.ndim == 1:
         gy = _vector_cotangent(ct, y, x, transpose_b, transpose_a, second=True)
     elif not transpose_b:
@@ -87,6 +90,7 @@ def _vector_cotangent(ct, a, other, transpose_a, transpose_other, second=False):
 
 matmul_p = primitive("matmul", _matmul_kernel)
 defeffect(matmul_p, "fresh")
+takes_complex(matmul_p)
 def matmul(x, y, transpose_a=False, transpose_b=False):
     """Matrix product ``x @ y`` (batched over leading axes, as numpy does).
 

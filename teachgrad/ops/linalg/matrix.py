@@ -8,6 +8,9 @@ Each adjoint comes from differentiating a defining identity:
 * Jacobi's formula  d det A = det A  tr(A^{-1} dA),  so  ct_A = ct det(A) A^{-T}
   (and for log|det A|, ct_A = ct A^{-T}).
 
+For complex matrices every transpose above is the conjugate transpose (TensorFlow's
+convention, ``teachgrad.dtypes``): each rule is the real one evaluated at $\bar A$.
+
 A singular matrix has no inverse: numpy's ``LinAlgError`` (a ValueError) says so,
 in the forward pass or, for ``det``, in the gradient.
 """
@@ -17,8 +20,18 @@ import numpy as np
 
 from ... import backend, validate
 from ..core.apply import bind, leading_axes_rule
-from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..core.declare import (
+    defbatch,
+    defeffect,
+    defjvp,
+    defshape,
+    defvjp,
+    primitive,
+    takes_complex,
+)
 from ..core.grad_util import as_tensor
+from ..elementwise.complex_parts import complex, imag
+from ..elementwise.conjugate import conj_of
 from ..reductions.sums import sum
 from ..shape.reshape import expand_dims, move_to_rank, squeeze, swap_last_two, unbroadcast
 from .matmul import matmul
@@ -35,8 +48,9 @@ def square(a, where, name="a"):
 
 
 def float_dtype(dtype):
-    """The dtype numpy's linalg gives for input of ``dtype``: floats keep theirs."""
-    return dtype if np.dtype(dtype).kind == "f" else np.dtype(np.float64)
+    """The dtype numpy's linalg gives for input of ``dtype``: floats and complex dtypes
+    keep theirs."""
+    return dtype if np.dtype(dtype).kind in "fc" else np.dtype(np.float64)
 
 
 def batch_of(*shapes):
@@ -67,12 +81,13 @@ def _inv_kernel(a):
 
 inv_p = primitive("inv", _inv_kernel)
 defeffect(inv_p, "fresh")
+takes_complex(inv_p)
 def inv(a):
     r"""$A^{-1}$ of each square matrix.  VJP: $\bar A = -A^{-T}\, \bar{\mathrm{out}}\,
     A^{-T}$ (from $d(A^{-1}) = -A^{-1}\, dA\, A^{-1}$)."""
     return bind(inv_p, square(a, "tg.linalg.inv"))
-defvjp(inv_p, lambda ct, ans, a: -matmul(matmul(ans, ct, transpose_a=True), ans,
-                                         transpose_b=True), arrays=True)
+defvjp(inv_p, lambda ct, ans, a: -matmul(matmul(conj_of(ans), ct, transpose_a=True),
+                                         conj_of(ans), transpose_b=True), arrays=True)
 defjvp(inv_p, lambda a_dot, ans, a: -matmul(matmul(ans, a_dot), ans), arrays=True)
 defbatch(inv_p, leading_axes_rule(inv_p))   # numpy's linalg maps over leading axes
 defshape(inv_p, same_shape_rule)
@@ -103,6 +118,7 @@ def _as_columns(t, vector):
 # ``vector`` says whether b is a (batch of) vector(s) rather than of matrices.
 solve_p = primitive("solve", _solve_kernel)
 defeffect(solve_p, "fresh")
+takes_complex(solve_p)
 def solve(a, b):
     r"""$x = A^{-1} b$, solving $A x = b$ (numpy's rule: a 1-D ``b`` is a vector,
     otherwise ``b`` holds matrices (..., M, K); leading axes broadcast).
@@ -117,12 +133,12 @@ def solve(a, b):
 
 
 def _solve_vjp_b(ct, ans, a, b, vector):
-    return unbroadcast(bind(solve_p, swap_last_two(a), ct, vector=vector), b)
+    return unbroadcast(bind(solve_p, swap_last_two(conj_of(a)), ct, vector=vector), b)
 
 
 def _solve_vjp_a(ct, ans, a, b, vector):
-    ct_b = bind(solve_p, swap_last_two(a), ct, vector=vector)
-    return unbroadcast(-matmul(_as_columns(ct_b, vector), _as_columns(ans, vector),
+    ct_b = bind(solve_p, swap_last_two(conj_of(a)), ct, vector=vector)
+    return unbroadcast(-matmul(_as_columns(ct_b, vector), _as_columns(conj_of(ans), vector),
                                transpose_b=True), a)
 
 
@@ -167,12 +183,13 @@ defshape(solve_p, _solve_shape)
 # invertible, and defined at a singular A too (where the gradient exists as well).
 det_p = primitive("det", lambda a: backend.xp.linalg.det(a))
 defeffect(det_p, "fresh")
+takes_complex(det_p)
 def det(a):
     r"""$\det A$ of each square matrix.  VJP (Jacobi's formula): $\bar A = \bar{\mathrm{out}}
     \operatorname{cof}(A)$, the cofactor matrix, which is $\det(A)\, A^{-T}$ for an
     invertible $A$ and exists for a singular one too (see ``cofactor``)."""
     return bind(det_p, square(a, "tg.linalg.det"))
-defvjp(det_p, lambda ct, ans, a: _ct_matrix(ct) * cofactor(a), arrays=True)
+defvjp(det_p, lambda ct, ans, a: _ct_matrix(ct) * conj_of(cofactor(a)), arrays=True)
 defjvp(det_p, lambda a_dot, ans, a: sum(cofactor(a) * a_dot, axis=(-2, -1)), arrays=True)
 defbatch(det_p, leading_axes_rule(det_p))
 defshape(det_p, lambda a: [(None if a.shape is None else a.shape[:-2],
@@ -192,12 +209,16 @@ def _cofactor_kernel(a):
     # division by a singular value, so a singular A has its cofactors too.
     others = xp.where(xp.eye(a.shape[-1], dtype=bool), 1, s[..., None, :])
     scale = xp.prod(others, axis=-1) * (xp.linalg.det(u) * xp.linalg.det(vt))[..., None]
+    if a.dtype.kind == "c":   # A = U S V^H: cof(A) = det(U) det(V^H) conj(U) (...) conj(V^H)
+        u, vt = xp.conj(u), xp.conj(vt)
     return xp.matmul(u * scale[..., None, :], vt).astype(float_dtype(a.dtype), copy=False)
 
 
 def _cofactor_vjp(ct, ans, a):
     # from cof(A) = det(A) A^{-T}:  d cof = <cof, dA> A^{-T} - det(A) A^{-T} dA^T A^{-T}
-    # (so this second derivative of det needs A invertible, as Jacobi's formula does)
+    # (so this second derivative of det needs A invertible, as Jacobi's formula does;
+    # complex: the same at conj(A))
+    a, ans = conj_of(a), conj_of(ans)
     inv_t = inv(swap_last_two(a))
     along = _ct_matrix(sum(ct * inv_t, axis=(-2, -1))) * ans
     return along - _ct_matrix(det(a)) * matmul(matmul(inv_t, ct, transpose_b=True), inv_t)
@@ -207,6 +228,7 @@ def _cofactor_vjp(ct, ans, a):
 # the gradient of det. Computed from the SVD, which needs no inverse.
 cofactor_p = primitive("cofactor", _cofactor_kernel)
 defeffect(cofactor_p, "fresh")
+takes_complex(cofactor_p)
 def cofactor(a):
     r"""The cofactor matrix $\operatorname{cof}(A)$ of each square matrix, the gradient of
     $\det A$: $\det(A)\, A^{-T}$ where $A$ is invertible, and defined (from the SVD) where
@@ -222,14 +244,20 @@ defbatch(cofactor_p, leading_axes_rule(cofactor_p))
 slogdet_p = primitive("slogdet", lambda a: tuple(backend.xp.linalg.slogdet(a)),
                       multiple_results=True)
 defeffect(slogdet_p, "fresh")
+takes_complex(slogdet_p)
 def slogdet(a):
     r"""``(sign, logabsdet)``: $\det A = \mathrm{sign}\, e^{\mathrm{logabsdet}}$, without
     overflow. Only ``logabsdet`` is differentiated (the sign's derivative is 0):
     $\bar A = \overline{\mathrm{logabsdet}}\, A^{-T}$."""
     return tuple(bind(slogdet_p, square(a, "tg.linalg.slogdet")))
-defvjp(slogdet_p, lambda ct, ans, a: _ct_matrix(ct[1]) * inverse_for_gradient(
-    swap_last_two(a), "tg.linalg.slogdet", "log|det A| has no derivative where A is singular "
-    "(det A = 0, so log|det A| = -inf)"), arrays=True)
+def _slogdet_vjp(ct, ans, a):
+    weight = ct[1]
+    if a.dtype.kind == "c":   # the sign e^{i theta} turns too: d theta = Im tr(A^{-1} dA)
+        weight = complex(weight, -imag(conj_of(ct[0]) * ans[0]))
+    return _ct_matrix(weight) * inverse_for_gradient(
+        swap_last_two(conj_of(a)), "tg.linalg.slogdet", "log|det A| has no derivative "
+        "where A is singular (det A = 0, so log|det A| = -inf)")
+defvjp(slogdet_p, _slogdet_vjp, arrays=True)
 defbatch(slogdet_p, leading_axes_rule(slogdet_p))
 
 
@@ -241,4 +269,5 @@ def inverse_for_gradient(a, where, why):
         return inv(a)
     except ValueError as error:   # numpy's LinAlgError is a ValueError
         raise type(error)(f"the gradient of {where}: {why} ({error}).") from None
-defshape(slogdet_p, lambda a: det_p.shape_rule(a) * 2)
+defshape(slogdet_p, lambda a: det_p.shape_rule(a) + [
+    (det_p.shape_rule(a)[0][0], np.dtype(float_dtype(a.dtype).char.lower()))])

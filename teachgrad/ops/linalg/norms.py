@@ -48,9 +48,14 @@ def _axes(axis, ndim):
     return axes
 
 
+def _squared_magnitude(x):
+    """x^2, or abs(x)^2 for complex x (whose norms are those of the magnitudes)."""
+    return square(abs(x)) if x.dtype.kind == "c" else square(x)
+
+
 def _vector_norm(x, ord, axis, keepdims):
     if ord is None or ord == 2:
-        return sqrt(sum(square(x), axis=axis, keepdims=keepdims))
+        return sqrt(sum(_squared_magnitude(x), axis=axis, keepdims=keepdims))
     if isinstance(ord, str):
         validate.fail(ValueError, _WHERE, "ord", "a number or None for a vector norm", ord)
     if ord == _INF:
@@ -67,7 +72,7 @@ def _vector_norm(x, ord, axis, keepdims):
 def _matrix_norm(x, ord, axes, keepdims):
     row, col = axes
     if ord is None or ord == "fro":
-        result = sqrt(sum(square(x), axis=axes))
+        result = sqrt(sum(_squared_magnitude(x), axis=axes))
     elif ord in ("nuc", 2, -2):
         s = bind(svdvals_p, moveaxis(x, (row, col), (-2, -1)))
         result = sum(s, axis=-1) if ord == "nuc" else max(s, axis=-1) if ord == 2 \
@@ -103,7 +108,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
         raise ValueError(f"{_WHERE}: `x` must have a known rank.")
     if axis is None:
         if ord is None:
-            result = sqrt(sum(square(reshape(x, (-1,)))))
+            result = sqrt(sum(_squared_magnitude(reshape(x, (-1,)))))
             return reshape(result, (1,) * x.ndim) if keepdims else result
         if x.ndim not in (1, 2):
             validate.fail(ValueError, _WHERE, "x", "a 1-D or 2-D tensor when `ord` is "

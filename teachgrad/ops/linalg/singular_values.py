@@ -4,10 +4,13 @@ are Townsend 2016's for the SVD and Golub & Pereyra 1973's for the pseudo-invers
 with teachgrad ops so that they can be differentiated again.
 """
 from ... import backend, validate
+from ...dtypes import real_dtype
 from ..core.apply import bind, leading_axes_rule
-from ..core.declare import defbatch, defeffect, defshape, defvjp, primitive
+from ..core.declare import defbatch, defeffect, defshape, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor
 from ..elementwise.arithmetic import divide
+from ..elementwise.complex_parts import imag
+from ..elementwise.conjugate import conj_of
 from ..shape.reshape import expand_dims, swap_last_two
 from .factor_parts import diag_matrices, eye_like, factor_shapes
 from .matmul import matmul
@@ -20,6 +23,7 @@ from .matrix import float_dtype
 svd_p = primitive("svd", lambda a, full_matrices: tuple(
     backend.xp.linalg.svd(a, full_matrices=full_matrices)), multiple_results=True)
 defeffect(svd_p, "fresh")
+takes_complex(svd_p)
 
 
 def _svd_vjp(ct, ans, a, full_matrices):
@@ -29,20 +33,28 @@ def _svd_vjp(ct, ans, a, full_matrices):
     if full_matrices and m != n:
         raise ValueError("tg.linalg.svd: the gradient needs full_matrices=False (the extra "
                          "columns of a full U or V are not determined by A).")
-    ut_ctu = matmul(u, ct_u, transpose_a=True)          # k x k
+    # complex: every transpose is the conjugate one (conj_of is nothing on reals)
+    ut_ctu = matmul(conj_of(u), ct_u, transpose_a=True)          # k x k
     eye = eye_like(ut_ctu)
     s_row, s_col = expand_dims(s, -2), expand_dims(s, -1)
     f = divide(1.0 - eye, s_row * s_row - s_col * s_col + eye)
-    v_ctv = matmul(vh, ct_vh, transpose_b=True)          # V^T ct_V
-    j = f * (ut_ctu - swap_last_two(ut_ctu))
-    kk = f * (v_ctv - swap_last_two(v_ctv))
+    v_ctv = matmul(vh, conj_of(ct_vh), transpose_b=True)          # V^H ct_V
+    j = f * (ut_ctu - conj_of(swap_last_two(ut_ctu)))
+    kk = f * (v_ctv - conj_of(swap_last_two(v_ctv)))
     middle = j * s_row + diag_matrices(ct_s, eye) + s_col * kk
+    if ut_ctu.dtype.kind == "c":   # the phase u_i and v_i share: i Im(u_i^H ct_u_i - ...)
+        turn = imag(_diagonal_of(ut_ctu, eye) - _diagonal_of(v_ctv, eye)) / (2 * s)
+        middle = middle + diag_matrices(turn, eye) * 1j
     grad = matmul(matmul(u, middle), vh)
     # the parts of ct_U (ct_V) outside the span of U (V)
     off_u = ct_u - matmul(u, ut_ctu)
     grad = grad + matmul(off_u / s_row, vh)
-    off_vh = ct_vh - matmul(swap_last_two(v_ctv), vh)     # ct_V^T (I - V V^T)
+    off_vh = ct_vh - matmul(conj_of(swap_last_two(v_ctv)), vh)     # ct_V^H (I - V V^H)
     return grad + matmul(u / s_row, off_vh)
+
+
+def _diagonal_of(m, eye):
+    return (m * eye).sum(axis=-1)
 
 
 defvjp(svd_p, _svd_vjp, arrays=True)
@@ -51,10 +63,12 @@ defbatch(svd_p, leading_axes_rule(svd_p))   # numpy's linalg maps over leading a
 
 def _svd_shape(a, full_matrices):
     if a.shape is None:
-        return [(None, float_dtype(a.dtype))] * 3
+        dtype = float_dtype(a.dtype)
+        return [(None, dtype), (None, real_dtype(dtype)), (None, dtype)]
     batch, m, cols, n, k, dtype = factor_shapes(a, full_matrices)
     rows = n if full_matrices else k
-    return [(batch + (m, cols), dtype), (batch + (k,), dtype), (batch + (rows, n), dtype)]
+    return [(batch + (m, cols), dtype), (batch + (k,), real_dtype(dtype)),
+            (batch + (rows, n), dtype)]
 
 
 defshape(svd_p, _svd_shape)
@@ -64,6 +78,7 @@ defshape(svd_p, _svd_shape)
 # defined even where singular values repeat (then any singular basis gives the same sum).
 svdvals_p = primitive("svdvals", lambda a: backend.xp.linalg.svd(a, compute_uv=False))
 defeffect(svdvals_p, "fresh")
+takes_complex(svdvals_p)
 def _svdvals_vjp(ct, ans, a):
     u, s, vh = bind(svd_p, a, full_matrices=False)
     return matmul(u * expand_dims(ct, -2), vh)

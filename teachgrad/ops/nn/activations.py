@@ -13,9 +13,11 @@ from ..core.declare import (
     defvjp_all,
     fused_op,
     primitive,
+    refuses_complex,
 )
 from ..core.grad_util import compatible, require_same_shape
 from ..core.inputs import operand
+from ..elementwise.arithmetic import NO_ORDER
 from ..elementwise.math import exp
 from ..reductions.sums import sum
 from ..shape.reshape import expand_dims, repeat_unbatched, shifted_axes_rule
@@ -32,6 +34,7 @@ def _relu_steps(emit, x):   # fused in graphs as maximum(x, 0)
 
 relu_p = primitive("relu", _relu_kernel)
 defeffect(relu_p, "fresh", elementwise=_relu_steps)
+refuses_complex(relu_p, NO_ORDER)
 def relu(x): return bind(relu_p, x)
 defvjp(relu_p, lambda ct, ans, x: relu_grad(ct, x), arrays=True)
 defjvp(relu_p, lambda x_dot, ans, x: relu_grad(x_dot, x), arrays=True)

@@ -19,7 +19,7 @@ get gradients, as TensorFlow's do.)
 import numpy as np
 
 from ... import backend
-from ..core.declare import defeffect, defshape, not_differentiable, primitive
+from ..core.declare import defeffect, defshape, not_differentiable, primitive, takes_complex
 from .seeds import stateless_stream
 
 
@@ -100,5 +100,6 @@ def _shuffle_kernel(value, stream):
 
 # shuffle(value, stream): value's rows (axis 0) in a random order.
 shuffle_p = not_differentiable(primitive("shuffle", _shuffle_kernel))
+takes_complex(shuffle_p)
 defshape(shuffle_p, lambda value, stream: [(value.shape, value.dtype)])
 defeffect(shuffle_p, "stateful")

@@ -10,10 +10,19 @@ import math
 from ... import backend, validate
 from ..core.apply import bind
 from ..core.batching import batch_axis
-from ..core.declare import defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
+from ..core.declare import (
+    defbatch,
+    defeffect,
+    defjvp,
+    defvjp,
+    not_differentiable,
+    primitive,
+    takes_complex,
+)
 from ..core.grad_util import as_tensor, known
 from ..elementwise.arithmetic import maximum, where
 from ..elementwise.casts import cast
+from ..elementwise.conjugate import conj_of
 from ..elementwise.math import sqrt
 from ..shape.reshape import checked_axis, reshape, shifted_axes_rule
 from .sums import keep_reduced, mean, reduced_axes, reduced_count, sum
@@ -32,13 +41,14 @@ def _others(x, ans, axes, keepdims):
 
 prod_p = primitive("prod", lambda x, axes, keepdims: x.prod(axis=axes, keepdims=keepdims))
 defeffect(prod_p, "reduction")
+takes_complex(prod_p)
 def prod(a, axis=None, keepdims=False):
     r"""$\prod_i x_i$ over ``axis``.  $\partial / \partial x_i = \prod_{j \ne i} x_j$, zeros included."""
     x = as_tensor(a, "a", "tg.prod")
     keepdims = validate.boolean(keepdims, "keepdims", "tg.prod")
     return bind(prod_p, x, axes=reduced_axes(axis, x.ndim, "tg.prod"), keepdims=keepdims)
 defvjp(prod_p, lambda ct, ans, x, axes, keepdims:
-       keep_reduced(ct, x, axes, keepdims) * _others(x, ans, axes, keepdims), arrays=True)
+       keep_reduced(ct, x, axes, keepdims) * conj_of(_others(x, ans, axes, keepdims)), arrays=True)
 defjvp(prod_p, lambda x_dot, ans, x, axes, keepdims:
        sum(x_dot * _others(x, ans, axes, keepdims), axes, keepdims=keepdims), arrays=True)
 defbatch(prod_p, shifted_axes_rule(prod_p))

@@ -7,10 +7,20 @@ which have no derivative.
 """
 from ... import backend, validate
 from ..core.apply import bind
-from ..core.declare import defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
+from ..core.declare import (
+    defbatch,
+    defeffect,
+    defjvp,
+    defvjp,
+    not_differentiable,
+    primitive,
+    refuses_complex,
+    takes_complex,
+)
 from ..core.grad_util import as_tensor
-from ..elementwise.arithmetic import where
+from ..elementwise.arithmetic import NO_ORDER, where
 from ..elementwise.casts import cast
+from ..elementwise.conjugate import conj_of
 from ..shape.along_axis import take_along_axis
 from ..shape.reshape import checked_axis, reshape, shifted_axes_rule
 
@@ -38,6 +48,7 @@ def _cumsum_kernel(x, axis, reverse):
 # later out_k, so its cotangent is the sum of theirs: a cumulative sum the other way.
 cumsum_p = primitive("cumsum", _cumsum_kernel)
 defeffect(cumsum_p, "fresh")
+takes_complex(cumsum_p)
 def cumsum(a, axis=None, dtype=None, reverse=False):
     r"""$\mathrm{out}_k = \sum_{i \le k} x_i$ along ``axis`` (None: flattened; ``reverse``:
     $\sum_{i \ge k}$, TensorFlow's option).  VJP: $\mathrm{ct}$ summed in the other direction."""
@@ -58,6 +69,7 @@ defbatch(cumsum_p, shifted_axes_rule(cumsum_p, "axis"))
 # such product holds the factor x_m = 0. (At a second zero, the value is right but its
 # own derivative in x_m is taken as 0: second derivatives with two zeros in one line.)
 def _cumprod_vjp(ct, ans, x, axis):
+    ans, x = conj_of(ans), conj_of(x)   # complex: the conjugate products
     zero = x == 0
     first = where(zero, cumsum(cast(zero, ct.dtype), axis) == 1, False)
     regular = cumsum(ct * ans, axis, reverse=True) / where(zero, 1, x)
@@ -66,6 +78,7 @@ def _cumprod_vjp(ct, ans, x, axis):
 
 cumprod_p = primitive("cumprod", lambda x, axis: backend.xp.cumprod(x, axis=axis))
 defeffect(cumprod_p, "fresh")
+takes_complex(cumprod_p)
 def cumprod(a, axis=None, dtype=None):
     r"""$\mathrm{out}_k = \prod_{i \le k} x_i$ along ``axis`` (None: flattened).
     VJP: $\mathrm{ct}_i = \sum_{k \ge i} \mathrm{ct}_k \prod_{j \le k, j \ne i} x_j$, zeros included."""
@@ -97,6 +110,7 @@ def diff(a, n=1, axis=-1):
 argsort_p = not_differentiable(primitive("argsort", lambda x, axis, kind:
                                          backend.xp.argsort(x, axis=axis, kind=kind)))
 defeffect(argsort_p, "fresh")
+refuses_complex(argsort_p, NO_ORDER)
 def argsort(a, axis=-1, kind=None):
     """The indices that sort ``a`` along ``axis`` (None: flattened), numpy's
     ``argsort``; an integer tensor, never differentiated."""
@@ -108,6 +122,7 @@ defbatch(argsort_p, shifted_axes_rule(argsort_p, "axis"))
 # It only moves entries: out_k's cotangent goes back to the entry that moved there.
 sort_p = primitive("sort", lambda x, axis, kind: backend.xp.sort(x, axis=axis, kind=kind))
 defeffect(sort_p, "fresh")
+refuses_complex(sort_p, NO_ORDER)
 def sort(a, axis=-1, kind=None):
     r"""$x$ sorted along ``axis`` (None: flattened).  VJP: each cotangent goes back to its
     entry's place, $\mathrm{ct}$ taken along the inverse permutation."""

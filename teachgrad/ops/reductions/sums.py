@@ -11,9 +11,18 @@ import numpy as np
 from ... import backend, validate
 from ..core.apply import bind
 from ..core.batching import batch_axis
-from ..core.declare import defbatch, defeffect, defjvp, defvjp, not_differentiable, primitive
+from ..core.declare import (
+    defbatch,
+    defeffect,
+    defjvp,
+    defvjp,
+    not_differentiable,
+    primitive,
+    refuses_complex,
+    takes_complex,
+)
 from ..core.inputs import operand
-from ..elementwise.arithmetic import equal, where
+from ..elementwise.arithmetic import NO_ORDER, equal, where
 from ..elementwise.casts import cast, stop_gradient
 from ..elementwise.math import abs as absolute, exp
 from ..shape.reshape import broadcast_as, expand_dims, shifted_axes_rule
@@ -47,6 +56,7 @@ def keep_reduced(g, x, axes, keepdims):
 # sum over axes.  Each summed entry has derivative 1: the cotangent is broadcast back.
 sum_p = primitive("sum", lambda x, axes, keepdims: x.sum(axis=axes, keepdims=keepdims))
 defeffect(sum_p, "reduction")
+takes_complex(sum_p)
 def sum(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.sum")
     return bind(sum_p, x, axes=reduced_axes(axis, x.ndim, "tg.sum", keepdims), keepdims=keepdims)
@@ -74,6 +84,7 @@ defbatch(count_p, lambda values, batched, axes, dtype: (   # the same count for 
 # mean over axes = sum / n.  Each entry has derivative 1/n.
 mean_p = primitive("mean", lambda x, axes, keepdims: x.mean(axis=axes, keepdims=keepdims))
 defeffect(mean_p, "reduction")
+takes_complex(mean_p)
 defbatch(mean_p, shifted_axes_rule(mean_p))
 def mean(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.mean")
@@ -94,6 +105,7 @@ def _extremum_vjp(ct, ans, x, axes, keepdims):
 # max over axes.  d max / d x_i = 1 for the largest entry (1/k for a k-way tie), else 0.
 max_p = primitive("max", lambda x, axes, keepdims: x.max(axis=axes, keepdims=keepdims))
 defeffect(max_p, "reduction")
+refuses_complex(max_p, NO_ORDER)
 defbatch(max_p, shifted_axes_rule(max_p))
 def max(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.max")
@@ -104,6 +116,7 @@ defvjp(max_p, _extremum_vjp, arrays=True)
 # min over axes: like max, for the smallest entry.
 min_p = primitive("min", lambda x, axes, keepdims: x.min(axis=axes, keepdims=keepdims))
 defeffect(min_p, "reduction")
+refuses_complex(min_p, NO_ORDER)
 defbatch(min_p, shifted_axes_rule(min_p))
 def min(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.min")

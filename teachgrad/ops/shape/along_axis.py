@@ -8,7 +8,7 @@ an entry was picked twice: that is ``add_along_axis``, the transpose of picking
 """
 from ... import backend, validate
 from ..core.apply import bind
-from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor
 from ..elementwise.casts import zeros_like
 from .reshape import checked_axis, reshape, shifted_axes_rule
@@ -33,6 +33,7 @@ def _key(shape, indices, axis):
 take_along_axis_p = primitive("take_along_axis", lambda arr, indices, axis:
                               backend.xp.take_along_axis(arr, indices, axis=axis))
 defeffect(take_along_axis_p, "fresh")
+takes_complex(take_along_axis_p)
 def take_along_axis(arr, indices, axis):
     r"""$\mathrm{out}_{\dots i \dots} = \mathrm{arr}_{\dots \mathrm{indices}_{\dots i \dots} \dots}$
     along ``axis`` (None: of the flattened ``arr``).  The VJP adds the cotangent back
@@ -73,6 +74,7 @@ def _add_along_axis_kernel(x, indices, values, axis):
 # x[..., indices[..., i, ...], ...] (repeats add up): the transpose of take_along_axis.
 add_along_axis_p = primitive("add_along_axis", _add_along_axis_kernel)
 defeffect(add_along_axis_p, "fresh")
+takes_complex(add_along_axis_p)
 def add_along_axis(x, indices, values, axis):
     r"""$x$ plus ``values`` added where ``take_along_axis(x, indices, axis)`` would read.
     $\partial_x = 1$; the cotangent of ``values`` is ``take_along_axis(ct, indices, axis)``."""

@@ -8,7 +8,7 @@ from ... import backend, validate
 from ...tensor import Tensor
 from ..core.apply import bind
 from ..core.batching import batch_axis
-from ..core.declare import defbatch, defeffect, defvjp_all, primitive
+from ..core.declare import defbatch, defeffect, defvjp_all, primitive, takes_complex
 from ..core.inputs import operand
 from .reshape import checked_axis, repeat_unbatched, reshape_as, shifted_axes_rule
 
@@ -26,6 +26,7 @@ def _joined(values, axis, where):
 # concat: join along an existing axis.  The cotangent is split at the same places.
 concat_p = primitive("concat", lambda *xs, axis: backend.xp.concatenate(xs, axis=axis))
 defeffect(concat_p, "fresh")
+takes_complex(concat_p)
 def concat(values, axis=0):
     return bind(concat_p, *_joined(values, axis, "tg.concat"), axis=axis)
 def _concat_vjp(ct, ans, *xs, axis):
@@ -40,6 +41,7 @@ defbatch(concat_p, shifted_axes_rule(concat_p, "axis"))
 # stack: join along a new axis.  The cotangent is split along it and squeezed.
 stack_p = primitive("stack", lambda *xs, axis: backend.xp.stack(xs, axis=axis))
 defeffect(stack_p, "fresh")
+takes_complex(stack_p)
 def stack(values, axis=0):
     values = _joined(values, axis, "tg.stack")
     shapes = {tuple(v.shape) if isinstance(v, Tensor) else np.shape(v) for v in values}
@@ -62,6 +64,7 @@ def _split_kernel(x, sizes, axis):
 # The cotangent is the pieces' cotangents concatenated; unused pieces count as zeros.
 split_p = primitive("split", _split_kernel, multiple_results=True)
 defeffect(split_p, "view")
+takes_complex(split_p)
 def split(x, num_or_size_splits, axis=0):
     """Split ``x`` into ``num`` equal pieces, or pieces of the listed sizes."""
     x = operand(x, "x", "tg.split")

@@ -7,7 +7,7 @@ axis. Its VJP writes the cotangent back onto that diagonal of a zero tensor:
 """
 from ... import backend, validate
 from ..core.apply import bind, leading_axes_rule
-from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor, check_entries
 from ..elementwise.casts import zeros
 from ..reductions.sums import sum
@@ -35,6 +35,7 @@ def _offset(value, where, name="offset"):
 diagonal_p = primitive("diagonal", lambda x, offset, axis1, axis2: backend.xp.diagonal(
     x, offset, axis1, axis2))
 defeffect(diagonal_p, "view")
+takes_complex(diagonal_p)
 def diagonal(a, offset=0, axis1=0, axis2=1):
     r"""$\mathrm{out}_{\dots i} = x_{i,\, i + \mathrm{offset}}$ over ``axis1``, ``axis2``.
     VJP: the cotangent placed on that diagonal of zeros."""
@@ -62,6 +63,7 @@ def _undiagonal_kernel(g, x, offset, axis1, axis2):
 # Only x's shape is used. It is linear in g, and diagonal is its transpose.
 undiagonal_p = primitive("undiagonal", _undiagonal_kernel)
 defeffect(undiagonal_p, "fresh", shape_only_inputs=(1,))
+takes_complex(undiagonal_p)
 def undiagonal(g, x, offset=0, axis1=0, axis2=1):
     """Zeros shaped like ``x`` with ``g`` written on the diagonal ``diagonal(x, offset,
     axis1, axis2)`` reads: the transpose of ``diagonal``."""
@@ -94,6 +96,7 @@ def trace(a, offset=0, axis1=0, axis2=1):
 # the VJP reads that diagonal of ct back. (A matrix's diag is its diagonal.)
 diag_p = primitive("diag", lambda v, k: backend.xp.diag(v, k))
 defeffect(diag_p, "fresh")
+takes_complex(diag_p)
 def diag(v, k=0):
     r"""For a 1-D ``v``: the matrix with ``v`` on its k-th diagonal, zeros elsewhere.
     For a 2-D ``v``: its k-th diagonal (``diagonal``).  VJP of the first: diagonal(ct, k)."""
@@ -128,6 +131,7 @@ def _triangle(name, doc):
     """``(op, function)`` for numpy's ``tril`` or ``triu``, whose VJP is itself."""
     op = primitive(name, lambda x, k: getattr(backend.xp, name)(x, k))
     defeffect(op, "fresh")
+    takes_complex(op)
     def keep(m, k=0):
         return bind(op, as_tensor(m, "m", f"tg.{name}"), k=_offset(k, f"tg.{name}", "k"))
     keep.__name__ = keep.__qualname__ = name

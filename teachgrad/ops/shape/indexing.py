@@ -14,7 +14,7 @@ import numpy as np
 from ... import backend, validate
 from ...tensor import Tensor
 from ..core.apply import bind
-from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive, takes_complex
 from ..core.grad_util import known, value_of
 from ..core.inputs import operand
 from ..core.shape_inference import STAND_IN_SIZES, infer_by_stand_ins
@@ -95,6 +95,7 @@ def _is_basic(key):
 # It is the transpose of indexing, so it is what indexing's VJP uses.
 index_add_p = primitive("index_add", _index_add_kernel)
 defeffect(index_add_p, "fresh")
+takes_complex(index_add_p)
 def index_add(x, values, key):
     return bind(index_add_p, x, values, key=_index_array(key))
 defvjp(index_add_p,
@@ -129,6 +130,7 @@ def _is_row_index(key):
 # any other index scatters the cotangent back into zeros.
 getitem_p = primitive("getitem", lambda x, key: x[key])
 defeffect(getitem_p, "view")
+takes_complex(getitem_p)
 def getitem(x, key):
     if isinstance(key, Tensor) and key.value is None and key.dtype.kind in "iu":
         return gather(x, key, axis=0)   # x[i], i known only when a graph runs or per example
@@ -210,6 +212,7 @@ defbatch(getitem_p, _getitem_batch)
 # Along axis 0 its gradient is sparse: only the gathered rows get cotangents.
 gather_p = primitive("gather", lambda p, i, axis: backend.xp.take(p, i, axis=axis))
 defeffect(gather_p, "fresh")
+takes_complex(gather_p)
 def gather(params, indices, axis=0):
     params = operand(params, "params", "tg.gather")
     axis = checked_axis(axis, params.ndim, "tg.gather")
@@ -270,6 +273,7 @@ def _scatter_add_kernel(x, indices, values, axis):
 # the transpose of gather (its indices are a tensor, so it also works in graphs).
 scatter_add_p = primitive("scatter_add", _scatter_add_kernel)
 defeffect(scatter_add_p, "fresh")
+takes_complex(scatter_add_p)
 def scatter_add(x, indices, values, axis=0):
     axis = checked_axis(axis, x.ndim)
     return bind(scatter_add_p, x, indices, values, axis=axis)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import backend, validate
 from ..core.apply import bind
-from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor, check_entries, known
 from .reshape import repeat_unbatched
 
@@ -31,6 +31,7 @@ def _pad_kernel(x, pad_width, mode, constant_values):
 # VJP: unpad, the cotangent of each entry of x plus those of its copies.
 pad_p = primitive("pad", _pad_kernel)
 defeffect(pad_p, "fresh")
+takes_complex(pad_p)
 def pad(array, pad_width, mode="constant", constant_values=0):
     r"""``array`` padded by ``pad_width`` (an int, a (before, after) pair, or one pair per
     axis) in ``mode`` (constant, edge, reflect, symmetric or wrap), as numpy pads.
@@ -103,6 +104,7 @@ def _unpad_kernel(g, x, pad_width, mode):
 # of g that were it or its copies. Only x's shape is read.
 unpad_p = primitive("unpad", _unpad_kernel)
 defeffect(unpad_p, "view", shape_only_inputs=(1,))
+takes_complex(unpad_p)
 def unpad(g, x, pad_width, mode):
     """The transpose of ``pad(x, pad_width, mode)`` (``pad_width``: one pair per axis)."""
     return bind(unpad_p, g, x, pad_width=pad_width, mode=mode)

@@ -11,7 +11,7 @@ import math
 from ... import backend, validate
 from ..core.apply import bind
 from ..core.batching import batch_axis
-from ..core.declare import defbatch, defeffect, defjvp, defvjp, primitive
+from ..core.declare import defbatch, defeffect, defjvp, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor, known
 from .reshape import checked_axis, expand_dims, reshape, shifted_axes_rule, transpose
 
@@ -50,6 +50,7 @@ def _at_least_rank(m, rank, where):
 # flip: reverse the order along some axes.  Its own inverse: the VJP flips ct back.
 flip_p = primitive("flip", lambda x, axes: backend.xp.flip(x, axes))
 defeffect(flip_p, "view")
+takes_complex(flip_p)
 def flip(m, axis=None):
     r"""$\mathrm{out}_i = x_{n - 1 - i}$ along ``axis`` (None: every axis).  VJP: ct flipped back."""
     x = as_tensor(m, "m", "tg.flip")
@@ -80,6 +81,7 @@ def _shift(shift, where):
 # (axis None: along the flattened tensor).  The VJP rolls ct back by -shift.
 roll_p = primitive("roll", lambda x, shift, axis: backend.xp.roll(x, shift, axis))
 defeffect(roll_p, "fresh")
+takes_complex(roll_p)
 def roll(a, shift, axis=None):
     r"""$\mathrm{out}_{(i + \mathrm{shift}) \bmod n} = x_i$ along ``axis``.  VJP: ct rolled by -shift."""
     where = "tg.roll"

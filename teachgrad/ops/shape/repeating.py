@@ -9,7 +9,7 @@ import math
 
 from ... import backend, validate
 from ..core.apply import bind
-from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor, check_entries, known
 from .reshape import (
     checked_axis,
@@ -40,6 +40,7 @@ def _repeat_kernel(x, repeats, axis):
 
 repeat_p = primitive("repeat", _repeat_kernel)
 defeffect(repeat_p, "fresh")
+takes_complex(repeat_p)
 def repeat(a, repeats, axis=None):
     r"""Each entry of ``a`` along ``axis`` (None: of the flattened ``a``) repeated.
     VJP: $\mathrm{ct}_i = $ the sum of the cotangents of entry i's copies."""
@@ -75,6 +76,7 @@ defbatch(repeat_p, shifted_axes_rule(repeat_p, "axis"))
 
 unrepeat_p = primitive("unrepeat", _unrepeat_kernel)
 defeffect(unrepeat_p, "fresh", shape_only_inputs=(1,))
+takes_complex(unrepeat_p)
 def unrepeat(g, x, repeats, axis):
     """The transpose of ``repeat(x, repeats, axis)``: shaped like ``x``, each entry the
     sum of the entries of ``g`` that were its copies."""
@@ -102,6 +104,7 @@ def _untile_kernel(g, x, reps):
 # the cotangents of all the tiles.
 tile_p = primitive("tile", lambda x, reps: backend.xp.tile(x, reps))
 defeffect(tile_p, "fresh")
+takes_complex(tile_p)
 def tile(A, reps):
     r"""``A`` repeated ``reps[i]`` times along axis i (numpy's ``tile``).  VJP: the
     cotangents of the tiles, added up."""
@@ -132,6 +135,7 @@ defbatch(tile_p, _tile_batch)
 
 untile_p = primitive("untile", _untile_kernel)
 defeffect(untile_p, "reduction", shape_only_inputs=(1,))
+takes_complex(untile_p)
 def untile(g, x, reps):
     """The transpose of ``tile(x, reps)``: the sum of ``g``'s tiles, shaped like ``x``."""
     return bind(untile_p, g, x, reps=reps)

@@ -15,7 +15,7 @@ import numpy as np
 from ... import backend, validate
 from ..core.apply import bind
 from ..core.batching import batch_axis
-from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
+from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive, takes_complex
 from ..core.grad_util import known
 from ..core.inputs import operand
 from ..elementwise.casts import cast
@@ -35,6 +35,7 @@ def checked_axis(axis, ndim, where="tg", name="axis"):
 repeat_like_p = primitive("repeat_like", lambda value, like: backend.xp.broadcast_to(
     value, (like.shape[0],) + value.shape))
 defeffect(repeat_like_p, "view", shape_only_inputs=(1,))
+takes_complex(repeat_like_p)
 def repeat_like(value, like): return bind(repeat_like_p, value, like)
 defvjp(repeat_like_p, lambda ct, ans, value, like: ct.sum(axis=0), None, arrays=True)
 defjvp(repeat_like_p, lambda v_dot, ans, value, like: repeat_like(v_dot, like), None, arrays=True)
@@ -85,6 +86,7 @@ def shifted_axes_rule(op, name="axes"):
 # reshape: same entries, new shape.  The cotangent is reshaped back.
 reshape_p = primitive("reshape", lambda x, shape: backend.xp.reshape(x, shape))
 defeffect(reshape_p, "view")
+takes_complex(reshape_p)
 def reshape(x, shape):
     if type(shape) is not tuple or not all(type(n) is int and n >= -1 for n in shape):
         shape = validate.shape(shape, "shape", "tg.reshape", inferred=True)
@@ -118,6 +120,7 @@ def _batch_size(batch):
 # transpose: permute axes.  The cotangent is permuted back by the inverse permutation.
 transpose_p = primitive("transpose", lambda x, axes: backend.xp.transpose(x, axes))
 defeffect(transpose_p, "view")
+takes_complex(transpose_p)
 def transpose(x, axes=None):
     x = operand(x, "x", "tg.transpose")
     ndim = x.ndim
@@ -145,6 +148,7 @@ def swap_last_two(x):
 # expand_dims: insert a size-1 axis.  squeeze: remove size-1 axes.  Both VJPs reshape back.
 expand_dims_p = primitive("expand_dims", lambda x, axis: backend.xp.expand_dims(x, axis))
 defeffect(expand_dims_p, "view")
+takes_complex(expand_dims_p)
 def expand_dims(x, axis):
     if type(axis) is not int or not -64 <= axis < 64:   # a tuple of new axes is numpy's too
         x = operand(x, "x", "tg.expand_dims")
@@ -159,6 +163,7 @@ defbatch(expand_dims_p, lambda values, batched, axis: (   # axes of the result
 
 squeeze_p = primitive("squeeze", lambda x, axis: backend.xp.squeeze(x, axis))
 defeffect(squeeze_p, "view")
+takes_complex(squeeze_p)
 def squeeze(x, axis=None):
     if axis is not None:
         x = operand(x, "x", "tg.squeeze")
@@ -177,6 +182,7 @@ defbatch(squeeze_p, lambda values, batched, axis: (
 # broadcast_to: repeat along new or size-1 axes.  The cotangent is summed back.
 broadcast_to_p = primitive("broadcast_to", lambda x, shape: backend.xp.broadcast_to(x, shape))
 defeffect(broadcast_to_p, "view")
+takes_complex(broadcast_to_p)
 def broadcast_to(x, shape):
     return bind(broadcast_to_p, x, shape=validate.shape(shape, "shape", "tg.broadcast_to"))
 defvjp(broadcast_to_p, lambda ct, ans, x, shape: unbroadcast(ct, x), arrays=True)
@@ -190,6 +196,7 @@ defbatch(broadcast_to_p, lambda values, batched, shape: (
 # runs: what VJP rules use in graphs whose shapes are not all known yet.
 reshape_like_p = primitive("reshape_like", lambda g, x: backend.xp.reshape(g, x.shape))
 defeffect(reshape_like_p, "view", shape_only_inputs=(1,))
+takes_complex(reshape_like_p)
 def reshape_like(g, x): return bind(reshape_like_p, g, x)
 defvjp(reshape_like_p, lambda ct, ans, g, x: reshape_as(ct, g), None, arrays=True)
 defshape(reshape_like_p, lambda g, x: [(x.shape, g.dtype)])
@@ -198,6 +205,7 @@ defbatch(reshape_like_p, lambda values, batched, **params: _to_example_shape(
 
 broadcast_like_p = primitive("broadcast_like", lambda g, x: backend.xp.broadcast_to(g, x.shape))
 defeffect(broadcast_like_p, "view", shape_only_inputs=(1,))
+takes_complex(broadcast_like_p)
 def broadcast_like(g, x): return bind(broadcast_like_p, g, x)
 defvjp(broadcast_like_p, lambda ct, ans, g, x: unbroadcast(ct, g), None, arrays=True)
 defshape(broadcast_like_p, lambda g, x: [(x.shape, g.dtype)])
@@ -213,6 +221,7 @@ def _sum_like_kernel(g, x):
 
 sum_like_p = primitive("sum_like", _sum_like_kernel)
 defeffect(sum_like_p, "reduction", shape_only_inputs=(1,))
+takes_complex(sum_like_p)
 def sum_like(g, x):
     """Sum ``g`` down to the shape ``x`` has when the op runs (unbroadcast)."""
     return bind(sum_like_p, g, x)

@@ -30,6 +30,7 @@ from ..core.declare import (
     defvjp,
     not_differentiable,
     primitive,
+    takes_complex,
 )
 from .rearrange import moveaxis
 
@@ -100,6 +101,7 @@ def _resize_shape(x, n, x_rows):
 # (x_rows: x's own row count, which the gradient resizes back to).
 resize_rows_p = primitive("resize_rows", _resize_kernel)
 defeffect(resize_rows_p, "fresh")
+takes_complex(resize_rows_p)
 defshape(resize_rows_p, _resize_shape)
 def resize_rows(x, n, x_rows):
     """``x`` cut or zero-padded to ``n`` rows; ``x_rows`` is ``x``'s row count (the size its

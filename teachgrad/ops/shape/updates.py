@@ -31,6 +31,7 @@ from ..core.declare import (
     defvjp,
     not_differentiable,
     primitive,
+    takes_complex,
 )
 from ..elementwise.casts import zeros_like
 from .indexing import gather
@@ -49,6 +50,7 @@ def _scatter_update_kernel(x, indices, values):
 # (indices a scalar or a 1-D int tensor of distinct rows).
 scatter_update_p = primitive("scatter_update", _scatter_update_kernel)
 defeffect(scatter_update_p, "fresh")
+takes_complex(scatter_update_p)
 def scatter_update(x, indices, values):
     """A copy of ``x`` whose rows ``indices`` are ``values``:
     $\\partial/\\partial x$ passes the other rows, $\\partial/\\partial v$ the replaced ones."""
@@ -138,6 +140,7 @@ def _out_of_range(array, action, i, size, dynamic):
 # those indices. No gradient.
 tensor_array_check_p = not_differentiable(primitive("tensor_array_check", _check_kernel,
                                                     multiple_results=True))
+takes_complex(tensor_array_check_p)
 def tensor_array_check(marks, indices, action, clear=False, dynamic=False, array="TensorArray"):
     return bind(tensor_array_check_p, marks, indices, action=action, clear=clear,
                 dynamic=dynamic, array=array)

@@ -1,0 +1,46 @@
+"""The one place where an op's inputs are checked against the dtypes its rules accept.
+
+Every op declares whether its rules hold for complex numbers
+(``teachgrad.ops.core.declare.takes_complex``). ``bind`` and the graph builder call
+``check_complex`` for an op that has not: a complex input is then a TypeError naming
+the op and the argument, not a result computed on the real parts alone.
+"""
+import sys
+
+
+def check_complex(op, inputs, given, depth):
+    """Refuse complex ``inputs`` (the Tensors or symbolic tensors ``op`` was about to run
+    on, made from the arguments ``given``) of ``op``, which has no complex rules. The
+    public function that was called is ``depth`` frames up from here: the error names
+    the argument as it does."""
+    found = [i for i, t in enumerate(inputs) if _is_complex(t)]
+    if found:
+        # the argument that was complex when given (a number beside it turned complex)
+        i = next((i for i in found if _is_complex(given[i])), found[0])
+        name = _argument_name(given[i], i, sys._getframe(depth + 1))
+        raise TypeError(complex_message(op, inputs[i].dtype, name))
+
+
+def _is_complex(value):
+    dtype = getattr(value, "dtype", None)
+    return isinstance(value, complex) or (dtype is not None and dtype.kind == "c")
+
+
+def complex_message(op, dtype, name="x"):
+    """Why ``op`` refuses its input ``name`` of the complex ``dtype``, and what to do."""
+    why = op.complex_refusal or (
+        "it has no rule for complex numbers. Apply it to tg.real(z), tg.imag(z) or "
+        "tg.abs(z) if that is what you mean.")
+    return f"tg.{op.name}: `{name}` is complex ({dtype}), and tg.{op.name} does not take " \
+           f"complex input: {why}"
+
+
+def _argument_name(value, i, caller):
+    """The name ``value`` has among the parameters of the function in frame ``caller``
+    (``input i`` when it is not one of them: a value that function computed)."""
+    code = caller.f_code
+    parameters = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    for key in parameters:
+        if caller.f_locals.get(key) is value:
+            return key
+    return f"input {i}"

@@ -1,0 +1,1 @@
+"""Signal processing: TensorFlow's ``tf.signal`` FFTs (``fft.py``)."""
