@@ -25,6 +25,8 @@ With a name, the op runs as usual and its result is labelled afterwards:
 """
 import functools
 import inspect
+import linecache
+import os
 import types
 
 from ... import validate
@@ -77,9 +79,14 @@ def takes_name(fn, prefix="tg."):
     namespace = {"_op_fn_": fn, "_op_where_": prefix + fn.__name__, "_labelled": _labelled}
     parameters, arguments = _forwarded(kept + [name_parameter] + extra, namespace)
     call = f"_op_fn_({', '.join(arguments)})"
-    exec(f"def {fn.__name__}({', '.join(parameters)}):\n"          # noqa: S102 (our text)
-         f"    if name is None:\n        return {call}\n"
-         f"    return _labelled(_op_where_, name, lambda: {call})\n", namespace)
+    source = (f"def {fn.__name__}({', '.join(parameters)}):\n"
+              f"    if name is None:\n        return {call}\n"
+              f"    return _labelled(_op_where_, name, lambda: {call})\n")
+    # A file name inside the package: tracebacks show the wrapper's lines (linecache), and
+    # tg.debug.record_sources skips it as teachgrad's own frame, as it skips the op's.
+    filename = os.path.join(os.path.dirname(__file__), f"<name= wrapper of {prefix}{fn.__name__}>")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)
     op = functools.update_wrapper(namespace[fn.__name__], fn)
     op.__signature__ = signature.replace(parameters=kept + [name_parameter] + extra)
     return op
