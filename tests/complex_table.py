@@ -178,6 +178,9 @@ COMPLEX_OPS = {
             lambda a: np.matmul(*np.linalg.svd(a)[::2]), st.tuples(_well_conditioned()), None),
     "qr": (lambda a: tg.abs(tg.linalg.qr(a)[1]) ** 2, lambda a: np.abs(np.linalg.qr(a)[1]) ** 2,
            st.tuples(_well_conditioned()), None),
+    "pinv": (tg.linalg.pinv, np.linalg.pinv,   # of full rank: the rank must not change
+             st.tuples(st.builds(lambda a: np.vstack([a, [[0.0, 0.5j]]]), _well_conditioned())),
+             None),
     "take_along_axis": (lambda x: tg.take_along_axis(x, np.array([2, 0]), 0),
                         lambda x: np.take_along_axis(x, np.array([2, 0]), 0),
                         st.tuples(complex_arrays(shape=(3,))), None),

@@ -43,17 +43,18 @@ def _eig_kernel(a):
 
 def _gaps_kernel(w, rtol):
     """E_ij = w_j - w_i, 1 on the diagonal; a repeated eigenvalue is an error."""
+    xp = backend.xp   # numpy or CuPy
     gaps = w[..., None, :] - w[..., :, None]
     n = w.shape[-1]
-    off = ~np.eye(n, dtype=bool)
-    scale = np.maximum(np.abs(w).max(axis=-1, initial=0.0), 1.0)[..., None, None]
-    if n and np.any(off & (np.abs(gaps) <= rtol * scale)):
+    off = ~xp.eye(n, dtype=bool)
+    scale = xp.maximum(xp.abs(w).max(axis=-1), 1.0)[..., None, None] if w.size else 1.0
+    if w.size and bool(xp.any(off & (xp.abs(gaps) <= rtol * scale))):
         raise ValueError(
             "the gradient of tg.linalg.eig: the matrix has repeated eigenvalues, where its "
             "eigenvectors are not determined (any mix of theirs is one), so they have no "
             "gradient. Use tg.linalg.eigvals if only the eigenvalues matter, or tg.linalg.eigh "
             "for a Hermitian matrix.")
-    return backend.xp.where(off, gaps, 1)
+    return xp.where(off, gaps, 1)
 
 
 def _gaps_vjp(ct, ans, w, rtol):

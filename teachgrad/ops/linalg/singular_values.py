@@ -118,6 +118,7 @@ def _pinv_kernel(a, rcond):
 #   ct_A = -P^T ct P^T + (I - A P) ct^T P P^T + P^T P ct^T (I - P A)
 pinv_p = primitive("pinv", _pinv_kernel)
 defeffect(pinv_p, "fresh")
+takes_complex(pinv_p)
 def pinv(a, rcond=None):
     r"""The Moore-Penrose pseudo-inverse $A^+$ (singular values below ``rcond`` times the
     largest count as zero; None: numpy's default).
@@ -143,7 +144,8 @@ def _pinv_vjp(ct, ans, a, rcond):
     def chain(x, y, z):
         return matmul(x, matmul(y, z)) if tall else matmul(matmul(x, y), z)
 
-    p, p_t, ct_t = ans, swap_last_two(ans), swap_last_two(ct)
+    # complex: the transposes are conjugate ones (conj_of is nothing on reals)
+    p, p_t, ct_t = ans, conj_of(swap_last_two(ans)), conj_of(swap_last_two(ct))
     first = -chain(p_t, ct, p_t)                                   # -P^T ct P^T
     left = chain(ct_t, p, p_t)                                     # ct^T P P^T
     second = left - chain(a, p, left)                              # (I - A P) ct^T P P^T
