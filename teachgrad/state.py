@@ -30,12 +30,19 @@ entered after it, which is how nested derivatives work (TensorFlow's order).
 
 ``override(field=value, ...)`` changes fields for a block and restores them
 after, whatever happens: the one way code here changes the state.
+
+The state belongs to a thread, as TensorFlow's context does: each thread has its
+own ``RecordingState``, so a tape, a graph made the default, a vectorized map or a
+check entered in one thread neither sees nor changes the ops of another.
+``current()`` is the calling thread's state (the hot paths read it once);
+``state`` is a view that reads and writes whichever thread uses it.
 """
 import itertools
+import threading
 
 
 class RecordingState:
-    """The fields every op consults. There is one instance: ``state``."""
+    """The fields every op consults. Each thread has one (``current()``)."""
 
     __slots__ = ("graph", "recorders", "observers", "gradient_of", "control_context",
                  "native_jvp", "arrays", "batching", "exercise", "_entries")
@@ -112,7 +119,39 @@ class RecordingState:
         return tuple(r for r in self.recorders if r.differentiates and hasattr(r, "gradient"))
 
 
-state = RecordingState()
+class _PerThread(threading.local):
+    """Holds each thread's ``RecordingState``, made on the thread's first op."""
+
+    def __init__(self):
+        self.state = RecordingState()
+
+
+#: ``per_thread.state`` is the calling thread's ``RecordingState`` (what ``current()``
+#: returns, without the call: an op's path reads it so).
+per_thread = _PerThread()
+
+
+def current():
+    """The calling thread's ``RecordingState``."""
+    return per_thread.state
+
+
+class ThisThread:
+    """``state``: reads and writes the fields of the calling thread's ``RecordingState``
+    (``state.graph`` is ``current().graph``), for code that reads a field or two. An op's
+    path reads ``current()`` once instead: each read through here finds the thread's
+    state again."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        return getattr(per_thread.state, name)
+
+    def __setattr__(self, name, value):
+        setattr(per_thread.state, name, value)
+
+
+state = ThisThread()
 
 
 class override:
@@ -125,20 +164,22 @@ class override:
     every op inside tg.vectorized_map, where a generator's setup cost a microsecond.)
     """
 
-    __slots__ = ("fields", "saved")
+    __slots__ = ("fields", "saved", "owner")
 
     def __init__(self, **fields):
         self.fields = fields
 
     def __enter__(self):
-        self.saved = {name: getattr(state, name) for name in self.fields}
+        owner = self.owner = per_thread.state
+        self.saved = {name: getattr(owner, name) for name in self.fields}
         for name, value in self.fields.items():
-            setattr(state, name, value)
-        return state
+            setattr(owner, name, value)
+        return owner
 
     def __exit__(self, *exc_info):
+        owner = self.owner
         for name, value in self.saved.items():
-            setattr(state, name, value)
+            setattr(owner, name, value)
         return False
 
 

@@ -3,6 +3,8 @@ import ast
 import inspect
 import pathlib
 
+import pytest
+
 import teachgrad
 from teachgrad.autodiff import engine
 
@@ -268,13 +270,17 @@ def test_no_module_passes_on_names_it_does_not_use():
     assert not found, f"import these from their homes instead: {found}"
 
 
-#: What ``teachgrad.state`` holds today. The redesign of issue 40 (each mode an
-#: interpreter) shrinks this list; a new field needs a reason to be global.
+#: What each thread's ``teachgrad.state.RecordingState`` holds. The redesign of issue 40
+#: (each mode an interpreter) shrinks this list; a new field needs a reason to be there.
 STATE_FIELDS = ("graph", "recorders", "observers", "gradient_of", "control_context",
                 "native_jvp", "arrays", "batching", "exercise", "_entries")
 
 
 def test_state_holds_only_the_listed_fields():
-    from teachgrad.state import RecordingState, state
+    from teachgrad.state import RecordingState, ThisThread, current, state
     assert RecordingState.__slots__ == STATE_FIELDS
-    assert not hasattr(state, "__dict__")
+    assert not hasattr(current(), "__dict__")
+    # ``state`` is a view of the thread's RecordingState, holding nothing itself:
+    assert ThisThread.__slots__ == () and type(state) is ThisThread
+    with pytest.raises(AttributeError):
+        state.not_a_field = 1

@@ -14,7 +14,7 @@ what was wrong is ``teachgrad.ops.core.inputs``.
 import sys
 
 from ... import backend
-from ...state import override, state
+from ...state import override, per_thread
 from ...tensor import SymbolicTensor, Tensor, Variable, as_array, convert_to_tensor
 from .batching import BatchedTensor, batched_at, innermost_frame
 from .inputs import input_error, with_context
@@ -29,13 +29,14 @@ def bind(op, *args, **params):
     built (``graph.as_default()``, ``tg.function``) the op adds a node to it
     instead of computing.
     """
-    if state.arrays:
+    now = per_thread.state
+    if now.arrays:
         return on_arrays(op, args, params)
-    if state.batching:   # inside tg.vectorized_map: does an input differ by example?
+    if now.batching:   # inside tg.vectorized_map: does an input differ by example?
         frame = innermost_frame(args)
         if frame is not None:
             return batch_bind(op, _batch_inputs(args), params, frame)
-    if state.graph is not None:
+    if now.graph is not None:
         return add_to_graph(op, args, params)
     for a in args:
         if type(a) is not Tensor:
@@ -57,7 +58,7 @@ def bind(op, *args, **params):
         shapes = ", ".join(str(t.shape) for t in args)
         raise with_context(error, op.name, shapes) from None
     outputs = tuple(map(Tensor, out)) if op.multiple_results else (Tensor(out),)
-    if state.recorders:
+    if now.recorders:
         hand_to_recorders(Node(op, args, outputs, params), None)
     return outputs if op.multiple_results else outputs[0]
 
@@ -67,13 +68,14 @@ def batch_bind(op, args, params, frame):
     ``tg.vectorized_map``; see ``teachgrad.ops.core.batching``): run its batching rule on the
     batches, seen by the recorders entered before the map, and hand the application as
     the mapped function sees it to the recorders entered inside it."""
+    now = per_thread.state
     values = [a.batched if batched_at(a, frame) else a for a in args]
     batched = [batched_at(a, frame) for a in args]
-    outer = tuple(f for f in state.batching if f.entry < frame.entry)
+    outer = tuple(f for f in now.batching if f.entry < frame.entry)
     # A tg.debug check looks at values, wherever it was entered: it sees the batches.
-    sees_batches = tuple(r for r in state.recorders if r.entry < frame.entry
+    sees_batches = tuple(r for r in now.recorders if r.entry < frame.entry
                          or getattr(r, "checks_ops", False))
-    inner = tuple(r for r in state.recorders if r not in sees_batches)
+    inner = tuple(r for r in now.recorders if r not in sees_batches)
     with override(batching=outer, recorders=sees_batches):
         result = NotImplemented
         if op.batch_rule_takes_frame:
@@ -90,7 +92,7 @@ def batch_bind(op, args, params, frame):
     outputs = tuple(BatchedTensor(o, frame) if b else o for o, b in zip(out, out_batched))
     if inner:
         with override(recorders=inner):
-            hand_to_recorders(Node(op, tuple(args), outputs, params), state.graph)
+            hand_to_recorders(Node(op, tuple(args), outputs, params), now.graph)
     return outputs if op.multiple_results else outputs[0]
 
 
@@ -143,9 +145,10 @@ def _as_arrays(op, args):
 def add_to_graph(op, args, params, name=None):
     """Add a node applying ``op`` to the graph being built (named ``name`` or after
     the op), and hand it to the recorders entered in that graph."""
-    graph = state.graph
+    now = per_thread.state
+    graph = now.graph
     outputs = graph.add_node(op, args, params, name=name)
-    if state.recorders:
+    if now.recorders:
         node = outputs[0].node if op.multiple_results else outputs.node
         hand_to_recorders(node, graph)
     return outputs
@@ -155,9 +158,10 @@ def hand_to_recorders(node, graph):
     """Give ``node`` (made in ``graph``, None when eager) to each recorder that watches
     that context. Tapes see it before the accumulators entered after them compute
     tangents from it."""
-    if state.control_context is not None:
-        node.context = state.control_context
-    for recorder in state.recorders:
+    now = per_thread.state
+    if now.control_context is not None:
+        node.context = now.control_context
+    for recorder in now.recorders:
         if recorder.graph is graph or recorder.graph is ANY_GRAPH:
             recorder.record(node)
 
@@ -169,7 +173,7 @@ ANY_GRAPH = "any graph"
 def note_variable_read(variable, tensor, graph=None):
     """Tell the recorders of ``graph``'s context that an op read ``variable`` through
     ``tensor`` (its snapshot eagerly, its read node in a graph)."""
-    for recorder in state.recorders:
+    for recorder in per_thread.state.recorders:
         if recorder.graph is graph or recorder.graph is ANY_GRAPH:
             recorder.read_variable(variable, tensor)
 
@@ -178,7 +182,7 @@ def note_capture(outer, inner, graph):
     """Tell the recorders of ``graph`` (a loop body or branch being built) that it
     captured ``outer``, a tensor of an enclosing graph, as ``inner``: for them
     ``inner`` is ``outer`` (TensorFlow records a capture as an identity)."""
-    for recorder in state.recorders:
+    for recorder in per_thread.state.recorders:
         if recorder.graph is graph:
             recorder.capture(outer, inner)
 
@@ -187,7 +191,7 @@ def note_new_output(node, tensor, graph):
     """Tell the recorders of ``graph`` that ``node`` (a While or If) gained the output
     ``tensor`` while a gradient was built: a tape that recorded the node must know
     who made it, or a gradient of that gradient would stop there."""
-    for recorder in state.recorders:
+    for recorder in per_thread.state.recorders:
         if recorder.graph is graph:
             recorder.output_added(node, tensor)
 
@@ -210,7 +214,7 @@ def _batch_inputs(args):
     """``args`` of an op inside tg.vectorized_map as tensors for its batching rule. While
     a graph is built, a Variable stays one: the graph reads it when the rule's ops are
     added (eagerly, its snapshot is read here, as ``bind`` reads it)."""
-    if state.graph is None:
+    if per_thread.state.graph is None:
         return _convert_inputs(args)
     like = next((a for a in args if isinstance(a, Tensor)), None)
     return tuple([a if isinstance(a, Tensor) else _as_input(a, like) for a in args])
@@ -224,7 +228,7 @@ def _as_input(value, like):
         return Tensor(backend.scalar(value, like.dtype))
     if isinstance(value, Variable):
         snapshot = value.snapshot
-        if state.recorders:
+        if per_thread.state.recorders:
             note_variable_read(value, snapshot)
         return snapshot
     if isinstance(value, SymbolicTensor):
