@@ -1,9 +1,10 @@
 """What is recording now: the one piece of mutable state behind every op.
 
-Every op goes through ``bind`` (``teachgrad.ops.core``), which asks this state
-two questions: *is a graph being built?* (then the op adds a node to it instead
-of computing) and *who is recording?* (then each recorder is handed the op's
-``Node``). Everything that watches ops is a **recorder** on one stack:
+Every op goes through ``bind`` (``teachgrad.ops.core.apply``), which asks this state
+for its innermost **interpreter** (eager computation, a graph being built, a running
+``tg.vectorized_map``, a backward pass on raw arrays: it follows from ``graph``,
+``batching`` and ``arrays``) and hands it the op; the interpreter hands each
+recorder the op's ``Node``. Everything that watches ops is a **recorder** on one stack:
 
 * a ``GradientTape`` (reverse mode),
 * a ``ForwardAccumulator`` (forward mode),
@@ -11,10 +12,11 @@ of computing) and *who is recording?* (then each recorder is handed the op's
 * a ``tg.debug`` check (``check_numerics``, ``verify_gradients``, ``record_sources``),
   which also sees each node a ``Session`` runs (``checks()``).
 
-A recorder has a small interface::
+A recorder has one written interface, ``teachgrad.ops.core.recorder.Recorder``::
 
     recorder.graph                       # the graph it was entered in (None: eager)
     recorder.differentiates              # does it take derivatives (tape, accumulator)?
+    recorder.entry                       # its place in the stack's order
     recorder.record(node)                # an op ran (eager) or was added to a graph
     recorder.read_variable(var, tensor)  # an op read Variable ``var`` through ``tensor``
     recorder.capture(outer, inner)       # a loop body or branch captured ``outer`` as ``inner``
@@ -45,7 +47,7 @@ class RecordingState:
     """The fields every op consults. Each thread has one (``current()``)."""
 
     __slots__ = ("graph", "recorders", "observers", "gradient_of", "control_context",
-                 "native_jvp", "arrays", "batching", "exercise", "_entries")
+                 "native_jvp", "arrays", "batching", "interpreter", "_entries")
 
     def __init__(self):
         #: The graph ops add nodes to now, or None when they compute eagerly.
@@ -70,9 +72,10 @@ class RecordingState:
         #: ``teachgrad.autodiff.batch_fallback``), innermost last: ops given their
         #: BatchedTensors run batching rules.
         self.batching = ()
-        #: While an exercise check or a replay runs a student's backward pass: what
-        #: watches ``tg.exercises.call_rule`` (a ``teachgrad.exercises.protocol.Watch``).
-        self.exercise = None
+        #: The innermost interpreter (``teachgrad.ops.core.apply``), which ``bind``
+        #: hands each op: it follows from ``graph``, ``batching`` and ``arrays``, and is
+        #: None after one of them changed, until the next op works it out again.
+        self.interpreter = None
         self._entries = itertools.count()
 
     def unseen(self):
@@ -167,6 +170,8 @@ class override:
     __slots__ = ("fields", "saved", "owner")
 
     def __init__(self, **fields):
+        if "graph" in fields or "batching" in fields or "arrays" in fields:
+            fields["interpreter"] = None   # another mode: bind works out its interpreter
         self.fields = fields
 
     def __enter__(self):

@@ -11,10 +11,10 @@ the visualizers and the lessons show them.
 import contextlib
 
 from .. import backend, validate
-from ..ops.core.apply import note_variable_read
 from ..ops.core.batching import BatchedTensor, innermost_frame, unbatchable_gradient
 from ..ops.core.declare import defeffect, defshape, not_differentiable, primitive
 from ..ops.core.op import Node
+from ..ops.core.recorder import note_variable_read
 from ..ops.core.shape_inference import infer_outputs
 from ..state import override, state
 from ..tensor import (
