@@ -9,8 +9,8 @@ it stands in front of, on the chain's values (float64 scalars, as in
 ``benchmarks/chain_split.py``), and prints both beside the whole op's cost.
 
 * ``arity``: bind reads one or two inputs' arrays by name, not through a list;
-* ``two inputs``: ``_convert_inputs`` unpacks ``x * 2.0``'s pair, not a loop;
-* ``number``: ``_as_input`` makes a Python number beside a float tensor a numpy
+* ``two inputs``: ``convert_inputs`` (``teachgrad/ops/core/inputs.py``) unpacks ``x * 2.0``'s pair, not a loop;
+* ``number``: ``as_input`` makes a Python number beside a float tensor a numpy
   scalar of its dtype, ahead of ``convert_to_tensor``'s checks;
 * ``scalar relu``: relu's kernel branches in Python on a numpy scalar, not
   ``np.maximum``; ``numpy scalars``: ``backend.scalar`` makes numpy scalars, whose
@@ -26,7 +26,7 @@ import timeit
 import numpy as np
 
 import teachgrad as tg
-from teachgrad.ops.core import apply as core
+from teachgrad.ops.core import inputs as core
 from teachgrad.ops.elementwise.arithmetic import multiply_p
 from teachgrad.ops.nn.activations import _relu_kernel
 from teachgrad.tensor import Tensor, convert_to_tensor
@@ -51,17 +51,17 @@ def pairs():
     def general_values():
         return multiply_p.forward(*[t.value for t in args])
 
-    def general_convert(pair=(x, 1.0001)):   # _convert_inputs' loop for any count
+    def general_convert(pair=(x, 1.0001)):   # convert_inputs' loop for any count
         like = None
         for a in pair:
             if isinstance(a, Tensor):
                 like = a
                 break
-        return tuple([a if type(a) is Tensor else core._as_input(a, like) for a in pair])
+        return tuple([a if type(a) is Tensor else core.as_input(a, like) for a in pair])
     return [
         ("arity", lambda: multiply_p.forward(args[0].value, args[1].value), general_values),
-        ("two inputs", lambda: core._convert_inputs((x, 1.0001)), general_convert),
-        ("number", lambda: core._as_input(1.0001, x),
+        ("two inputs", lambda: core.convert_inputs((x, 1.0001)), general_convert),
+        ("number", lambda: core.as_input(1.0001, x),
          lambda: convert_to_tensor(1.0001, x)),
         ("scalar relu", lambda: _relu_kernel(value), lambda: np.maximum(value, 0)),
         ("numpy scalars", lambda: value * value, lambda: zero_d * zero_d),

@@ -1,9 +1,10 @@
 """What is recording now: the one piece of mutable state behind every op.
 
-Every op goes through ``bind`` (``teachgrad.ops.core``), which asks this state
-two questions: *is a graph being built?* (then the op adds a node to it instead
-of computing) and *who is recording?* (then each recorder is handed the op's
-``Node``). Everything that watches ops is a **recorder** on one stack:
+Every op goes through ``bind`` (``teachgrad.ops.core.apply``), which asks this state
+for its innermost **interpreter** (eager computation, a graph being built, a running
+``tg.vectorized_map``, a backward pass on raw arrays: it follows from ``graph``,
+``batching`` and ``arrays``) and hands it the op; the interpreter hands each
+recorder the op's ``Node``. Everything that watches ops is a **recorder** on one stack:
 
 * a ``GradientTape`` (reverse mode),
 * a ``ForwardAccumulator`` (forward mode),
@@ -11,10 +12,11 @@ of computing) and *who is recording?* (then each recorder is handed the op's
 * a ``tg.debug`` check (``check_numerics``, ``verify_gradients``, ``record_sources``),
   which also sees each node a ``Session`` runs (``checks()``).
 
-A recorder has a small interface::
+A recorder has one written interface, ``teachgrad.ops.core.recorder.Recorder``::
 
     recorder.graph                       # the graph it was entered in (None: eager)
     recorder.differentiates              # does it take derivatives (tape, accumulator)?
+    recorder.entry                       # its place in the stack's order
     recorder.record(node)                # an op ran (eager) or was added to a graph
     recorder.read_variable(var, tensor)  # an op read Variable ``var`` through ``tensor``
     recorder.capture(outer, inner)       # a loop body or branch captured ``outer`` as ``inner``
@@ -30,15 +32,22 @@ entered after it, which is how nested derivatives work (TensorFlow's order).
 
 ``override(field=value, ...)`` changes fields for a block and restores them
 after, whatever happens: the one way code here changes the state.
+
+The state belongs to a thread, as TensorFlow's context does: each thread has its
+own ``RecordingState``, so a tape, a graph made the default, a vectorized map or a
+check entered in one thread neither sees nor changes the ops of another.
+``current()`` is the calling thread's state (the hot paths read it once);
+``state`` is a view that reads and writes whichever thread uses it.
 """
 import itertools
+import threading
 
 
 class RecordingState:
-    """The fields every op consults. There is one instance: ``state``."""
+    """The fields every op consults. Each thread has one (``current()``)."""
 
     __slots__ = ("graph", "recorders", "observers", "gradient_of", "control_context",
-                 "native_jvp", "arrays", "batching", "exercise", "_entries")
+                 "native_jvp", "arrays", "batching", "interpreter", "_entries")
 
     def __init__(self):
         #: The graph ops add nodes to now, or None when they compute eagerly.
@@ -63,9 +72,10 @@ class RecordingState:
         #: ``teachgrad.autodiff.batch_fallback``), innermost last: ops given their
         #: BatchedTensors run batching rules.
         self.batching = ()
-        #: While an exercise check or a replay runs a student's backward pass: what
-        #: watches ``tg.exercises.call_rule`` (a ``teachgrad.exercises.protocol.Watch``).
-        self.exercise = None
+        #: The innermost interpreter (``teachgrad.ops.core.apply``), which ``bind``
+        #: hands each op: it follows from ``graph``, ``batching`` and ``arrays``, and is
+        #: None after one of them changed, until the next op works it out again.
+        self.interpreter = None
         self._entries = itertools.count()
 
     def unseen(self):
@@ -112,7 +122,39 @@ class RecordingState:
         return tuple(r for r in self.recorders if r.differentiates and hasattr(r, "gradient"))
 
 
-state = RecordingState()
+class _PerThread(threading.local):
+    """Holds each thread's ``RecordingState``, made on the thread's first op."""
+
+    def __init__(self):
+        self.state = RecordingState()
+
+
+#: ``per_thread.state`` is the calling thread's ``RecordingState`` (what ``current()``
+#: returns, without the call: an op's path reads it so).
+per_thread = _PerThread()
+
+
+def current():
+    """The calling thread's ``RecordingState``."""
+    return per_thread.state
+
+
+class ThisThread:
+    """``state``: reads and writes the fields of the calling thread's ``RecordingState``
+    (``state.graph`` is ``current().graph``), for code that reads a field or two. An op's
+    path reads ``current()`` once instead: each read through here finds the thread's
+    state again."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        return getattr(per_thread.state, name)
+
+    def __setattr__(self, name, value):
+        setattr(per_thread.state, name, value)
+
+
+state = ThisThread()
 
 
 class override:
@@ -125,20 +167,24 @@ class override:
     every op inside tg.vectorized_map, where a generator's setup cost a microsecond.)
     """
 
-    __slots__ = ("fields", "saved")
+    __slots__ = ("fields", "saved", "owner")
 
     def __init__(self, **fields):
+        if "graph" in fields or "batching" in fields or "arrays" in fields:
+            fields["interpreter"] = None   # another mode: bind works out its interpreter
         self.fields = fields
 
     def __enter__(self):
-        self.saved = {name: getattr(state, name) for name in self.fields}
+        owner = self.owner = per_thread.state
+        self.saved = {name: getattr(owner, name) for name in self.fields}
         for name, value in self.fields.items():
-            setattr(state, name, value)
-        return state
+            setattr(owner, name, value)
+        return owner
 
     def __exit__(self, *exc_info):
+        owner = self.owner
         for name, value in self.saved.items():
-            setattr(state, name, value)
+            setattr(owner, name, value)
         return False
 
 

@@ -111,9 +111,11 @@ class Tensor:
 
     # -- operators and methods: each is one public op ------------------------------
     #: ``x * y`` is ``tg.multiply(x, y)``, ``x[1:]`` is ``tg.getitem(x, slice(1, None))``,
-    #: ``x.sum(axis=0)`` is ``tg.sum(x, axis=0)``: each name here is set to the very
-    #: function the public op is (``Tensor.__mul__ is tg.multiply``), and each reflected
-    #: one (``2 - x``) calls it with the operands swapped. The ops are defined after this
+    #: ``x.sum(axis=0)`` is ``tg.sum(x, axis=0)``: each method here is set to the very
+    #: function the public op is (``Tensor.sum is tg.sum``, name= included); an operator,
+    #: which takes no name=, to the op function that ``tg.multiply`` adds name= to
+    #: (``Tensor.__mul__ is tg.multiply.__wrapped__``: one call less on every ``x * y``);
+    #: each reflected one (``2 - x``) calls it with the operands swapped. The ops are defined after this
     #: class (they make Tensors), so the ops package hands them over once, when it has
     #: defined them all (``take_operators``); this table is the one place that says which.
     OPERATORS = {
@@ -137,9 +139,10 @@ class Tensor:
         cls.ops = types.SimpleNamespace(**{name: namespace[name] for name in (
             *cls.OPERATORS.values(), "reshape", "transpose", "stack")})
         for method, op in cls.OPERATORS.items():
-            setattr(cls, method, namespace[op])
+            setattr(cls, method, _operator(method, namespace[op]))
         for method in cls.REFLECTED:
-            setattr(cls, method, _swapped(namespace[cls.OPERATORS[method.replace("r", "", 1)]]))
+            forward = cls.OPERATORS[method.replace("r", "", 1)]
+            setattr(cls, method, _swapped(_operator(method, namespace[forward])))
 
     def __pos__(self):
         return self
@@ -156,6 +159,12 @@ class Tensor:
     def T(self):
         """The tensor with its axes reversed."""
         return Tensor.ops.transpose(self)
+
+
+def _operator(method, public):
+    """What ``Tensor.method`` is for the public op ``public``: the op itself for a named
+    method (``x.sum(name="s")``), the function under its name= wrapper for an operator."""
+    return getattr(public, "__wrapped__", public) if method.startswith("__") else public
 
 
 def _swapped(op):

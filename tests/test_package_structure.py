@@ -3,6 +3,8 @@ import ast
 import inspect
 import pathlib
 
+import pytest
+
 import teachgrad
 from teachgrad.autodiff import engine
 
@@ -265,13 +267,107 @@ def test_no_module_passes_on_names_it_does_not_use():
     assert not found, f"import these from their homes instead: {found}"
 
 
-#: What ``teachgrad.state`` holds today. The redesign of issue 40 (each mode an
-#: interpreter) shrinks this list; a new field needs a reason to be global.
+#: What each thread's ``teachgrad.state.RecordingState`` holds. The redesign of issue 40
+#: (each mode an interpreter) shrinks this list; a new field needs a reason to be there.
 STATE_FIELDS = ("graph", "recorders", "observers", "gradient_of", "control_context",
-                "native_jvp", "arrays", "batching", "exercise", "_entries")
+                "native_jvp", "arrays", "batching", "interpreter", "_entries")
 
 
 def test_state_holds_only_the_listed_fields():
-    from teachgrad.state import RecordingState, state
+    from teachgrad.state import RecordingState, ThisThread, current, state
     assert RecordingState.__slots__ == STATE_FIELDS
-    assert not hasattr(state, "__dict__")
+    assert not hasattr(current(), "__dict__")
+    # ``state`` is a view of the thread's RecordingState, holding nothing itself:
+    assert ThisThread.__slots__ == () and type(state) is ThisThread
+    with pytest.raises(AttributeError):
+        state.not_a_field = 1
+
+
+RECORDER_CLASSES = ("teachgrad.autodiff.tape:GradientTape",
+                    "teachgrad.autodiff.forward:ForwardAccumulator",
+                    "teachgrad.autodiff.custom:VariableWatcher",
+                    "teachgrad.debug.numerics:NumericsCheck",
+                    "teachgrad.debug.verify:VerifyCheck",
+                    "teachgrad.debug.hooks:SourceRecorder")
+
+
+@pytest.mark.parametrize("where", RECORDER_CLASSES)
+def test_every_recorder_has_the_recorder_interface(where):
+    """Each recorder class has the methods of ``teachgrad.ops.core.recorder.Recorder``, the
+    one written interface the interpreters hand ops to."""
+    import importlib
+
+    module, name = where.split(":")
+    cls = getattr(importlib.import_module(module), name)
+    methods = [m for m in ("record", "read_variable", "capture", "output_added")
+               if not callable(getattr(cls, m, None))]
+    assert not methods, f"{name} lacks {methods}"
+    assert isinstance(getattr(cls, "differentiates", None), bool)
+
+
+def test_the_recorders_on_the_stack_match_the_interface():
+    """While a tape, an accumulator and the tg.debug checks are entered, every recorder on
+    the thread's stack is a ``Recorder`` (its attributes and methods, checked live)."""
+    from teachgrad.ops.core.recorder import Recorder
+    from teachgrad.state import current
+    x = teachgrad.constant(1.0)
+    seen = []
+    with teachgrad.GradientTape(), teachgrad.ForwardAccumulator(x, teachgrad.constant(1.0)), \
+            teachgrad.debug.check_numerics(), teachgrad.debug.record_sources():
+        seen.extend(current().recorders)
+    assert len(seen) == 4 and all(isinstance(r, Recorder) for r in seen)
+
+
+def teachgrad_frames_at(targets, run):
+    """The teachgrad functions on the stack (outermost first) when one of the code objects
+    ``targets`` is first called while ``run()`` runs: the trail a reader follows."""
+    import os
+    import sys
+    found = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code in targets and not found:
+            trail = []
+            while frame is not None:
+                if frame.f_code.co_filename.startswith(str(PACKAGE) + os.sep):
+                    trail.append(frame.f_code.co_qualname if hasattr(frame.f_code, "co_qualname")
+                                 else frame.f_code.co_name)
+                frame = frame.f_back
+            found.append(trail[::-1])
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    assert found, "the target was never called"
+    return found[0]
+
+
+#: Frames of teachgrad code on the three reading paths of issue 40, as measured (before
+#: the interpreters: 4, 6 and 6). Issue 40's targets are 3, 4 and 4: each path is within
+#: one or two frames of them. Lower a number when a path gets shorter; never raise it.
+READING_PATHS = {"x * y": 4, "tape.gradient": 6, "tg.vmap": 6}
+
+
+def test_the_reading_paths_stay_short():
+    import numpy as np
+
+    from teachgrad.autodiff.batch_fallback import elementwise_rule
+    from teachgrad.autodiff.tape_record import TapeRecord
+    from teachgrad.ops.elementwise.arithmetic import multiply_p
+    x, y = teachgrad.constant(2.0), teachgrad.constant(3.0)
+    tape = teachgrad.GradientTape(persistent=True)
+    with tape:
+        tape.watch(x)
+        to_record = teachgrad_frames_at({TapeRecord.record.__code__}, lambda: x * y)
+        z = x * y
+    to_rule = teachgrad_frames_at({r.__code__ for r in multiply_p.vjp_rules},
+                                  lambda: tape.gradient(z, x))
+    batched = teachgrad.vmap(lambda v: v * y)
+    to_batch_rule = teachgrad_frames_at({elementwise_rule(multiply_p).__code__},
+                                        lambda: batched(teachgrad.constant(np.ones(3))))
+    trails = {"x * y": to_record, "tape.gradient": to_rule, "tg.vmap": to_batch_rule}
+    assert to_record[0] == "multiply" and to_record[-1].endswith("record")
+    assert to_rule[0].endswith("gradient")
+    for path, limit in READING_PATHS.items():
+        assert len(trails[path]) <= limit, f"{path}: {' -> '.join(trails[path])}"

@@ -18,7 +18,8 @@ import warnings
 
 from .. import nest, validate
 from ..ops import identity
-from ..ops.core.apply import ANY_GRAPH, bind
+from ..ops.core.apply import bind
+from ..ops.core.recorder import ANY_GRAPH
 from ..state import override, state
 from ..tensor import Tensor
 from .custom_op import custom_gradient_p

@@ -26,7 +26,7 @@ import weakref
 
 from .. import nest, validate
 from ..ops import IndexedSlices, ones_like, zeros_like
-from ..state import override, state
+from ..state import override, per_thread, state
 from ..tensor import SymbolicTensor, Tensor
 from . import events
 from .aggregation import UnconnectedGradients, unconnected as unconnected_option
@@ -172,9 +172,10 @@ class ForwardAccumulator:
         """Would no one see this accumulator's tangent computations? Not a tape or an
         accumulator entered before it (they differentiate them), a graph, a tg.debug
         check, a visualizer, a ``tg.vectorized_map`` (``state.unseen``)."""
-        recorders = state.recorders   # ordered by entry: first on it, none before it
-        return (self._observer is None and state.graph is None and not state.observers
-                and not state.batching and bool(recorders) and recorders[0] is self)
+        now = per_thread.state
+        recorders = now.recorders   # ordered by entry: first on it, none before it
+        return (self._observer is None and now.graph is None and not now.observers
+                and not now.batching and bool(recorders) and recorders[0] is self)
 
     def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
         """The JVPs computed for ``primals`` (a tensor or a structure of them).
@@ -211,7 +212,7 @@ def jvp_of(node, tangents, observer=None):
     op = node.op
     if not op.differentiable:
         return [None] * len(node.outputs)
-    if op.jvp is not None and state.native_jvp:
+    if op.jvp is not None and per_thread.state.native_jvp:
         out = op.jvp(node, tangents)
         if observer is not None:
             observer(events.JVP(node, "native", tuple(tangents), tuple(out), None, None))
@@ -231,7 +232,7 @@ def jvp_on_arrays(node, tangents):
     arrays by itself (nothing records it).
     """
     op = node.op
-    if op.array_jvp and state.native_jvp:
+    if op.array_jvp and per_thread.state.native_jvp:
         # Ops on arrays reach no recorder. Tangents are kept dense: a Tensor's array.
         with override(arrays=True):
             return op.jvp(node, [t.value if isinstance(t, Tensor) else t

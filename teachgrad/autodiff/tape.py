@@ -60,10 +60,28 @@ class GradientTape:
         self.graph = None             # the graph it records nodes of (None: eager ops)
         self._recording = False
         self._last = {}               # source id -> what the last gradient() gave it
-        # The recorder stack hands each op straight to the record (no extra call per op).
+        # The recorder stack hands each op straight to the record: these bound methods
+        # stand in front of the class's delegating ones below (one call less per op).
         recorded = self.recorded
         self.record, self.read_variable = recorded.record, recorded.read_variable
         self.output_added, self.capture = recorded.output_added, recorded.capture
+
+    # -- the recorder interface (teachgrad.ops.core.recorder.Recorder) -------------
+    def record(self, node):
+        """An op ran (or was added to the graph the tape records in): keep it."""
+        self.recorded.record(node)
+
+    def read_variable(self, variable, tensor):
+        """An op read ``variable`` through ``tensor``: watch it if the tape does."""
+        self.recorded.read_variable(variable, tensor)
+
+    def capture(self, outer, inner):
+        """A loop body or branch the tape records in captured ``outer`` as ``inner``."""
+        self.recorded.capture(outer, inner)
+
+    def output_added(self, node, tensor):
+        """A While or If node the tape recorded gained the output ``tensor``."""
+        self.recorded.output_added(node, tensor)
 
     # -- recording ------------------------------------------------------------
     def __enter__(self):
@@ -182,9 +200,10 @@ class GradientTape:
           unconnected_gradients: ``"none"`` (None for a source the target does
             not depend on) or ``"zero"`` (zeros of the source's shape).
         """
+        unconnected = self._ready_to_differentiate(unconnected_gradients)
         with in_own_context(self, target):
-            grads = self.differentiate(target, sources, output_gradients,
-                                       unconnected_gradients, free=not self.persistent)
+            grads = differentiate(self, target, sources, output_gradients, unconnected,
+                                  free=not self.persistent)
         if self.persistent:   # for drawings of what it recorded (tg.viz.draw)
             self._last = {s.id: g for s, g in zip(nest.flatten(sources), nest.flatten(grads))
                           if g is not None and hasattr(s, "id")}
@@ -245,12 +264,18 @@ class GradientTape:
         """The backward engine's run behind ``gradient`` and each Jacobian pass
         (``teachgrad/autodiff/tape_gradient.py``), without letting go of the record;
         ``free`` drops each recorded node once used (the last pass of a one-shot tape)."""
+        unconnected = self._ready_to_differentiate(unconnected_gradients)
+        return differentiate(self, target, sources, output_gradients, unconnected, free)
+
+    def _ready_to_differentiate(self, unconnected_gradients):
+        """Check the tape can still be read and stop a one-shot tape recording; the
+        ``unconnected_gradients`` option read."""
         if self.recorded.released:
             raise RuntimeError(RELEASED)
         unconnected = unconnected_option(unconnected_gradients, "GradientTape.gradient")
         if self._recording and not self.persistent:
             self._stop()  # a one-shot tape records nothing more (TensorFlow pops it too)
-        return differentiate(self, target, sources, output_gradients, unconnected, free)
+        return unconnected
 
     def _mark_used(self):
         if not self.persistent:

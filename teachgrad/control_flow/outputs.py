@@ -6,7 +6,7 @@ one output per such intermediate (a stack of per-iteration values for a loop,
 the value itself for a cond), as TensorFlow's while_v2 and cond_v2 do, so
 nothing is kept that no gradient reads.
 """
-from ..ops.core.apply import note_new_output
+from ..ops.core.recorder import note_new_output
 from ..tensor import SymbolicTensor
 
 

@@ -18,9 +18,9 @@ from ..autodiff.pending import trainable
 from ..graph.concrete import FuncGraph
 from ..graph.graph import no_gradient_scope, placeholder
 from ..ops import BatchedTensor, identity
-from ..ops.core.apply import note_capture, note_variable_read
 from ..ops.core.batching import unbatchable_gradient
 from ..ops.core.op import Node
+from ..ops.core.recorder import note_capture, note_variable_read
 from ..ops.elementwise.casts import identity_p
 from ..ops.walk import upstream_nodes
 from ..state import override, state

@@ -21,7 +21,7 @@ import sysconfig
 from dataclasses import dataclass
 from typing import Optional
 
-from ..ops.core.apply import ANY_GRAPH
+from ..ops.core.recorder import ANY_GRAPH
 from ..state import state
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep

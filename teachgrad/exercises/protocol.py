@@ -7,12 +7,14 @@ A student's engine sees a recorded computation the way teachgrad's engine does:
     node.op.name, node.inputs, node.outputs
     tg.exercises.call_rule(node, [ct])       # its VJP rule: one cotangent per input
 
-While a check or a replay runs the student's engine, a ``Watch`` (in
-``teachgrad.state``, set with ``override``, never a module global) sees each
-``call_rule``: the check keeps the calls (to judge their order) and stops an
+While a check or a replay runs the student's engine, a ``Watch`` (the calling
+thread's: ``watching`` sets it for a block, as ``teachgrad.state.override`` does the
+recording state, which knows nothing of exercises) sees each ``call_rule``: the
+check keeps the calls (to judge their order) and stops an
 engine that calls more rules than the graph has nodes, a replay reports them.
 """
 import contextlib
+import threading
 from dataclasses import dataclass, replace
 from typing import Optional
 
@@ -21,7 +23,6 @@ import numpy as np
 from .. import validate
 from ..ops.core import Node
 from ..ops.walk import depth_first_order, upstream_nodes
-from ..state import override, state
 from ..tensor import Tensor, constant
 from .guard import Stopped
 
@@ -45,9 +46,13 @@ class Watch:
     counts: Optional[list] = None
 
 
+#: ``watched.now``: this thread's ``Watch`` (absent or None when nothing watches).
+watched = threading.local()
+
+
 def watch():
     """The ``Watch`` on now (an empty one when nothing watches)."""
-    return state.exercise or Watch()
+    return getattr(watched, "now", None) or Watch()
 
 
 class Recorded:
@@ -161,8 +166,12 @@ def call_rule(node, out_grads):
 @contextlib.contextmanager
 def watching(**fields):
     """Set fields of the ``Watch`` for the block (the others stay as they are)."""
-    with override(exercise=replace(watch(), **fields)) as now:
-        yield now.exercise
+    saved = getattr(watched, "now", None)
+    watched.now = replace(watch(), **fields)
+    try:
+        yield watched.now
+    finally:
+        watched.now = saved
 
 
 @contextlib.contextmanager

@@ -11,9 +11,10 @@ as in eager code.
 """
 from .. import nest, validate
 from ..autodiff.gradients import gradients
-from ..ops.core.apply import bind, note_variable_read
+from ..ops.core.apply import bind
 from ..ops.core.declare import defshape, defvjp_all, primitive, rules_need_tensors, takes_complex
 from ..ops.core.grad_util import compatible
+from ..ops.core.recorder import note_variable_read
 from ..ops.elementwise.arithmetic import add, subtract
 from ..ops.random.replay import REPLAYING, Replay
 from ..state import override, state

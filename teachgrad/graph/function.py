@@ -15,6 +15,7 @@ current values at each call, so gradients reach them.
 """
 import functools
 import inspect
+import threading
 import warnings
 
 from .. import nest, validate
@@ -51,6 +52,9 @@ class Function:
             optimize = resolve(optimize)   # the pass names (fails now on an unknown one)
         self.optimize = optimize
         self._traces = {}
+        # Threads share the traces; one traces at a time (a trace builds one graph, and
+        # two threads tracing the same key would each add it to the cache).
+        self._tracing = threading.RLock()
         self._last = None
         self._retracing = Retracing()
         try:
@@ -100,7 +104,8 @@ class Function:
     def _concrete(self, key, args, kwargs):
         concrete = self._traces.get(key)
         if concrete is None:
-            concrete = self._retrace(key, args, kwargs)
+            with self._tracing:
+                concrete = self._retrace(key, args, kwargs)
         self._last = concrete
         return concrete
 
@@ -136,7 +141,9 @@ class Function:
             key, tensors = signature_key(self.input_signature, args, kwargs, "tg.function")
             concrete = self._traces.get(key)
             if concrete is None:
-                concrete = self._traces[key] = self._trace(tensors, {}, key)
+                with self._tracing:
+                    concrete = self._traces.get(key) or self._trace(tensors, {}, key)
+                    self._traces[key] = concrete
             self._last = concrete
         else:
             key, tensors = input_signature(args, kwargs)

@@ -11,11 +11,11 @@ the visualizers and the lessons show them.
 import contextlib
 
 from .. import backend, validate
-from ..ops.core.apply import note_variable_read
 from ..ops.core.batching import BatchedTensor, innermost_frame, unbatchable_gradient
 from ..ops.core.declare import defeffect, defshape, not_differentiable, primitive, takes_complex
 from ..ops.core.dtype_check import check_complex
 from ..ops.core.op import Node
+from ..ops.core.recorder import note_variable_read
 from ..ops.core.shape_inference import infer_outputs
 from ..state import override, state
 from ..tensor import (
@@ -172,7 +172,7 @@ class Graph:
             # While or If over a map's cotangents) can get here
             raise unbatchable_gradient(f"a {op.name} node")
         if not op.takes_complex:   # called by add_to_graph, called by bind
-            check_complex(op, inputs, args, 3)
+            check_complex(op, inputs, args)
         specs = infer_outputs(op, inputs, params)
         node = Node(op, inputs, (), params)
         base = name or op.name

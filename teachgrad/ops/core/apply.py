@@ -1,11 +1,23 @@
-"""How an op is applied and recorded: ``bind``, and the recorders' hand-off.
+"""How an op is applied: ``bind``, and the interpreters it hands the op to.
 
-``bind(op, *args)`` runs the op's forward computation on the arguments' arrays and,
-when something records (a ``GradientTape``, a ``ForwardAccumulator``, a ``tg.debug``
-check), hands each recorder a ``Node``: the record of one application of an op (op,
-inputs, outputs, params). It dispatches on what runs now (``teachgrad.state``): a
-backward pass on raw arrays (``on_arrays``), a ``tg.vectorized_map`` (``batch_bind``),
-a graph being built (``add_to_graph``), or eager computation.
+Each way of running ops is an **interpreter**, an object with one method,
+``process(op, args, params)``, that applies an op to its arguments:
+
+* ``Eager``: compute now, on the inputs' arrays, and hand the application (a
+  ``Node``: op, inputs, outputs, params) to every recorder of eager ops (a
+  ``GradientTape``, a ``ForwardAccumulator``, a ``tg.debug`` check; see
+  ``teachgrad.ops.core.recorder``);
+* ``BuildGraph``: add a node to the graph being built (``graph.as_default()``,
+  ``tg.function``) instead of computing, and hand it to that graph's recorders;
+* ``Batching``: inside ``tg.vectorized_map``, run the op's batching rule when an input
+  is one of a running map's BatchedTensors (else hand the op to the interpreter below);
+* ``OnArrays``: a backward pass that nothing records runs its VJP rules on raw arrays.
+
+``bind(op, *args)`` asks the calling thread's state (``teachgrad.state``) for its
+innermost interpreter and hands the op over, as autodidax's ``bind`` asks its trace
+stack. Which interpreter is innermost follows from the state's fields (``graph``,
+``batching``, ``arrays``); ``override`` forgets it when they change, and the next op
+works it out again (``interpreter_for``).
 
 How an op is declared (``primitive``, ``defvjp``, ``defjvp``, ``defbatch``,
 ``defeffect``, ...) is ``teachgrad.ops.core.declare``; converting its inputs and naming
@@ -14,92 +26,142 @@ what was wrong is ``teachgrad.ops.core.inputs``.
 import sys
 
 from ... import backend
-from ...state import override, state
-from ...tensor import SymbolicTensor, Tensor, Variable, as_array, convert_to_tensor
+from ...state import override, per_thread
+from ...tensor import Tensor
 from .batching import BatchedTensor, batched_at, innermost_frame
 from .dtype_check import check_complex
-from .inputs import input_error, with_context
+from .inputs import as_arrays, batch_inputs, convert_inputs, input_error, with_context
 from .op import Node
+from .recorder import ANY_GRAPH, hand_to_recorders
 
 
 def bind(op, *args, **params):
-    """Apply ``op`` to ``args`` now, and hand the application to every recorder.
+    """Apply ``op`` to ``args`` now: hand it to this thread's innermost interpreter.
 
     Python scalars and arrays among ``args`` become constant tensors; a
     Variable is read through its current snapshot. While a graph is being
     built (``graph.as_default()``, ``tg.function``) the op adds a node to it
     instead of computing.
     """
-    if state.arrays:
-        return on_arrays(op, args, params)
-    if state.batching:   # inside tg.vectorized_map: does an input differ by example?
-        frame = innermost_frame(args)
-        if frame is not None:
-            return batch_bind(op, _batch_inputs(args), params, frame)
-    if state.graph is not None:
+    now = per_thread.state
+    interpreter = now.interpreter
+    if interpreter is None:   # the mode changed (``override``): which one runs now?
+        interpreter = now.interpreter = interpreter_for(now)
+    return interpreter.process(op, args, params)
+
+
+def interpreter_for(now):
+    """The innermost interpreter of the state ``now``: a backward pass on arrays, else a
+    running ``tg.vectorized_map`` over the graph being built or eager computation."""
+    if now.arrays:
+        return ON_ARRAYS
+    below = Eager(now) if now.graph is None else BuildGraph(now.graph)
+    return Batching(below) if now.batching else below
+
+
+class Eager:
+    """Computes each op on its inputs' arrays, and hands its Node to the recorders of
+    ``state`` (the ``RecordingState`` of the thread it computes for)."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state):
+        self.state = state
+
+    def process(self, op, args, params):
+        given = args
+        for a in args:
+            if type(a) is not Tensor:
+                try:
+                    args = convert_inputs(args)
+                except (TypeError, ValueError) as error:
+                    raise input_error(f"tg.{op.name}", args, error, public_caller()) from None
+                break
+        if not op.takes_complex:
+            check_complex(op, args, given)
+        try:
+            # The one- and two-input cases are spelled out: this line runs for every op,
+            # and building a list of values costs more than the numpy call on a scalar.
+            if len(args) == 2:
+                out = op.forward(args[0].value, args[1].value, **params)
+            elif len(args) == 1:
+                out = op.forward(args[0].value, **params)
+            else:
+                out = op.forward(*[t.value for t in args], **params)
+        except (ValueError, TypeError) as error:
+            shapes = ", ".join(str(t.shape) for t in args)
+            raise with_context(error, op.name, shapes) from None
+        outputs = tuple(map(Tensor, out)) if op.multiple_results else (Tensor(out),)
+        now = self.state
+        if now.recorders:   # ``hand_to_recorders``, spelled out: this runs for every op
+            node = Node(op, args, outputs, params)
+            if now.control_context is not None:
+                node.context = now.control_context
+            for recorder in now.recorders:
+                if recorder.graph is None or recorder.graph is ANY_GRAPH:
+                    recorder.record(node)
+        return outputs if op.multiple_results else outputs[0]
+
+
+class BuildGraph:
+    """Adds each op to ``graph`` as a node (see ``add_to_graph``)."""
+
+    __slots__ = ("graph",)
+
+    def __init__(self, graph):
+        self.graph = graph
+
+    def process(self, op, args, params):
         return add_to_graph(op, args, params)
-    given = args
-    for a in args:
-        if type(a) is not Tensor:
-            try:
-                args = _convert_inputs(args)
-            except (TypeError, ValueError) as error:
-                raise input_error(f"tg.{op.name}", args, error, sys._getframe(1)) from None
-            break
-    if not op.takes_complex:
-        check_complex(op, args, given, 1)
-    try:
-        # The one- and two-input cases are spelled out: this line runs for every op,
-        # and building a list of values costs more than the numpy call on a scalar.
-        if len(args) == 2:
-            out = op.forward(args[0].value, args[1].value, **params)
-        elif len(args) == 1:
-            out = op.forward(args[0].value, **params)
-        else:
-            out = op.forward(*[t.value for t in args], **params)
-    except (ValueError, TypeError) as error:
-        shapes = ", ".join(str(t.shape) for t in args)
-        raise with_context(error, op.name, shapes) from None
-    outputs = tuple(map(Tensor, out)) if op.multiple_results else (Tensor(out),)
-    if state.recorders:
-        hand_to_recorders(Node(op, args, outputs, params), None)
-    return outputs if op.multiple_results else outputs[0]
 
 
-def batch_bind(op, args, params, frame):
-    """Apply ``op`` to ``args``, some of them BatchedTensors of ``frame`` (a running
-    ``tg.vectorized_map``; see ``teachgrad.ops.core.batching``): run its batching rule on the
-    batches, seen by the recorders entered before the map, and hand the application as
-    the mapped function sees it to the recorders entered inside it."""
-    values = [a.batched if batched_at(a, frame) else a for a in args]
-    batched = [batched_at(a, frame) for a in args]
-    outer = tuple(f for f in state.batching if f.entry < frame.entry)
-    # A tg.debug check looks at values, wherever it was entered: it sees the batches.
-    sees_batches = tuple(r for r in state.recorders if r.entry < frame.entry
-                         or getattr(r, "checks_ops", False))
-    inner = tuple(r for r in state.recorders if r not in sees_batches)
-    with override(batching=outer, recorders=sees_batches):
-        result = NotImplemented
-        if op.batch_rule_takes_frame:
-            result = op.batch_rule(frame, values, batched, **params)
-        elif op.batch_rule is not None:
-            result = op.batch_rule(values, batched, **params)
-        if result is NotImplemented:
-            result = frame.fallback(op)(values, batched, **params)
-    out, out_batched = result
-    if not op.multiple_results:
-        out, out_batched = (out,), (out_batched,)
-    elif isinstance(out_batched, bool):
-        out_batched = (out_batched,) * len(out)
-    outputs = tuple(BatchedTensor(o, frame) if b else o for o, b in zip(out, out_batched))
-    if inner:
-        with override(recorders=inner):
-            hand_to_recorders(Node(op, tuple(args), outputs, params), state.graph)
-    return outputs if op.multiple_results else outputs[0]
+class Batching:
+    """Inside ``tg.vectorized_map``: an op given BatchedTensors of a running map (its
+    *frame*; see ``teachgrad.ops.core.batching``) runs its batching rule on the batches,
+    seen by the recorders entered before the map, and its application as the mapped
+    function sees it goes to the recorders entered inside it. Other ops go to the
+    interpreter ``below`` (eager computation, or the graph being built)."""
+
+    __slots__ = ("below",)
+
+    def __init__(self, below):
+        self.below = below
+
+    def process(self, op, args, params):
+        frame = innermost_frame(args)
+        if frame is None:
+            return self.below.process(op, args, params)
+        args = batch_inputs(args)
+        now = per_thread.state
+        values = [a.batched if batched_at(a, frame) else a for a in args]
+        batched = [batched_at(a, frame) for a in args]
+        outer = tuple(f for f in now.batching if f.entry < frame.entry)
+        # A tg.debug check looks at values, wherever it was entered: it sees the batches.
+        sees_batches = tuple(r for r in now.recorders if r.entry < frame.entry
+                             or getattr(r, "checks_ops", False))
+        inner = tuple(r for r in now.recorders if r not in sees_batches)
+        with override(batching=outer, recorders=sees_batches):
+            result = NotImplemented
+            if op.batch_rule_takes_frame:
+                result = op.batch_rule(frame, values, batched, **params)
+            elif op.batch_rule is not None:
+                result = op.batch_rule(values, batched, **params)
+            if result is NotImplemented:
+                result = frame.fallback(op)(values, batched, **params)
+        out, out_batched = result
+        if not op.multiple_results:
+            out, out_batched = (out,), (out_batched,)
+        elif isinstance(out_batched, bool):
+            out_batched = (out_batched,) * len(out)
+        outputs = tuple(BatchedTensor(o, frame) if b else o for o, b in zip(out, out_batched))
+        if inner:
+            with override(recorders=inner):
+                hand_to_recorders(Node(op, tuple(args), outputs, params), now.graph)
+        return outputs if op.multiple_results else outputs[0]
 
 
-def on_arrays(op, args, params):
-    """Apply ``op`` to raw arrays and return raw arrays: no Tensor, no Node.
+class OnArrays:
+    """Applies each op to raw arrays and returns raw arrays: no Tensor, no Node.
 
     This is how a VJP rule runs when nothing records the backward pass (the engine
     sets ``state.arrays``; see ``teachgrad.autodiff.engine``): the same rule code that
@@ -108,138 +170,48 @@ def on_arrays(op, args, params):
     The arguments may still be Tensors (a constant a rule made, a value it closed
     over) or Python numbers (``ct * 2``); they are read as ``bind`` reads them.
     """
-    values = args
-    for a in args:   # arrays, as a rule's are, go straight to the kernel
-        if isinstance(a, Tensor) or not hasattr(a, "dtype"):
-            values = _as_arrays(op, args)
-            break
-    try:
-        out = op.forward(*values, **params)
-    except (ValueError, TypeError) as error:
-        shapes = ", ".join(str(getattr(v, "shape", ())) for v in values)
-        raise with_context(error, op.name, shapes) from None
-    return tuple(out) if op.multiple_results else out
+
+    __slots__ = ()
+
+    def process(self, op, args, params):
+        values = args
+        for a in args:   # arrays, as a rule's are, go straight to the kernel
+            if isinstance(a, Tensor) or not hasattr(a, "dtype"):
+                values = as_arrays(op, args)
+                break
+        try:
+            out = op.forward(*values, **params)
+        except (ValueError, TypeError) as error:
+            shapes = ", ".join(str(getattr(v, "shape", ())) for v in values)
+            raise with_context(error, op.name, shapes) from None
+        return tuple(out) if op.multiple_results else out
 
 
-def _as_arrays(op, args):
-    """``args`` of an op run on arrays (``on_arrays``), each as a raw array: a Tensor's
-    value, and a Python number as ``bind`` converts it (the dtype of the first float
-    array beside it)."""
-    values, numbers = [], False
-    for a in args:
-        if isinstance(a, Tensor):
-            if isinstance(a, Variable):
-                a = a.snapshot
-            elif isinstance(a, SymbolicTensor):
-                raise RuntimeError(f"{op.name}: a gradient rule run on arrays was given "
-                                   f"the graph tensor {a.name}.")
-            a = a.value
-        elif not hasattr(a, "dtype"):   # a Python number or list: converted below
-            numbers = True
-        values.append(a)
-    if numbers:
-        like = next((v for v in values if getattr(v, "dtype", None) is not None
-                     and v.dtype.kind == "f"), None)
-        values = [v if hasattr(v, "dtype") else as_array(v, like) for v in values]
-    return values
+ON_ARRAYS = OnArrays()
+
+
+def public_caller():
+    """The frame of the public function that called ``bind`` (``tg.exp``'s): its
+    argument names say which input was wrong."""
+    frame = sys._getframe(1)
+    while frame.f_code in _INTERPRETING:
+        frame = frame.f_back
+    return frame
+
+
+_INTERPRETING = {bind.__code__, Eager.process.__code__, Batching.process.__code__}
 
 
 def add_to_graph(op, args, params, name=None):
     """Add a node applying ``op`` to the graph being built (named ``name`` or after
     the op), and hand it to the recorders entered in that graph."""
-    graph = state.graph
+    now = per_thread.state
+    graph = now.graph
     outputs = graph.add_node(op, args, params, name=name)
-    if state.recorders:
+    if now.recorders:
         node = outputs[0].node if op.multiple_results else outputs.node
         hand_to_recorders(node, graph)
     return outputs
-
-
-def hand_to_recorders(node, graph):
-    """Give ``node`` (made in ``graph``, None when eager) to each recorder that watches
-    that context. Tapes see it before the accumulators entered after them compute
-    tangents from it."""
-    if state.control_context is not None:
-        node.context = state.control_context
-    for recorder in state.recorders:
-        if recorder.graph is graph or recorder.graph is ANY_GRAPH:
-            recorder.record(node)
-
-
-#: The ``graph`` of a recorder that sees ops in every context (debug checks, watchers).
-ANY_GRAPH = "any graph"
-
-
-def note_variable_read(variable, tensor, graph=None):
-    """Tell the recorders of ``graph``'s context that an op read ``variable`` through
-    ``tensor`` (its snapshot eagerly, its read node in a graph)."""
-    for recorder in state.recorders:
-        if recorder.graph is graph or recorder.graph is ANY_GRAPH:
-            recorder.read_variable(variable, tensor)
-
-
-def note_capture(outer, inner, graph):
-    """Tell the recorders of ``graph`` (a loop body or branch being built) that it
-    captured ``outer``, a tensor of an enclosing graph, as ``inner``: for them
-    ``inner`` is ``outer`` (TensorFlow records a capture as an identity)."""
-    for recorder in state.recorders:
-        if recorder.graph is graph:
-            recorder.capture(outer, inner)
-
-
-def note_new_output(node, tensor, graph):
-    """Tell the recorders of ``graph`` that ``node`` (a While or If) gained the output
-    ``tensor`` while a gradient was built: a tape that recorded the node must know
-    who made it, or a gradient of that gradient would stop there."""
-    for recorder in state.recorders:
-        if recorder.graph is graph:
-            recorder.output_added(node, tensor)
-
-
-def _convert_inputs(args):
-    if len(args) == 2:   # a binary op, `x * 2.0`: the commonest case, spelled out
-        x, y = args
-        like = x if isinstance(x, Tensor) else y if isinstance(y, Tensor) else None
-        return (x if type(x) is Tensor else _as_input(x, like),
-                y if type(y) is Tensor else _as_input(y, like))
-    like = None   # the first tensor: Python scalars take its dtype
-    for a in args:
-        if isinstance(a, Tensor):
-            like = a
-            break
-    return tuple([a if type(a) is Tensor else _as_input(a, like) for a in args])
-
-
-def _batch_inputs(args):
-    """``args`` of an op inside tg.vectorized_map as tensors for its batching rule. While
-    a graph is built, a Variable stays one: the graph reads it when the rule's ops are
-    added (eagerly, its snapshot is read here, as ``bind`` reads it)."""
-    if state.graph is None:
-        return _convert_inputs(args)
-    like = next((a for a in args if isinstance(a, Tensor)), None)
-    return tuple([a if isinstance(a, Tensor) else _as_input(a, like) for a in args])
-
-
-def _as_input(value, like):
-    if (type(value) is float or type(value) is int) and like is not None \
-            and like.dtype.kind == "f":
-        # The commonest case, `x * 2.0` or `y - 1`, ahead of the checks below: what
-        # convert_to_tensor makes of a number next to a float tensor.
-        return Tensor(backend.scalar(value, like.dtype))
-    if isinstance(value, Variable):
-        snapshot = value.snapshot
-        if state.recorders:
-            note_variable_read(value, snapshot)
-        return snapshot
-    if isinstance(value, SymbolicTensor):
-        raise RuntimeError(
-            f"{value.name} belongs to a graph and has no value here. Build ops on it inside "
-            f"`with graph.as_default():`, or evaluate it with tg.Session(graph).run(...).")
-    if isinstance(value, BatchedTensor):   # used after its map returned?
-        innermost_frame((value,))
-    if isinstance(value, Tensor):  # a Tensor subclass other than Variable
-        return value
-    return convert_to_tensor(value, like)
 
 
 def leading_axes_rule(op):

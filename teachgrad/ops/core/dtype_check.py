@@ -8,16 +8,16 @@ the op and the argument, not a result computed on the real parts alone.
 import sys
 
 
-def check_complex(op, inputs, given, depth):
+def check_complex(op, inputs, given):
     """Refuse complex ``inputs`` (the Tensors or symbolic tensors ``op`` was about to run
     on, made from the arguments ``given``) of ``op``, which has no complex rules. The
-    public function that was called is ``depth`` frames up from here: the error names
-    the argument as it does."""
+    error names the argument as the public function that was called names it: the
+    nearest caller that took that value as a parameter."""
     found = [i for i, t in enumerate(inputs) if _is_complex(t)]
     if found:
         # the argument that was complex when given (a number beside it turned complex)
         i = next((i for i in found if _is_complex(given[i])), found[0])
-        name = _argument_name(given[i], i, sys._getframe(depth + 1))
+        name = _argument_name(given[i], i, sys._getframe(1))
         raise TypeError(complex_message(op, inputs[i].dtype, name))
 
 
@@ -35,12 +35,15 @@ def complex_message(op, dtype, name="x"):
            f"complex input: {why}"
 
 
-def _argument_name(value, i, caller):
-    """The name ``value`` has among the parameters of the function in frame ``caller``
-    (``input i`` when it is not one of them: a value that function computed)."""
-    code = caller.f_code
-    parameters = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-    for key in parameters:
-        if caller.f_locals.get(key) is value:
-            return key
+def _argument_name(value, i, frame, search=8):
+    """The name ``value`` has among the parameters of the nearest function, from
+    ``frame`` outwards (past ``bind``, the interpreter and the graph builder, whose
+    parameters hold the arguments as a tuple), that took it as one; ``input i`` when
+    none did (a value the public function computed)."""
+    while frame is not None and search:
+        code = frame.f_code
+        for key in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
+            if frame.f_locals.get(key) is value:
+                return key
+        frame, search = frame.f_back, search - 1
     return f"input {i}"

@@ -12,7 +12,7 @@ but on the numpy scalars that 0-d results are, the operator takes a fast path
 import sys
 
 from ... import backend, validate
-from ...state import state
+from ...state import per_thread
 from ...tensor import Tensor, convert_to_tensor
 from ..core.apply import bind
 from ..core.declare import (
@@ -172,7 +172,7 @@ where_p = primitive("where", lambda c, x, y: backend.xp.where(c, x, y))
 defeffect(where_p, "fresh", elementwise="where")
 takes_complex(where_p)
 def where(condition, x, y):
-    if not state.arrays:   # (on arrays, bind converts a number next to the float branch)
+    if not per_thread.state.arrays:   # (on arrays, bind converts a number next to the float branch)
         x, y = _binary(x, y)
     return bind(where_p, condition, x, y)
 defvjp(where_p,
