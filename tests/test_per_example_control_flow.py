@@ -49,8 +49,8 @@ def per_example(fn, xs, others):
     return np.array([fn(tg.constant(x), tg.constant(o)).numpy() for x, o in zip(xs, others)])
 
 
-def per_example_grad(fn, xs, others):
-    return np.array([tg.grad(fn)(tg.constant(x), tg.constant(o)).numpy()
+def per_example_grad(fn, xs, others, argnums=0):
+    return np.array([tg.grad(fn, argnums=argnums)(tg.constant(x), tg.constant(o)).numpy()
                      for x, o in zip(xs, others)])
 
 
@@ -78,10 +78,68 @@ def test_a_tape_around_the_map_gives_each_example_its_loop_gradient(fn, xs, othe
     np.testing.assert_allclose(got, per_example_grad(fn, xs, others), rtol=1e-12)
 
 
+@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("argnums", [0, 1])
 @pytest.mark.parametrize("fn, xs, others", CASES, ids=lambda c: getattr(c, "__name__", ""))
-def test_per_example_gradients_of_a_loop_reading_per_example_values(fn, xs, others):
-    got = tg.vmap(tg.grad(fn))(tg.constant(xs), tg.constant(others))
-    np.testing.assert_allclose(got.numpy(), per_example_grad(fn, xs, others), rtol=1e-12)
+def test_per_example_gradients_of_a_loop_reading_per_example_values(fn, xs, others, argnums,
+                                                                    context):
+    # In a graph the tape inside the map gets the gradient of the batch's While node.
+    def per_example_gradients(xs, others):
+        return tg.vmap(tg.grad(fn, argnums=argnums))(xs, others)
+    got = run_in(per_example_gradients, context, xs, others)
+    want = per_example_grad(fn, xs, others, argnums)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(got, run_in(per_example_gradients, "eager", xs, others),
+                               rtol=1e-12)
+
+
+def shared_loop_var(w, x):
+    """A weight shared by every example, carried as a loop variable."""
+    return tg.while_loop(lambda v, u: v < 10.0, lambda v, u: (v * u + 1.0, u), [x, w])[0]
+
+
+def shared_capture(w, x):
+    """A weight shared by every example, read by the body from outside the loop."""
+    return tg.while_loop(lambda v: v < 10.0, lambda v: v * w + 1.0, [x])[0]
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_a_shared_loop_variable_gets_each_examples_gradient(context):
+    w, xs = 1.5, [0.5, 2.0, 9.0]
+
+    def build(w, xs):
+        return tg.stack(tg.vmap(tg.grad(shared_loop_var, argnums=(0, 1)),
+                                in_axes=(None, 0))(w, xs))
+    got = run_in(build, context, w, xs)
+    want = [[tg.grad(shared_loop_var, argnums=k)(tg.constant(w), tg.constant(x)).numpy()
+             for x in xs] for k in (0, 1)]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("context", ["function", "graph"])
+def test_a_shared_captured_value_differentiated_per_example_in_a_graph_is_refused(context):
+    # Eagerly it works; in a graph the batch's loop sums its gradient over the examples.
+    def build(w, xs):
+        return tg.vmap(tg.grad(shared_capture, argnums=0), in_axes=(None, 0))(w, xs)
+    eager = run_in(build, "eager", 1.5, [0.5, 2.0])
+    want = [tg.grad(shared_capture)(tg.constant(1.5), tg.constant(x)).numpy()
+            for x in (0.5, 2.0)]
+    np.testing.assert_allclose(eager, want, rtol=1e-12)
+    with pytest.raises(NotImplementedError, match="shared by every example"):
+        run_in(build, context, 1.5, [0.5, 2.0])
+    # Not differentiated, the same captured value is fine.
+    got = run_in(lambda w, xs: tg.vmap(tg.grad(shared_capture, argnums=1),
+                                       in_axes=(None, 0))(w, xs), context, 1.5, [0.5, 2.0])
+    np.testing.assert_allclose(got, [tg.grad(shared_capture, argnums=1)(
+        tg.constant(1.5), tg.constant(x)).numpy() for x in (0.5, 2.0)], rtol=1e-12)
+
+
+@pytest.mark.parametrize("context", ["function", "graph"])
+def test_second_derivatives_of_a_per_example_loop_in_a_graph_are_refused(context):
+    def build(xs, bounds):
+        return tg.vmap(tg.grad(tg.grad(bound_loop)))(xs, bounds)
+    with pytest.raises(NotImplementedError, match="nested tapes"):
+        run_in(build, context, [1.5, 0.5], [5.0, 40.0])
 
 
 def test_jax_while_loop_cond_consts_batched():
@@ -139,9 +197,11 @@ def test_a_per_example_cond_inside_a_loop_masks_each_iteration_eagerly():
     with np.errstate(invalid="ignore", divide="ignore"):
         got = tg.vmap(tg.grad(cond_in_loop))(tg.constant([0.0, 16.0, -4.0]))
     np.testing.assert_allclose(got.numpy(), [1.0, 1 / 32, -0.25])
-    # In a graph, a loop differentiated inside the map is refused, saying what to do.
-    with pytest.raises(NotImplementedError, match="Differentiate outside the map"):
-        tg.function(tg.vmap(tg.grad(cond_in_loop)))(tg.constant([0.0, 16.0, -4.0]))
+    # In a graph the loop's gradient is the batch's, where the branches are not masked:
+    # refused, saying what to do, rather than a nan.
+    for context in ("function", "graph"):
+        with pytest.raises(NotImplementedError, match="per-example tg.cond inside"):
+            run_in(tg.vmap(tg.grad(cond_in_loop)), context, [0.0, 16.0, -4.0])
 
 
 def test_second_derivatives_and_jvps_of_a_per_example_cond_are_nan_safe():

@@ -24,7 +24,7 @@ class Frame:
     among the recorders (``entry``): recorders entered before it see the batched ops,
     those entered inside it see the ops as the mapped function wrote them."""
 
-    __slots__ = ("size", "entry", "like", "warn", "draws_apart")
+    __slots__ = ("size", "entry", "like", "warn", "draws_apart", "views")
 
     def __init__(self, size, like, warn=True, draws_apart=True):
         self.size = size
@@ -34,6 +34,9 @@ class Frame:
         # transformation's own map (tangents, seeds): they share the draw.
         self.draws_apart = draws_apart
         self.entry = state.next_entry()
+        # While a graph is built: each batch's views (batch id -> the BatchedTensors
+        # over it), so that a loop's captured batch can be traced back to its view.
+        self.views = {}
 
     @contextlib.contextmanager
     def entered(self):

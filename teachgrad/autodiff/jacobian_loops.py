@@ -22,6 +22,7 @@ from ..ops import expand_dims, moveaxis, reshape, reshape_like, zeros_like
 from ..ops.shape.rows import resize_rows, row_count
 from ..ops.shape.updates import scatter_update
 from ..tensor import constant
+from .tape_gradient import differentiate
 
 
 def looped_jacobian(tape, target, sources, unconnected):
@@ -51,7 +52,7 @@ def _rows(tape, target, sources, entries, seed_for, unconnected):
 
     def body(k, rows):
         seed = seed_for(reshape_like(scatter_update(zeros_like(flat), k, one), entries))
-        grads = tape._differentiate(target, sources, seed, unconnected, free=False)
+        grads = differentiate(tape, target, sources, seed, unconnected, free=False)
         reached[:] = [g is not None for g in grads]
         grads = [_dense(g) if g is not None else zeros_like(s)
                  for g, s in zip(grads, sources)]

@@ -18,7 +18,12 @@ still one While node: the loop runs on the whole batch, with ``cond`` and ``body
 calling the user's functions inside the map again. Which loop variables must hold a
 batch is found first, by tracing ``cond`` and ``body`` until no new one turns batched
 (a counter that never meets a batched value stays one number, as JAX's fixpoint finds).
+A tape entered inside the map (``tg.vmap(tg.grad(f))``) sees that While node as one op
+of the examples' values, whose gradient is the batch's loop's (``batched_gradient``).
 """
+import contextlib
+import threading
+
 from .. import nest
 from ..ops import any as any_of, where
 from ..ops.core.batching import BatchedTensor, batched_at, unbatchable_gradient
@@ -26,6 +31,7 @@ from ..ops.core.declare import defbatch
 from ..ops.shape.reshape import repeat_like
 from ..state import override, state
 from ..tensor import Tensor
+from .batched_gradient import inner_tapes, record_loop
 from .branch_masks import branch_edges
 from .subgraph import as_tensor, trace
 
@@ -48,9 +54,30 @@ def select(pred, when_true, when_false, what):
     return nest.pack_sequence_as(when_true, leaves)
 
 
+_LOWERING = threading.local()   # the frames whose loops are lowered for a tape inside
+
+
+@contextlib.contextmanager
+def lowering(frame, tapes):
+    """While a loop is lowered for a tape inside ``frame`` (see ``batched_gradient``)."""
+    before = getattr(_LOWERING, "frames", ())
+    _LOWERING.frames = before + ((frame,) if tapes else ())
+    try:
+        yield
+    finally:
+        _LOWERING.frames = before
+
+
 def batched_cond(pred, true_fn, false_fn):
     """Both branches, each example's result chosen by its ``pred``."""
     pred = as_tensor(pred, name="pred", where="tg.cond")
+    if isinstance(pred, BatchedTensor) and pred.frame in getattr(_LOWERING, "frames", ()):
+        raise NotImplementedError(
+            "A per-example tg.cond inside a per-example tg.while_loop, differentiated inside "
+            "tg.vectorized_map while a graph is built, is not supported: the loop's "
+            "gradient is taken on the batch, where the untaken branch's gradient (a nan at "
+            "sqrt(0)) is not masked. Use tg.where, differentiate outside the map, or run "
+            "eagerly.")
     with branch_edges(pred, True):
         when_true = true_fn()
     with branch_edges(pred, False):
@@ -89,14 +116,11 @@ def graph_batched_while(loop, cond, body, call, flat, structure, maximum_iterati
     """The loop for a whole batch in a graph: one While node over the batches of every
     loop variable, whose ``cond`` and ``body`` run the user's inside the map."""
     frame = state.batching[-1]
-    if any(r.differentiates and r.entry > frame.entry for r in state.recorders):
-        raise NotImplementedError(
-            "tg.while_loop inside tg.vectorized_map, differentiated by a tape or accumulator "
-            "entered inside the mapped function, is not supported while a graph is built. "
-            "Differentiate outside the map (tg.grad of the vectorized function), or run "
-            "eagerly.")
-
-    need = _batched_loop_vars(cond, body, call, flat, structure, frame)
+    tapes = inner_tapes(frame)
+    # Differentiated inside the map, every loop variable holds a batch: each example's
+    # gradient is a row of the batch's (batched_gradient).
+    need = [True] * len(flat) if tapes else \
+        _batched_loop_vars(cond, body, call, flat, structure, frame)
 
     def views(batches):
         return [BatchedTensor(b, frame) if n else b for b, n in zip(batches, need)]
@@ -116,11 +140,14 @@ def graph_batched_while(loop, cond, body, call, flat, structure, maximum_iterati
         return [to_batch(v, frame) if n else v for v, n in zip(new, need)]
 
     with override(batching=state.batching[:-1],
-                  recorders=state.recorders_before(frame.entry)):
+                  recorders=state.recorders_before(frame.entry)), lowering(frame, tapes):
         batches = [to_batch(v, frame) if n else v for v, n in zip(flat, need)]
-        result = loop(lowered_cond, lowered_body, batches,
-                      maximum_iterations=maximum_iterations, name=name)
-    return nest.pack_sequence_as(structure, views(nest.flatten(result)))
+        result = nest.flatten(loop(lowered_cond, lowered_body, batches,
+                                   maximum_iterations=maximum_iterations, name=name))
+    if tapes:
+        return nest.pack_sequence_as(structure, record_loop(frame, tapes[0], flat, batches,
+                                                            result[0].node.outputs))
+    return nest.pack_sequence_as(structure, views(result))
 
 
 def _batched_loop_vars(cond, body, call, flat, structure, frame):

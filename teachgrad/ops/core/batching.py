@@ -50,6 +50,8 @@ class BatchedTensor(Tensor):
         self.name = None
         self.batched = batched
         self.frame = frame
+        if batched.value is None:   # a graph's batch: remembered (see Frame.views)
+            frame.views.setdefault(batched.id, []).append(self)
 
     def numpy(self):
         raise RuntimeError(
