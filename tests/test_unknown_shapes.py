@@ -327,3 +327,57 @@ def test_input_signature_refuses_what_does_not_fit():
     with pytest.raises(TypeError, match="tg.TensorSpec"):
         tg.TensorSpec((None, 2), "not a dtype")
     np.testing.assert_array_equal(f([[1.0, 2.0]]).numpy(), [[2.0, 4.0]])
+
+
+# -- per-example rules over a batch of unknown size (a placeholder [None, ...]) ---------
+
+GATHERS = {
+    "rows": (lambda q, k: tg.gather(q, k), (5,), ()),
+    "middle axis": (lambda q, k: tg.gather(q, k, axis=1), (2, 5, 3), (4,)),
+    "index matrix": (lambda q, k: tg.gather(q, k, axis=0), (5, 2), (2, 3)),
+}
+
+
+@pytest.mark.parametrize("name", GATHERS)
+def test_per_example_gather_over_a_batch_of_unknown_size(name):
+    fn, example, picked = GATHERS[name]
+    rng = np.random.default_rng(3)
+    params = rng.normal(size=(4,) + example)
+    indices = rng.integers(0, 5, size=(4,) + picked)
+    weights = rng.normal(size=np.shape(tg.vmap(fn)(tg.constant(params),
+                                                   tg.constant(indices)).numpy()))
+
+    def build(p, i):
+        with tg.GradientTape() as tape:
+            tape.watch(p)
+            out = tg.vmap(fn)(p, i)
+            loss = tg.sum(out * weights)
+        return out, tape.gradient(loss, p)
+    graph = tg.Graph()
+    with graph.as_default():
+        p = tg.placeholder(tg.float64, (None,) + example)
+        i = tg.placeholder(tg.int64, (None,) + picked)
+        built = build(p, i)
+        assert built[0].shape[0] is None
+    got = tg.Session(graph).run(list(built), {p: params, i: indices})
+    eager = build(tg.constant(params), tg.constant(indices))
+    want = np.stack([np.take(params[k], indices[k], axis=1 if name == "middle axis" else 0)
+                     for k in range(4)])
+    np.testing.assert_allclose(got[0], want)
+    for g, e in zip(got, eager):
+        np.testing.assert_allclose(g, e.numpy(), rtol=1e-12)
+    # Per-example gradients need scatter_add's rule, which has none yet: a clear error.
+    with graph.as_default(), pytest.raises(NotImplementedError, match="scatter_add has no"):
+        tg.vmap(tg.grad(lambda q, k: tg.sum(fn(q, k) ** 2)))(p, i)
+
+
+def test_per_example_gradients_of_a_sum_over_a_batch_of_unknown_size():
+    # The sum's VJP broadcasts its cotangent back: along a batch the graph does not know.
+    graph = tg.Graph()
+    with graph.as_default():
+        x = tg.placeholder(tg.float64, (None, 3))
+        grads = tg.vmap(tg.grad(lambda r: tg.sum(r ** 2) * tg.mean(r)))(x)
+    rows = np.arange(6.0).reshape(2, 3)
+    got = tg.Session(graph).run(grads, {x: rows})
+    want = tg.vmap(tg.grad(lambda r: tg.sum(r ** 2) * tg.mean(r)))(tg.constant(rows))
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-12)

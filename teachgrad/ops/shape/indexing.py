@@ -249,17 +249,23 @@ defbatch(gather_p, _gather_batch)
 
 def _gather_both_batched(params, indices, axis):
     """Each example's indices into its own params: the indices flattened, spread along
-    the other axes of params, and taken along the gathered axis (``take_along_axis``,
-    whose kernel checks the range as gather's does). Shapes unknown: a loop."""
-    if not known(params.shape) or not known(indices.shape):
+    the other axes of params (adding zeros repeated along a batch of unknown size: a
+    graph's ``[None, ...]``), and taken along the gathered axis (``take_along_axis``,
+    whose kernel checks the range as gather's does). Other sizes unknown: a loop."""
+    if None in (params.shape, indices.shape) or not known(params.shape[1:] + indices.shape[1:]):
         return NotImplemented
     b, pre, post = params.shape[0], tuple(params.shape[1:axis + 1]), tuple(params.shape[axis + 2:])
-    picked = tuple(indices.shape[1:])
-    m = int(np.prod(picked, dtype=np.int64))
-    spread = reshape(indices, (b,) + (1,) * len(pre) + (m,) + (1,) * len(post))
-    spread = broadcast_to(spread, (b,) + pre + (m,) + post)
+    picked, m = tuple(indices.shape[1:]), int(np.prod(indices.shape[1:], dtype=np.int64))
+    if b is None and m == 0:   # reshape cannot infer the size of a batch of empty rows
+        return NotImplemented
+    lead = -1 if b is None else b
+    spread = reshape(indices, (lead,) + (1,) * len(pre) + (m,) + (1,) * len(post))
+    if b is not None:
+        spread = broadcast_to(spread, (b,) + pre + (m,) + post)
+    elif pre or post:
+        spread = spread + repeat_like(zeros(pre + (m,) + post, indices.dtype), params)
     out = take_along_axis(params, spread, axis + 1)
-    return reshape(out, (b,) + pre + picked + post), True
+    return reshape(out, (lead,) + pre + picked + post), True
 
 
 def _scatter_add_kernel(x, indices, values, axis):

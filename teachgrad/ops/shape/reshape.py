@@ -18,7 +18,7 @@ from ..core.batching import batch_axis
 from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive, takes_complex
 from ..core.grad_util import known
 from ..core.inputs import operand
-from ..elementwise.casts import cast
+from ..elementwise.casts import cast, zeros
 
 
 def checked_axis(axis, ndim, where="tg", name="axis"):
@@ -187,9 +187,12 @@ def broadcast_to(x, shape):
     return bind(broadcast_to_p, x, shape=validate.shape(shape, "shape", "tg.broadcast_to"))
 defvjp(broadcast_to_p, lambda ct, ans, x, shape: unbroadcast(ct, x), arrays=True)
 defjvp(broadcast_to_p, lambda x_dot, ans, x, shape: broadcast_to(x_dot, shape), arrays=True)
-defbatch(broadcast_to_p, lambda values, batched, shape: (
-    broadcast_to(move_to_rank(values[0], len(shape)), (_batch_size(values[0]),) + tuple(shape)),
-    True))
+def _broadcast_to_batch(values, batched, shape):
+    x = move_to_rank(values[0], len(shape))
+    if x.shape[0] is None:   # a graph's batch of unknown size: add zeros repeated along it
+        return x + repeat_like(zeros(shape, x.dtype), x), True
+    return broadcast_to(x, (x.shape[0],) + tuple(shape)), True
+defbatch(broadcast_to_p, _broadcast_to_batch)
 
 
 # The same three moves with the target shape read from a tensor when the op
