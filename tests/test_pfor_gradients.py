@@ -101,3 +101,41 @@ def test_other_batch_sizes_and_vmap_do_not_broadcast():
         tg.vectorized_map(lambda e: e[0] + e[1] + e[2], [one, three, two])
     with pytest.raises(ValueError, match="different batch sizes"):   # JAX's vmap does not
         tg.vmap(lambda a, b: a + b)(tg.constant(one), tg.constant(three))
+
+
+def unknown_size_graph(build):
+    """``build`` on two placeholders of shape [None, 2] (sizes known only when run)."""
+    graph = tg.Graph()
+    with graph.as_default():
+        a, b = tg.placeholder(tg.float64, (None, 2)), tg.placeholder(tg.float64, (None, 2))
+        out = build(a, b)
+    return lambda x, y: tg.Session(graph).run(out, {a: x, b: y})
+
+
+def product_and_count(e):
+    """A matmul (no broadcasting of its own) and a value shared by every example."""
+    return tg.matmul(tg.reshape(e[0], (1, 2)), tg.reshape(e[1], (2, 1)))[0, 0], tg.constant(1.0)
+
+
+def test_a_batch_of_one_is_every_examples_when_the_graph_runs():
+    run = unknown_size_graph(lambda a, b: tg.vectorized_map(product_and_count, (a, b)))
+    one, three = np.array([[1.0, 2.0]]), np.arange(6.0).reshape(3, 2)
+    for x, y in ((one, three), (three, one), (three, three)):
+        products, counts = run(x, y)
+        np.testing.assert_allclose(products, np.sum(x * y, axis=1))
+        np.testing.assert_allclose(counts, np.ones(3))   # as many rows as the examples
+    with pytest.raises(ValueError, match="batch_sizes_must_match_or_be_1"):
+        run(three[:2], three)
+
+
+def test_a_batch_of_one_gets_every_examples_gradient_when_the_graph_runs():
+    def build(a, b):
+        with tg.GradientTape() as tape:
+            tape.watch([a, b])
+            y = tg.sum(tg.vectorized_map(lambda e: e[0] * e[1] ** 2, (a, b)))
+        return tape.gradient(y, [a, b])
+    one, three = np.array([[1.0, 2.0]]), np.arange(6.0).reshape(3, 2)
+    got = unknown_size_graph(build)(one, three)
+    want = build(tg.constant(one), tg.constant(three))
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w.numpy())

@@ -13,9 +13,10 @@ backward passes. The result equals the loop's, example by example.
 import functools
 
 from .. import nest, validate
-from ..ops import getitem, identity, moveaxis
+from ..ops import add, gather, getitem, identity, minimum, moveaxis, zeros_like
 from ..ops.core.batching import BatchedTensor, batched_at
 from ..ops.shape.reshape import repeat_like
+from ..ops.shape.rows import row_count, row_indices
 from ..state import override, state
 from ..tensor import Tensor, Variable, constant
 from .batch_fallback import Frame
@@ -160,12 +161,28 @@ def _broadcast_ones(flat, axes):
     another's has more: each example reads that one element (a shared value here)."""
     sizes = {t.shape[axis] for t, axis in zip(flat, axes)
              if axis is not None and t.shape is not None}
+    if None in sizes and state.graph is not None and sum(a is not None for a in axes) > 1:
+        return _broadcast_when_run(flat, axes)
     if 1 not in sizes or len(sizes - {1}) != 1 or None in sizes:
         return flat, axes
     shared = [axis is not None and t.shape is not None and t.shape[axis] == 1
               for t, axis in zip(flat, axes)]
     return ([getitem(moveaxis(t, axis, 0), 0) if s else t for t, axis, s in
              zip(flat, axes, shared)], [None if s else axis for axis, s in zip(axes, shared)])
+
+
+def _broadcast_when_run(flat, axes):
+    """The same, in a graph that does not know every batch's size: when the graph runs,
+    example ``k`` reads row ``min(k, rows - 1)`` of each batch, so a batch of one is
+    every example's. Batches of other differing sizes fail then: their row counts are
+    lined up by adding zeros, which broadcast only where a size is one."""
+    batches = [t if axis is None else moveaxis(t, axis, 0) for t, axis in zip(flat, axes)]
+    mapped = [b for b, axis in zip(batches, axes) if axis is not None]
+    examples = row_indices(functools.reduce(
+        lambda x, y: add(x, y, name="vectorized_map_batch_sizes_must_match_or_be_1"),
+        [zeros_like(row_indices(b)) for b in mapped]))
+    return ([b if axis is None else gather(b, minimum(examples, row_count(b) - 1))
+             for b, axis in zip(batches, axes)], [None if a is None else 0 for a in axes])
 
 
 def _frame(flat, leaf_axes, labels, where, warn):
