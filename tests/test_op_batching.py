@@ -242,6 +242,9 @@ def test_jacobian_of_a_vectorized_jacobian_matches_the_loop(spec, data):
 # -- 5. ops outside the table (not differentiated, or made of table ops) ---------------
 X = np.linspace(-1.0, 1.3, 3 * 2 * 4).reshape(3, 2, 4)
 IMAGES = np.linspace(-1.0, 1.0, 3 * 2 * 5 * 5 * 3).reshape(3, 2, 5, 5, 3)
+# Three non-symmetric 3x3 matrices with distinct eigenvalues, some complex.
+MATRICES = (np.array([[2.0, -1.0, 0.5], [1.0, 3.0, -0.2], [0.3, 0.1, -1.0]])
+            + np.linspace(0.0, 0.5, 3)[:, None, None] * np.eye(3)[::-1])
 OTHERS = [
     ("argmax", lambda x: tg.argmax(x), [X]),
     ("argmax_keepdims", lambda x: tg.argmax(x, keepdims=True), [X]),
@@ -269,7 +272,23 @@ OTHERS = [
     ("argpartition", lambda x: tg.argpartition(x, 1, axis=-1), [X]),
     ("count", lambda x: tg.ops.bind(count_p, x, axes=(0,), dtype=tg.float64) * x, [X]),
     ("rows", lambda x: [row_count(x), row_indices(x)], [X]),
+    ("conj_real", lambda x: [tg.conj(tg.complex(x, 2 * x)), tg.real(tg.complex(x, x * x))], [X]),
+    ("fft_ifft", lambda x: [tg.signal.fft(tg.complex(x, x)), tg.signal.ifft(tg.complex(x, -x))],
+     [X]),
+    ("rfft_irfft", lambda x: [tg.signal.rfft(x), tg.signal.irfft(tg.signal.rfft(x))], [X]),
+    ("eig_eigvals", lambda m: [*tg.linalg.eig(m), tg.linalg.eigvals(m)], [MATRICES]),
+    ("eig_gradient", lambda m: eig_gradient(m), [MATRICES]),
 ]
+
+
+def eig_gradient(m):
+    """The gradient of a phase-invariant loss of eig's results (its rule divides by the
+    eigenvalues' gaps: the eigen_gaps op)."""
+    with tg.GradientTape() as tape:
+        tape.watch(m)
+        w, v = tg.linalg.eig(m)
+        loss = tg.sum(tg.abs(v)) + tg.sum(tg.real(w))
+    return tape.gradient(loss, m)
 
 #: Ops with a batching rule that the table and OTHERS do not compare with the loop, and why.
 UNCOMPARED = {

@@ -18,7 +18,7 @@ from ... import backend, validate
 from ..core.apply import bind, leading_axes_rule
 from ..core.declare import defbatch, defeffect, defjvp, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor
-from ..shape.reshape import broadcast_as, unbroadcast
+from ..shape.reshape import broadcast_as, move_to_rank, unbroadcast
 from .casts import cast, identity
 from .conjugate import conj_op, real_part
 from .math import abs as _abs
@@ -148,6 +148,16 @@ defjvp(complex_p,
        lambda re_dot, ans, re, im: broadcast_as(cast(re_dot, ans.dtype), ans),
        lambda im_dot, ans, re, im: broadcast_as(cast(im_dot, ans.dtype) * 1j, ans),
        arrays=True)
+
+
+def _complex_batch(values, batched):
+    """Both parts' batches lined up on their batch axis (a shared part broadcasts)."""
+    rank = max(v.ndim - b for v, b in zip(values, batched))
+    return bind(complex_p, *[move_to_rank(v, rank) if b else v
+                             for v, b in zip(values, batched)]), True
+
+
+defbatch(complex_p, _complex_batch)
 
 
 def fabs(x):
