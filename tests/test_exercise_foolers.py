@@ -1,6 +1,6 @@
 """Every lesson exercise's check against the whole catalogue of foolers (issue 39).
 
-Each lesson with a contract (``tg.exercises.contracts()``: all 14) runs here once, cell by
+Each lesson with a contract (``tg.exercises.contracts()``: all 15) runs here once, cell by
 cell, as a kernel would, in this process. At each exercise's check cell the lesson's own solution is replaced in
 turn by every fooler of the catalogue and the check cell runs, unchanged: an answer that
 mutates its inputs, ignores them, is right on one example only, is off by a factor or a
@@ -363,7 +363,7 @@ def _try_foolers(contract, check_source, ns):
 def verdicts():
     results = {}
     # short budgets: a fooler that loops or prints without end costs one of them, at
-    # each of the 40 exercises; the solutions need a small part of them
+    # each of the 41 exercises; the solutions need a small part of them
     short = guard.Limits(rule=0.5, again=4.0, answer=1.0, engine=0.5, deep=4.0)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(guard, "LIMITS", short)

@@ -299,3 +299,17 @@ def test_a_big_array_is_said_in_words_not_shown():
                     np.ones((40, 2)))
     with pytest.raises(ex.NotYet, match="rows 3-7 differ"):
         ex.check_value(rows, np.ones((40, 2)), about="the Jacobian")
+
+
+def test_a_complex_result_is_refused_unless_the_check_asks_for_complex_values():
+    from teachgrad.exercises.calls import tensor_result
+    from teachgrad.exercises.lesson15 import FFT_VJP
+    z = tg.constant([1 + 2j, -0.5j])
+    with pytest.raises(ex.NotYet, match="holds complex128 values, not numbers"):
+        tensor_result(FFT_VJP, z, "your result")
+    got = tensor_result(FFT_VJP, z, "your result", (2,), complex_values=True)
+    assert got.dtype == np.complex128 and np.array_equal(got, [1 + 2j, -0.5j])
+    with pytest.raises(ex.NotYet, match=r"has shape \(2,\), but should have shape \(3,\)"):
+        tensor_result(FFT_VJP, z, "your result", (3,), complex_values=True)
+    with pytest.raises(ex.NotYet, match="holds bool values, not numbers \\(nor complex"):
+        tensor_result(FFT_VJP, tg.constant([True]), "your result", complex_values=True)

@@ -25,13 +25,13 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import otter_edition  # noqa: E402
 from student_edition import _solution_lines as solution_lines  # noqa: E402
-from test_student_edition import FOOLERS  # noqa: E402  (lessons 12 to 14's foolers)
+from test_student_edition import FOOLERS  # noqa: E402  (lessons 12 to 15's foolers)
 
 sys.path.remove(str(ROOT / "scripts"))
 
 LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 GRADED = [p for p in LESSONS if p.name.startswith(("01_", "07_"))]
-FOOLED = [p for p in LESSONS if p.name.startswith(("12_", "13_", "14_"))]
+FOOLED = [p for p in LESSONS if p.name.startswith(("12_", "13_", "14_", "15_"))]
 STUB = re.compile(r"^( *)# YOUR CODE HERE\n *raise NotImplementedError\(.*\)$", re.M)
 
 

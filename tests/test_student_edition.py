@@ -193,7 +193,7 @@ def test_autograder_gives_solutions_full_marks_and_stubs_none(tmp_path):
         assert scores[(path.stem, "stubs")][0] == 0, path.name
 
 
-# Answers that fooled the checks of lessons 12 and 13 before issue 39, and lesson 14's, one
+# Answers that fooled the checks of lessons 12 and 13 before issue 39, and lessons 14 and 15's, one
 # per solution region: each writes into an input, ignores its arguments, or does the exercise
 # another way than it asks.
 FOOLERS = {
@@ -217,8 +217,11 @@ FOOLERS = {
                          "    for lr in rates:\n"
                          "        x = x - lr * tg.sin(x)\n"
                          "    return x"],
+    "l15-ex1-solution": ["return tg.stack([tg.signal.ifft(g[i]) * g.shape[-1] "
+                         "for i in range(g.shape[0])]) if len(g.shape) > 1 "
+                         "else tg.signal.ifft(g) * g.shape[-1]"],
 }
-FOOLED = [p for p in LESSONS if p.name.startswith(("12_", "13_", "14_"))]
+FOOLED = [p for p in LESSONS if p.name.startswith(("12_", "13_", "14_", "15_"))]
 
 
 def fill_with_foolers(notebook, path):
@@ -333,6 +336,7 @@ WRONG = {
                          "    for lr in rates:\n"
                          "        x = float_step(x, lr)\n"
                          "    return x"],
+    "l15-ex1-solution": ["return tg.conj(tg.signal.ifft(g)) * g.shape[-1]"],
 }
 STUB = re.compile(r"^( *)# YOUR CODE HERE\n *raise NotImplementedError\(.*\)$", re.M)
 

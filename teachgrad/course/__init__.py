@@ -1,6 +1,6 @@
 """The course as files, for an instructor: the lessons, their student edition, otter's form.
 
-The fourteen lessons (``NN_name.ipynb``) and the course's nbgrader files
+The fifteen lessons (``NN_name.ipynb``) and the course's nbgrader files
 (``nbgrader_config.py``, ``header.ipynb``) travel in the wheel as package data, so a
 ``pip install teachgrad`` has the whole course; in a checkout they are read from the
 repository's ``notebooks/`` and ``course/`` (``files``). The ``teachgrad`` command

@@ -154,9 +154,10 @@ def run_needed(contract, lesson, *args):
                          f"{number} right first.") from error
 
 
-def tensor_result(contract, got, about, shape=None):
-    """``got`` (what the answer returned) as a float64 array, or ``NotYet`` saying what
-    it is instead of a teachgrad tensor of ``shape``."""
+def tensor_result(contract, got, about, shape=None, complex_values=False):
+    """``got`` (what the answer returned) as a float64 array (complex128 with
+    ``complex_values``), or ``NotYet`` saying what it is instead of a teachgrad tensor of
+    ``shape``."""
     if got is None:
         raise NotYet(f"Not yet: {about} is None: `{contract.name}` gives nothing back (a "
                      f"function without `return`?). The exercise asks for "
@@ -166,12 +167,13 @@ def tensor_result(contract, got, about, shape=None):
                      f"with teachgrad operations (tg.vmap, @, +, tg.tanh, ...), so that a tape "
                      f"can follow it, and return the tensor itself.")
     array = np.asarray(got.numpy())
-    if array.dtype.kind not in "iuf":
-        raise NotYet(f"Not yet: {about} holds {array.dtype} values, not numbers.")
+    if array.dtype.kind not in ("iufc" if complex_values else "iuf"):
+        raise NotYet(f"Not yet: {about} holds {array.dtype} values, not numbers"
+                     f"{' (nor complex numbers)' if complex_values else ''}.")
     if shape is not None and tuple(array.shape) != tuple(shape):
         raise NotYet(f"Not yet: {about} has shape {tuple(array.shape)}, but should have shape "
                      f"{tuple(shape)}.")
-    return array.astype(np.float64)
+    return array.astype(np.complex128 if complex_values else np.float64)
 
 
 def _parameters(fn, count):

@@ -20,7 +20,8 @@ def close(got, expected, rtol=1e-6, atol=1e-9):
 
 
 def say_difference(got, expected, rtol=1e-6, atol=1e-9):
-    """``got`` and ``expected`` (float arrays of one shape, not close): what is off."""
+    """``got`` and ``expected`` (float or complex arrays of one shape, not close): what is
+    off."""
     bad = ~np.isfinite(got)
     if bad.any():
         return (f"it holds nan or inf at {int(bad.sum())} of its {got.size} entries: 0/0, "
@@ -34,7 +35,7 @@ def say_difference(got, expected, rtol=1e-6, atol=1e-9):
         return f"it is {ratio:.4g} times the right one"
     offset = got - expected
     if np.allclose(offset, offset.flat[0], rtol=1e-6, atol=atol):
-        return f"it is the right one plus {float(offset.flat[0]):.4g} everywhere"
+        return f"it is the right one plus {_number(offset.flat[0]):.4g} everywhere"
     if got.ndim == 2 and got.shape[0] == got.shape[1] and close(got.T, expected, rtol, atol):
         return "it is the right one transposed"
     if got.ndim >= 1 and got.shape[0] > 1:
@@ -52,8 +53,15 @@ def _factor(got, expected):
         return None
     ratios = got[nonzero] / expected[nonzero]
     if np.allclose(ratios, ratios[0], rtol=1e-6) and not np.isclose(ratios[0], 1.0):
-        return float(ratios[0])
+        return _number(ratios[0])
     return None
+
+
+def _number(value):
+    """A numpy scalar as a Python float, or a complex number where its imaginary part is
+    not zero (complex results: lesson 15)."""
+    value = complex(value)
+    return value.real if abs(value.imag) <= 1e-12 * max(abs(value.real), 1.0) else value
 
 
 def _spans(indices, word, words):
@@ -71,7 +79,7 @@ def _spans(indices, word, words):
 
 
 def _show(array):
-    return f"{float(array):.6g}" if array.ndim == 0 else np.array2string(array, precision=6)
+    return f"{_number(array):.6g}" if array.ndim == 0 else np.array2string(array, precision=6)
 
 
 def must_match(got, expected, about, hint=None, rtol=1e-6, atol=1e-9):

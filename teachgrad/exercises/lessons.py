@@ -3,11 +3,11 @@
 """
 import inspect
 
-from . import lesson12, lesson13, lesson14, lessons_early
+from . import lesson12, lesson13, lesson14, lesson15, lessons_early
 from .contracts import registered
 
 #: The modules that declare the lessons' contracts: each registers its own when imported.
-LESSON_MODULES = (lessons_early, lesson12, lesson13, lesson14)
+LESSON_MODULES = (lessons_early, lesson12, lesson13, lesson14, lesson15)
 
 
 def contracts():
