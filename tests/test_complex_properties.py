@@ -87,6 +87,8 @@ def _declared_complex_ops():
     for info in pkgutil.walk_packages(teachgrad.__path__, "teachgrad."):
         if info.name == "teachgrad.__main__":   # the command line: runs when imported
             continue
+        if info.name.startswith(("teachgrad.course.", "teachgrad.cli.")):
+            continue   # the course tools declare no op, and need nbformat, not in every venv
         for value in vars(importlib.import_module(info.name)).values():
             if isinstance(value, Op) and value.takes_complex:
                 names.add(value.name)
