@@ -22,8 +22,9 @@ pytestmark = pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarni
 SETTINGS = settings(max_examples=10, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-#: Ops whose rules call user code or run a graph: they always get Tensors.
-TENSOR_RULES = {"custom_gradient", "If", "While", "call"}
+#: Ops whose rules call user code or run a graph: they always get Tensors
+#: (per_example_while's builds the batch's backward loop, as While's does).
+TENSOR_RULES = {"custom_gradient", "If", "While", "call", "per_example_while"}
 
 
 def _gradients(tape, out, xs, cots, on_arrays):

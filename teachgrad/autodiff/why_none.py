@@ -16,7 +16,7 @@ def warn_why_none(tape, sources, grads):
         if reason:
             label = s.name or ("the source" if len(sources) == 1 else f"source {i}")
             warnings.warn(f"GradientTape.gradient: the gradient with respect to {label} "
-                          f"is None: {reason}", stacklevel=5)
+                          f"is None: {reason}", stacklevel=4)
 
 
 def why_none(tape, source):
