@@ -25,7 +25,7 @@ from .ops import (
     sum as _sum,
     where as _where,
 )
-from .ops.core.apply import bind as _bind
+from .ops.core.apply import innermost
 from .ops.core.grad_util import as_tensor as _as_tensor, compatible as _compatible
 from .ops.core.naming import name_public_ops as _name_public_ops
 from .ops.nn.channel_pooling import check_depth as _check_depth, window_words as _window_words
@@ -66,7 +66,7 @@ def conv1d(input, filters, stride, padding, dilations=1):
                                                       (1, dilations), 3, where)
     if w.shape is not None:
         _check_fits(x, w.shape[:1], dilations[1:], padding, where)
-    y = _bind(_conv2d_p, _expand_dims(x, 1), _expand_dims(w, 0), strides=strides,
+    y = innermost.process(_conv2d_p, _expand_dims(x, 1), _expand_dims(w, 0), strides=strides,
               padding=padding, dilations=dilations)
     return _squeeze(y, 1)
 

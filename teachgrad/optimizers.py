@@ -33,8 +33,9 @@ import numpy as np
 
 from . import backend, validate
 from .ops import IndexedSlices, add_n, cast, clip, maximum, power, sqrt, square, sum as reduce_sum
+from .ops.core.apply import mode
 from .optimizer_checks import hyperparameter, optional_hyperparameter
-from .state import override, state
+from .state import state
 from .tensor import SymbolicTensor, Tensor, Variable
 
 __all__ = ["Adam", "Optimizer", "SGD"]
@@ -293,6 +294,6 @@ def _unrecorded_updates_on_arrays():
     inside ``tg.function`` or under a tape, where the ops are seen.
     """
     if state.unseen():
-        return override(arrays=True)
+        return mode(arrays=True)
     return contextlib.nullcontext()
 

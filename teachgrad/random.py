@@ -14,7 +14,7 @@ graph. The stateless forms are pure: the same seed gives the same numbers, in a
 graph too. The seeds' rules are TensorFlow's (see ``teachgrad/ops/random/seeds.py``);
 the numbers are numpy's (Philox), not TensorFlow's. No draw has a derivative.
 """
-from .ops.core.apply import bind as _bind
+from .ops.core.apply import innermost
 from .ops.core.naming import name_public_ops as _name_public_ops
 from .ops.random import distributions as _d
 from .ops.random.draws import (
@@ -44,7 +44,7 @@ def _stateless(seed, where):
     seed = _d.seed_tensor(seed, where)
 
     def draw(kind, shape, dtype, low, high):
-        return _bind(_STATELESS[kind], seed, shape=shape, dtype=dtype, low=low, high=high)
+        return innermost.process(_STATELESS[kind], seed, shape=shape, dtype=dtype, low=low, high=high)
     return draw
 
 

@@ -1,10 +1,10 @@
 """What is recording now: the one piece of mutable state behind every op.
 
-Every op goes through ``bind`` (``teachgrad.ops.core.apply``), which asks this state
-for its innermost **interpreter** (eager computation, a graph being built, a running
-``tg.vectorized_map``, a backward pass on raw arrays: it follows from ``graph``,
-``batching`` and ``arrays``) and hands it the op; the interpreter hands each
-recorder the op's ``Node``. Everything that watches ops is a **recorder** on one stack:
+Every op is handed to the thread's innermost **interpreter**
+(``teachgrad.ops.core.apply``: eager computation, a graph being built, a running
+``tg.vectorized_map``, a backward pass on raw arrays), which follows from this state's
+``graph``, ``batching`` and ``arrays``; the interpreter hands each recorder the op's
+``Node``. Everything that watches ops is a **recorder** on one stack:
 
 * a ``GradientTape`` (reverse mode),
 * a ``ForwardAccumulator`` (forward mode),
@@ -31,7 +31,8 @@ below it active: so a recorder sees the derivative computations of those
 entered after it, which is how nested derivatives work (TensorFlow's order).
 
 ``override(field=value, ...)`` changes fields for a block and restores them
-after, whatever happens: the one way code here changes the state.
+after, whatever happens: the one way code here changes the state (``mode``, its
+subclass in ``teachgrad.ops.core.apply``, for the fields that choose the interpreter).
 
 The state belongs to a thread, as TensorFlow's context does: each thread has its
 own ``RecordingState``, so a tape, a graph made the default, a vectorized map or a
@@ -47,7 +48,7 @@ class RecordingState:
     """The fields every op consults. Each thread has one (``current()``)."""
 
     __slots__ = ("graph", "recorders", "observers", "gradient_of", "control_context",
-                 "native_jvp", "arrays", "batching", "interpreter", "_entries")
+                 "native_jvp", "arrays", "batching", "_entries")
 
     def __init__(self):
         #: The graph ops add nodes to now, or None when they compute eagerly.
@@ -72,10 +73,6 @@ class RecordingState:
         #: ``teachgrad.autodiff.batch_fallback``), innermost last: ops given their
         #: BatchedTensors run batching rules.
         self.batching = ()
-        #: The innermost interpreter (``teachgrad.ops.core.apply``), which ``bind``
-        #: hands each op: it follows from ``graph``, ``batching`` and ``arrays``, and is
-        #: None after one of them changed, until the next op works it out again.
-        self.interpreter = None
         self._entries = itertools.count()
 
     def unseen(self):
@@ -160,8 +157,8 @@ state = ThisThread()
 class override:
     """Set fields of ``state`` for the duration of the block, then restore them.
 
-    >>> with override(graph=None, recorders=()):
-    ...     ...   # runs eagerly, seen by nothing
+    >>> with override(recorders=(), gradient_of=None):
+    ...     ...   # seen by no recorder
 
     (A class rather than a generator: it runs for every node of a forward-mode pass and
     every op inside tg.vectorized_map, where a generator's setup cost a microsecond.)
@@ -169,9 +166,15 @@ class override:
 
     __slots__ = ("fields", "saved", "owner")
 
+    #: The fields that choose which interpreter runs ops: only ``mode`` (in
+    #: ``teachgrad.ops.core.apply``), which also switches the interpreter, sets them.
+    MODE_FIELDS = frozenset({"graph", "batching", "arrays"})
+    switches_mode = False
+
     def __init__(self, **fields):
-        if "graph" in fields or "batching" in fields or "arrays" in fields:
-            fields["interpreter"] = None   # another mode: bind works out its interpreter
+        if not self.switches_mode and not self.MODE_FIELDS.isdisjoint(fields):
+            raise TypeError(f"override() cannot set {sorted(self.MODE_FIELDS & set(fields))}: "
+                            "they choose the interpreter; use teachgrad.ops.core.apply.mode")
         self.fields = fields
 
     def __enter__(self):
@@ -187,9 +190,3 @@ class override:
             setattr(owner, name, value)
         return False
 
-
-def unobserved():
-    """A block that nothing the user set up sees: no graph, recorder or observer, and
-    no enclosing gradient rule or loop iteration (for a check's own computations)."""
-    return override(graph=None, recorders=(), observers=(), gradient_of=None,
-                    control_context=None, arrays=False)

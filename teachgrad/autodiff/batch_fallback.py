@@ -13,9 +13,9 @@ import contextlib
 import warnings
 
 from ..ops import getitem, stack
-from ..ops.core.apply import bind
+from ..ops.core.apply import innermost, mode
 from ..ops.shape.reshape import move_to_rank, repeat_like
-from ..state import override, state
+from ..state import state
 
 
 class Frame:
@@ -42,7 +42,7 @@ class Frame:
     def entered(self):
         """Run the block inside this map again (a batching rule calling user code that
         reads the mapped function's BatchedTensors: a custom gradient's grad_fn)."""
-        with override(batching=state.batching + (self,)):
+        with mode(batching=state.batching + (self,)):
             yield self
 
     def fallback(self, op):
@@ -65,10 +65,10 @@ def elementwise_rule(op):
         if op.fused:
             like = next(v for v, b in zip(values, batched) if b)
             values = [v if b else repeat_like(v, like) for v, b in zip(values, batched)]
-            return bind(op, *values, **params), True
+            return innermost.process(op, *values, **params), True
         rank = max(v.ndim - b for v, b in zip(values, batched))
         aligned = [move_to_rank(v, rank) if b else v for v, b in zip(values, batched)]
-        return bind(op, *aligned, **params), True
+        return innermost.process(op, *aligned, **params), True
     return rule
 
 
@@ -89,7 +89,7 @@ def loop_rule(op, warn=True):
         results = []
         for i in range(size):
             example = [getitem(v, i) if b else v for v, b in zip(values, batched)]
-            results.append(bind(op, *example, **params))
+            results.append(innermost.process(op, *example, **params))
         if op.multiple_results:
             return tuple(stack(list(outs)) for outs in zip(*results)), True
         return stack(results), True

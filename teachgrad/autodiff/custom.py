@@ -18,7 +18,7 @@ import warnings
 
 from .. import nest, validate
 from ..ops import identity
-from ..ops.core.apply import bind
+from ..ops.core.apply import innermost
 from ..ops.core.recorder import ANY_GRAPH
 from ..state import override, state
 from ..tensor import Tensor
@@ -108,7 +108,7 @@ def _apply(f, args, kwargs, forward_mode_error=None, record_forward=True, intern
     def replay(*new_args):   # f again at other arguments (what verify_gradients differences)
         new = nest.pack_sequence_as(args, list(new_args))
         return nest.flatten(f(*new, **kwargs)[0])
-    outputs = bind(custom_gradient_p, *flat_result, *flat_args, *variables,
+    outputs = innermost.process(custom_gradient_p, *flat_result, *flat_args, *variables,
                    n_results=len(flat_result), n_args=len(flat_args), grad_fn=grad_fn,
                    variables=tuple(variables), name=name,
                    forward_mode_error=forward_mode_error,

@@ -7,7 +7,7 @@ JVP (``grad_fn`` transposed), its batching rule, and ``checkable``, the op as
 """
 from .. import nest, validate
 from ..ops import BatchedTensor, IndexedSlices, sum as total
-from ..ops.core.apply import bind
+from ..ops.core.apply import innermost
 from ..ops.core.declare import (
     defbatch,
     defjvp_all,
@@ -121,7 +121,7 @@ def _custom_batch(frame, values, batched, n_results, n_args, grad_fn, variables,
         input_grads, variable_grads = returned
         return (_for_batch(input_grads, batched[n_results:n_results + n_args], frame),
                 _for_batch(variable_grads, batched[n_results + n_args:], frame))
-    out = bind(custom_gradient_p, *values, n_results=n_results, n_args=n_args,
+    out = innermost.process(custom_gradient_p, *values, n_results=n_results, n_args=n_args,
                grad_fn=batched_grad_fn, variables=variables, name=name,
                forward_mode_error=forward_mode_error, replay=None)
     return out, tuple(batched[:n_results])

@@ -19,7 +19,8 @@ gives the Node that made a tensor, or None; a Node has ``op``, ``inputs``,
 """
 import collections
 
-from ..state import override, state
+from ..ops.core.apply import mode
+from ..state import state
 from . import events
 from .aggregation import check_method
 from .contributions import Contributions
@@ -52,7 +53,7 @@ def backward(targets, target_grads, sources, producer,
     queue = collections.deque(_ready(targets, producer, pending))
     if report: report.start(targets, sources, pending, queue, target_grads)
 
-    with override(arrays=arrays):
+    with mode(arrays=arrays):
         while queue:
             node = queue.popleft()                              # Pop: no longer pending
             node_parents = parents.pop(node)

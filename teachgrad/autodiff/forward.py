@@ -26,6 +26,7 @@ import weakref
 
 from .. import nest, validate
 from ..ops import IndexedSlices, ones_like, zeros_like
+from ..ops.core.apply import mode
 from ..state import override, per_thread, state
 from ..tensor import SymbolicTensor, Tensor
 from . import events
@@ -234,7 +235,7 @@ def jvp_on_arrays(node, tangents):
     op = node.op
     if op.array_jvp and per_thread.state.native_jvp:
         # Ops on arrays reach no recorder. Tangents are kept dense: a Tensor's array.
-        with override(arrays=True):
+        with mode(arrays=True):
             return op.jvp(node, [t.value if isinstance(t, Tensor) else t
                                  for t in tangents], True)
     with override(recorders=()):

@@ -7,6 +7,7 @@ it returned. When nothing records the backward pass, rules run on raw arrays
 that calls user code or runs a graph) gets them boxed (``_on_tensors``).
 """
 from ..ops import IndexedSlices, zeros_like
+from ..ops.core.apply import mode
 from ..ops.core.grad_util import compatible
 from ..state import override, state
 from ..tensor import Tensor
@@ -70,6 +71,6 @@ def call_vjp(node, out_grads, needed, arrays=False):
 def _on_tensors(op, node, out_grads, needed):
     """Run a rule that needs Tensors (``rules_need_tensors``) in a pass on arrays: its
     cotangents boxed, its ops on Tensors, its results back to arrays."""
-    with override(arrays=False):
+    with mode(arrays=False):
         in_grads = op.vjp(node, [boxed(g) for g in out_grads], needed)
     return [unboxed(g) for g in in_grads]

@@ -10,6 +10,7 @@ mapped over every seed.
 """
 from .. import nest, validate
 from ..ops import IndexedSlices, zeros_like
+from ..ops.core.apply import mode
 from ..state import override, state
 from ..tensor import SymbolicTensor, Tensor, Variable
 from . import events
@@ -79,7 +80,7 @@ def in_own_context(tape, target=None):
     where the target was computed in a loop body or branch being built inside it,
     they go there (see ``_inner_graph``)."""
     inner = _inner_graph(tape, target)
-    return override(graph=tape.graph if inner is None else inner)
+    return mode(graph=tape.graph if inner is None else inner)
 
 
 def _inner_graph(tape, target):

@@ -14,10 +14,11 @@ import functools
 
 from .. import nest, validate
 from ..ops import add, gather, getitem, identity, minimum, moveaxis, zeros_like
+from ..ops.core.apply import mode
 from ..ops.core.batching import BatchedTensor, batched_at
 from ..ops.shape.reshape import repeat_like
 from ..ops.shape.rows import row_count, row_indices
-from ..state import override, state
+from ..state import state
 from ..tensor import Tensor, Variable, constant
 from .batch_fallback import Frame
 
@@ -106,7 +107,7 @@ def vectorize(fn, args, in_axes, out_axes, where, names, warn=True, kwargs=None,
     frame.draws_apart = draws_apart
     batches = [moveaxis(t, axis, 0) if axis not in (None, 0) else t
                for t, axis in zip(flat, axes)]
-    with override(batching=state.batching + (frame,)):
+    with mode(batching=state.batching + (frame,)):
         inputs = [t if axis is None else BatchedTensor(t, frame)
                   for t, axis in zip(batches, axes)]
         packed, packed_kwargs = nest.tree_unflatten(treedef, inputs)

@@ -15,7 +15,8 @@ leading size. An array of elements of different shapes (``infer_shape=False``)
 is kept one by one, not in flows, so it cannot be a loop variable.
 """
 from .. import nest
-from ..state import state, unobserved
+from ..ops.core.apply import unobserved
+from ..state import state
 from .structure import check_same_structure, paths
 from .subgraph import trace
 from .tensor_array import TensorArray

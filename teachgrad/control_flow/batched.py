@@ -26,10 +26,11 @@ import threading
 
 from .. import nest
 from ..ops import any as any_of, where
+from ..ops.core.apply import mode
 from ..ops.core.batching import BatchedTensor, batched_at, unbatchable_gradient
 from ..ops.core.declare import defbatch
 from ..ops.shape.reshape import repeat_like
-from ..state import override, state
+from ..state import state
 from ..tensor import Tensor
 from .batched_gradient import inner_tapes, record_loop
 from .branch_masks import branch_edges
@@ -139,7 +140,7 @@ def graph_batched_while(loop, cond, body, call, flat, structure, maximum_iterati
                 new = [where(pred, n, o) for n, o in zip(new, old)]
         return [to_batch(v, frame) if n else v for v, n in zip(new, need)]
 
-    with override(batching=state.batching[:-1],
+    with mode(batching=state.batching[:-1],
                   recorders=state.recorders_before(frame.entry)), lowering(frame, tapes):
         batches = [to_batch(v, frame) if n else v for v, n in zip(flat, need)]
         result = nest.flatten(loop(lowered_cond, lowered_body, batches,
@@ -166,7 +167,7 @@ def _batched_loop_vars(cond, body, call, flat, structure, frame):
                 new = nest.flatten(call(body, structure, views))
             found.extend(batched_at(pred, frame) or batched_at(v, frame) for v in new)
 
-        with override(batching=state.batching[:-1]):
+        with mode(batching=state.batching[:-1]):
             trace(probe, [(_lowered_shape(v, n, frame), v.dtype, f"loop_var_{k}")
                           for k, (v, n) in enumerate(zip(flat, need))], "batched_probe")
         grown = [n or f for n, f in zip(need, found)]

@@ -21,6 +21,7 @@ mode inside the map.
 from .. import dtypes
 from ..autodiff.engine import backward
 from ..ops import IndexedSlices, zeros_like
+from ..ops.core.apply import mode
 from ..ops.core.batching import BatchedTensor
 from ..ops.core.declare import defvjp_all, primitive, rules_need_tensors
 from ..ops.core.op import Node
@@ -61,7 +62,7 @@ def record_loop(frame, tape, given, batches, outputs):
     graph = state.graph
 
     def grad_fn(*cts):
-        with override(batching=tuple(f for f in state.batching if f.entry < frame.entry),
+        with mode(batching=tuple(f for f in state.batching if f.entry < frame.entry),
                       recorders=state.recorders_before(frame.entry)):
             seeds = [zeros_like(f) if ct is None else _batch_of(ct, frame)
                      for ct, f in zip(cts, finals)]

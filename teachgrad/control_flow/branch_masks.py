@@ -23,7 +23,7 @@ import contextlib
 
 from .. import dtypes
 from ..ops import identity, where, zeros_like
-from ..ops.core.apply import bind
+from ..ops.core.apply import innermost
 from ..ops.core.batching import BatchedTensor
 from ..ops.core.declare import defbatch, defjvp, defvjp, primitive
 from ..ops.core.op import Node
@@ -60,7 +60,7 @@ class BranchEdges:
         found = self.entries.get(x.id)
         if found is None:
             with override(recorders=self.recorders):
-                found = bind(branch_entry_p, x, self.pred, side=self.side)
+                found = innermost.process(branch_entry_p, x, self.pred, side=self.side)
             self.entries[x.id] = found
         return found
 

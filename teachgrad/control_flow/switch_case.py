@@ -19,7 +19,7 @@ rest is ``switch_case``.
 """
 from .. import backend, dtypes, validate
 from ..ops import equal
-from ..ops.core.apply import bind
+from ..ops.core.apply import innermost
 from ..ops.core.batching import BatchedTensor
 from ..ops.core.declare import defshape, not_differentiable, primitive
 from ..state import state
@@ -186,4 +186,4 @@ defshape(case_index_p, lambda *preds, **params: [((), dtypes.int64)])
 
 def case_index(*preds, exclusive=False, has_default=True):
     """The index of the first true one of ``preds`` (scalar bools)."""
-    return bind(case_index_p, *preds, exclusive=exclusive, has_default=has_default)
+    return innermost.process(case_index_p, *preds, exclusive=exclusive, has_default=has_default)

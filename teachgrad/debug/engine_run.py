@@ -19,9 +19,9 @@ from ..autodiff.custom_op import custom_gradient_p
 from ..autodiff.engine import backward
 from ..graph.session import Session
 from ..ops import IndexedSlices, ones_like
+from ..ops.core.apply import unobserved
 from ..ops.core.declare import declares_no_gradient
 from ..ops.elementwise.casts import stop_gradient_p
-from ..state import unobserved
 from ..tensor import Tensor
 from .explanation import Cause
 from .report import a_or_an

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import validate
-from ..state import unobserved
+from ..ops.core.apply import unobserved
 from . import hooks, rulecheck
 from .op_check import check_op, failure_message
 from .report import html_table

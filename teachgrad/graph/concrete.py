@@ -11,7 +11,7 @@ as in eager code.
 """
 from .. import nest, validate
 from ..autodiff.gradients import gradients
-from ..ops.core.apply import bind
+from ..ops.core.apply import innermost
 from ..ops.core.declare import defshape, defvjp_all, primitive, rules_need_tensors, takes_complex
 from ..ops.core.grad_util import compatible
 from ..ops.core.recorder import note_variable_read
@@ -195,7 +195,7 @@ def _call_op_vjp(cts, ans, *inputs, function):
     grad_fn = gradient_function(function)
     floats = [g for g, out in zip(cts, function.outputs) if out.dtype.kind in "fc"]
     drawn = ans[len(function.outputs):]     # what this call drew: its gradient replays it
-    computed = iter(bind(call_p, *inputs, *floats, *drawn, function=grad_fn)
+    computed = iter(innermost.process(call_p, *inputs, *floats, *drawn, function=grad_fn)
                     if grad_fn.outputs else ())
     # The gradient function returns nothing for an input the body's outputs do not
     # depend on: that input's cotangent is None (unconnected), as TensorFlow's.

@@ -19,7 +19,7 @@ import threading
 import warnings
 
 from .. import nest, validate
-from ..ops.core.apply import bind
+from ..ops.core.apply import innermost
 from ..ops.core.batching import BatchedTensor
 from ..state import state
 from ..tensor import Tensor, to_array
@@ -148,7 +148,7 @@ class Function:
         else:
             key, tensors = input_signature(args, kwargs)
             concrete = self._concrete(key, args, kwargs)
-        outputs = iter(bind(call_p, *tensors, *concrete.captured_variables, function=concrete))
+        outputs = iter(innermost.process(call_p, *tensors, *concrete.captured_variables, function=concrete))
         return nest.pack_sequence_as(concrete.structure, [
             None if leaf is None else next(outputs) for leaf in nest.flatten(concrete.structure)])
 

@@ -11,6 +11,7 @@ the visualizers and the lessons show them.
 import contextlib
 
 from .. import backend, validate
+from ..ops.core.apply import mode
 from ..ops.core.batching import BatchedTensor, innermost_frame, unbatchable_gradient
 from ..ops.core.declare import defeffect, defshape, not_differentiable, primitive, takes_complex
 from ..ops.core.dtype_check import check_complex
@@ -86,7 +87,7 @@ class Graph:
     @contextlib.contextmanager
     def as_default(self):
         """Make ops inside the block add nodes to this graph."""
-        with override(graph=self):
+        with mode(graph=self):
             yield self
 
     @contextlib.contextmanager

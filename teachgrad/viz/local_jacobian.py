@@ -22,8 +22,8 @@ from ..autodiff.forward import jvp_of
 from ..autodiff.rule_calls import call_vjp
 from ..autodiff.tape import GradientTape
 from ..ops import IndexedSlices
+from ..ops.core.apply import unobserved
 from ..ops.core.op import Node, Op
-from ..state import unobserved
 from ..tensor import SymbolicTensor, Tensor, constant
 from . import local_jacobian_render as render
 
@@ -82,10 +82,10 @@ def _node_of(op_or_node, inputs, params, feed_dict):
 
 
 def _run(op, tensors, params):
-    from ..ops.core.apply import bind
+    from ..ops.core.apply import innermost
     with unobserved(), GradientTape() as tape:
         tape.watch([t for t in tensors if t.dtype.kind in "fc"])
-        bind(op, *tensors, **params)
+        innermost.process(op, *tensors, **params)
     return tape.recorded_nodes()[0]
 
 

@@ -1,7 +1,7 @@
-"""How an op is applied: ``bind``, and the interpreters it hands the op to.
+"""How an op is applied: the interpreters, and the innermost one each op goes to.
 
 Each way of running ops is an **interpreter**, an object with one method,
-``process(op, args, params)``, that applies an op to its arguments:
+``process(op, *args, **params)``, that applies an op to its arguments:
 
 * ``Eager``: compute now, on the inputs' arrays, and hand the application (a
   ``Node``: op, inputs, outputs, params) to every recorder of eager ops (a
@@ -13,17 +13,21 @@ Each way of running ops is an **interpreter**, an object with one method,
   is one of a running map's BatchedTensors (else hand the op to the interpreter below);
 * ``OnArrays``: a backward pass that nothing records runs its VJP rules on raw arrays.
 
-``bind(op, *args)`` asks the calling thread's state (``teachgrad.state``) for its
-innermost interpreter and hands the op over, as autodidax's ``bind`` asks its trace
-stack. Which interpreter is innermost follows from the state's fields (``graph``,
-``batching``, ``arrays``); ``override`` forgets it when they change, and the next op
-works it out again (``interpreter_for``).
+Every op function ends in ``innermost.process(op, *args, **params)``: ``innermost`` is
+the calling thread's innermost interpreter (``tg.multiply(x, y)`` is
+``innermost.process(multiply_p, x, y)``), as autodidax's ``bind`` finds the top of its
+trace stack. Which interpreter that is follows from the thread's state
+(``teachgrad.state``: ``graph``, ``batching``, ``arrays``); ``mode(...)`` changes those
+fields for a block and switches the interpreter with them (``interpreter_for``).
+``bind(op, *args, **params)`` is the same call as a function, for ops written outside
+teachgrad (``tg.ops.bind``, as the lessons do).
 
 How an op is declared (``primitive``, ``defvjp``, ``defjvp``, ``defbatch``,
 ``defeffect``, ...) is ``teachgrad.ops.core.declare``; converting its inputs and naming
 what was wrong is ``teachgrad.ops.core.inputs``.
 """
 import sys
+import threading
 
 from ... import backend
 from ...state import override, per_thread
@@ -35,19 +39,59 @@ from .op import Node
 from .recorder import ANY_GRAPH, hand_to_recorders
 
 
+class Innermost(threading.local):
+    """The calling thread's innermost interpreter (``innermost.interpreter``), and its
+    ``process`` (``innermost.process``: each op function calls it). Each thread starts
+    with eager computation; ``mode`` switches it."""
+
+    def __init__(self):
+        self.use(interpreter_for(per_thread.state))
+
+    def use(self, interpreter):
+        self.interpreter = interpreter
+        self.process = interpreter.process
+
+
 def bind(op, *args, **params):
     """Apply ``op`` to ``args`` now: hand it to this thread's innermost interpreter.
 
     Python scalars and arrays among ``args`` become constant tensors; a
     Variable is read through its current snapshot. While a graph is being
     built (``graph.as_default()``, ``tg.function``) the op adds a node to it
-    instead of computing.
+    instead of computing. (teachgrad's own op functions call
+    ``innermost.process`` directly: the same call, one frame shorter.)
     """
-    now = per_thread.state
-    interpreter = now.interpreter
-    if interpreter is None:   # the mode changed (``override``): which one runs now?
-        interpreter = now.interpreter = interpreter_for(now)
-    return interpreter.process(op, args, params)
+    return innermost.process(op, *args, **params)
+
+
+class mode(override):
+    """``override`` for the fields that choose the interpreter (``graph``, ``batching``,
+    ``arrays``): for the block, ops go to the interpreter those fields give.
+
+    >>> with mode(graph=g):
+    ...     y = x * 2   # a node of g
+    """
+
+    __slots__ = ("outer",)
+    switches_mode = True
+
+    def __enter__(self):
+        self.outer = innermost.interpreter   # (before the fields change: a thread's first
+        owner = super().__enter__()          # read of ``innermost`` works it out from them)
+        innermost.use(interpreter_for(owner))
+        return owner
+
+    def __exit__(self, *exc_info):
+        super().__exit__(*exc_info)
+        innermost.use(self.outer)
+        return False
+
+
+def unobserved():
+    """A block that nothing the user set up sees: no graph, recorder or observer, and
+    no enclosing gradient rule or loop iteration (for a check's own computations)."""
+    return mode(graph=None, recorders=(), observers=(), gradient_of=None,
+                control_context=None, arrays=False)
 
 
 def interpreter_for(now):
@@ -68,7 +112,7 @@ class Eager:
     def __init__(self, state):
         self.state = state
 
-    def process(self, op, args, params):
+    def process(self, op, *args, **params):
         given = args
         for a in args:
             if type(a) is not Tensor:
@@ -111,7 +155,7 @@ class BuildGraph:
     def __init__(self, graph):
         self.graph = graph
 
-    def process(self, op, args, params):
+    def process(self, op, *args, **params):
         return add_to_graph(op, args, params)
 
 
@@ -127,10 +171,10 @@ class Batching:
     def __init__(self, below):
         self.below = below
 
-    def process(self, op, args, params):
+    def process(self, op, *args, **params):
         frame = innermost_frame(args)
         if frame is None:
-            return self.below.process(op, args, params)
+            return self.below.process(op, *args, **params)
         args = batch_inputs(args)
         now = per_thread.state
         values = [a.batched if batched_at(a, frame) else a for a in args]
@@ -140,7 +184,7 @@ class Batching:
         sees_batches = tuple(r for r in now.recorders if r.entry < frame.entry
                              or getattr(r, "checks_ops", False))
         inner = tuple(r for r in now.recorders if r not in sees_batches)
-        with override(batching=outer, recorders=sees_batches):
+        with mode(batching=outer, recorders=sees_batches):
             result = NotImplemented
             if op.batch_rule_takes_frame:
                 result = op.batch_rule(frame, values, batched, **params)
@@ -173,7 +217,7 @@ class OnArrays:
 
     __slots__ = ()
 
-    def process(self, op, args, params):
+    def process(self, op, *args, **params):
         values = args
         for a in args:   # arrays, as a rule's are, go straight to the kernel
             if isinstance(a, Tensor) or not hasattr(a, "dtype"):
@@ -188,10 +232,11 @@ class OnArrays:
 
 
 ON_ARRAYS = OnArrays()
+innermost = Innermost()
 
 
 def public_caller():
-    """The frame of the public function that called ``bind`` (``tg.exp``'s): its
+    """The frame of the public function that handed the op over (``tg.exp``'s): its
     argument names say which input was wrong."""
     frame = sys._getframe(1)
     while frame.f_code in _INTERPRETING:
@@ -221,7 +266,7 @@ def leading_axes_rule(op):
     one input all are (eigh's, svd's)."""
     def rule(values, batched, **params):
         several = op.multiple_results and len(values) > 1
-        return bind(op, *values, **params), (tuple(batched) if several else True)
+        return innermost.process(op, *values, **params), (tuple(batched) if several else True)
     return rule
 
 

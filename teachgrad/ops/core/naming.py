@@ -5,7 +5,7 @@
         a = tg.multiply(x, y, name="a")  # in a graph: the node is "a" (or "a_1" if taken)
 
 The name is what drawings, steppers, events and error messages call the
-tensor. The op functions themselves (``def sin(x): return bind(sin_p, x)``)
+tensor. The op functions themselves (``def sin(x): return innermost.process(sin_p, x)``)
 know nothing of names: where they are made public (``teachgrad/ops/__init__.py``,
 ``tg.nn``, ``tg.linalg``, ``tg.random``) one call, ``name_public_ops(globals(), ...)``,
 wraps each one with ``takes_name``, which adds a keyword-only ``name=None``. A call without a name costs one plain

@@ -14,7 +14,7 @@ import sys
 from ... import backend, validate
 from ...state import per_thread
 from ...tensor import Tensor, convert_to_tensor
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.declare import (
     defbatch,
     defeffect,
@@ -58,7 +58,7 @@ def _binary(x, y):
 add_p = primitive("add", lambda x, y: x + y)
 defeffect(add_p, "fresh", elementwise="add")
 takes_complex(add_p)
-def add(x, y): return bind(add_p, x, y)
+def add(x, y): return innermost.process(add_p, x, y)
 defvjp(add_p,
        lambda ct, ans, x, y: unbroadcast(ct, x),
        lambda ct, ans, x, y: unbroadcast(ct, y), arrays=True)
@@ -70,7 +70,7 @@ defjvp(add_p,
 subtract_p = primitive("subtract", lambda x, y: x - y)
 defeffect(subtract_p, "fresh", elementwise="subtract")
 takes_complex(subtract_p)
-def subtract(x, y): return bind(subtract_p, x, y)
+def subtract(x, y): return innermost.process(subtract_p, x, y)
 defvjp(subtract_p,
        lambda ct, ans, x, y: unbroadcast(ct, x),
        lambda ct, ans, x, y: unbroadcast(-ct, y), arrays=True)
@@ -82,7 +82,7 @@ defjvp(subtract_p,
 multiply_p = primitive("multiply", lambda x, y: x * y)
 defeffect(multiply_p, "fresh", elementwise="multiply")
 takes_complex(multiply_p)
-def multiply(x, y): return bind(multiply_p, x, y)
+def multiply(x, y): return innermost.process(multiply_p, x, y)
 defvjp(multiply_p,
        lambda ct, ans, x, y: unbroadcast(ct * conj_of(y), x),
        lambda ct, ans, x, y: unbroadcast(ct * conj_of(x), y), arrays=True)
@@ -94,7 +94,7 @@ defjvp(multiply_p,
 divide_p = primitive("divide", lambda x, y: x / y)
 defeffect(divide_p, "fresh", elementwise="true_divide")
 takes_complex(divide_p)
-def divide(x, y): return bind(divide_p, x, y)
+def divide(x, y): return innermost.process(divide_p, x, y)
 defvjp(divide_p,
        lambda ct, ans, x, y: unbroadcast(ct / conj_of(y), x),
        lambda ct, ans, x, y: unbroadcast(-(ct * conj_of(ans)) / conj_of(y), y), arrays=True)
@@ -143,7 +143,7 @@ def _power_dy(ct, ans, x, y):
 power_p = primitive("power", _power_kernel)
 defeffect(power_p, "fresh", elementwise="power")
 takes_complex(power_p)
-def power(x, y): return bind(power_p, x, y)
+def power(x, y): return innermost.process(power_p, x, y)
 defvjp(power_p,
        _power_dx,
        _power_dy, arrays=True)
@@ -152,7 +152,7 @@ defvjp(power_p,
 maximum_p = primitive("maximum", lambda x, y: backend.xp.maximum(x, y))
 defeffect(maximum_p, "fresh", elementwise="maximum")
 refuses_complex(maximum_p, NO_ORDER)
-def maximum(x, y): return bind(maximum_p, x, y)
+def maximum(x, y): return innermost.process(maximum_p, x, y)
 defvjp(maximum_p,
        lambda ct, ans, x, y: unbroadcast(where(x >= y, ct, 0), x),
        lambda ct, ans, x, y: unbroadcast(where(x >= y, 0, ct), y), arrays=True)
@@ -161,7 +161,7 @@ defvjp(maximum_p,
 minimum_p = primitive("minimum", lambda x, y: backend.xp.minimum(x, y))
 defeffect(minimum_p, "fresh", elementwise="minimum")
 refuses_complex(minimum_p, NO_ORDER)
-def minimum(x, y): return bind(minimum_p, x, y)
+def minimum(x, y): return innermost.process(minimum_p, x, y)
 defvjp(minimum_p,
        lambda ct, ans, x, y: unbroadcast(where(x <= y, ct, 0), x),
        lambda ct, ans, x, y: unbroadcast(where(x <= y, 0, ct), y), arrays=True)
@@ -174,7 +174,7 @@ takes_complex(where_p)
 def where(condition, x, y):
     if not per_thread.state.arrays:   # (on arrays, bind converts a number next to the float branch)
         x, y = _binary(x, y)
-    return bind(where_p, condition, x, y)
+    return innermost.process(where_p, condition, x, y)
 defvjp(where_p,
        None,
        lambda ct, ans, c, x, y: unbroadcast(where(c, ct, 0), x),
@@ -221,10 +221,10 @@ def add_n(inputs):
             f"add_n: all inputs must have the same dtype, got {' and '.join(found)} "
             f"(input dtypes: {', '.join(str(t.dtype) for t in inputs)}). add_n does not "
             f"convert them: cast them to one dtype first, e.g. tg.cast(x, tg.{found[0]}).")
-    return bind(add_n_p, *inputs)
+    return innermost.process(add_n_p, *inputs)
 defvjp_all(add_n_p, lambda ct, ans, *xs: [ct] * len(xs), arrays=True)
 # Its inputs have one shape, so shared ones are repeated for every example first.
-defbatch(add_n_p, lambda values, batched: (bind(add_n_p, *repeat_unbatched(values, batched)),
+defbatch(add_n_p, lambda values, batched: (innermost.process(add_n_p, *repeat_unbatched(values, batched)),
                                            True))
 
 
@@ -236,7 +236,7 @@ def _comparison(name, kernel, ordering=True):
     else:   # == and != hold for complex numbers
         takes_complex(op)
     def compare(x, y):
-        return bind(op, x, y)
+        return innermost.process(op, x, y)
     compare.__name__ = name
     compare.__doc__ = f"Elementwise ``{name}``: a bool tensor, never differentiated."
     return compare

@@ -1,7 +1,7 @@
 """Identity-like ops, dtype casts, stop_gradient, and tensors of zeros and ones."""
 from ... import backend, dtypes, validate
 from ...tensor import constant
-from ..core.apply import bind, leading_axes_rule
+from ..core.apply import innermost, leading_axes_rule
 from ..core.declare import (
     accepts,
     defbatch,
@@ -30,7 +30,7 @@ def cast(x, dtype):
     A complex ``x`` cast to a real dtype keeps its real part, as TensorFlow's cast does."""
     if dtype is None:
         validate.fail(TypeError, "tg.cast", "dtype", "a data type", dtype)
-    return bind(cast_p, x, dtype=validate.dtype(dtype, "dtype", "tg.cast"))
+    return innermost.process(cast_p, x, dtype=validate.dtype(dtype, "dtype", "tg.cast"))
 defvjp(cast_p, lambda ct, ans, x, dtype: cast(ct, x.dtype) if dtypes.is_differentiable(x.dtype)
        else None, arrays=True)
 defjvp(cast_p, lambda x_dot, ans, x, dtype: cast(x_dot, dtype) if dtypes.is_differentiable(dtype)
@@ -41,7 +41,7 @@ defbatch(cast_p, leading_axes_rule(cast_p))
 identity_p = primitive("identity", lambda x: x)
 defeffect(identity_p, "view")
 takes_complex(identity_p)
-def identity(x): return bind(identity_p, x)
+def identity(x): return innermost.process(identity_p, x)
 defvjp(identity_p, lambda ct, ans, x: ct, arrays=True)
 defjvp(identity_p, lambda x_dot, ans, x: x_dot, arrays=True)
 defbatch(identity_p, leading_axes_rule(identity_p))
@@ -55,7 +55,7 @@ def identity_n(*tensors):
     """Return the tensors unchanged, as one op (used to group outputs)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
-    return list(bind(identity_n_p, *tensors))
+    return list(innermost.process(identity_n_p, *tensors))
 defvjp_all(identity_n_p, lambda cts, ans, *xs: list(cts), arrays=True)
 defbatch(identity_n_p, leading_axes_rule(identity_n_p))
 accepts(identity_n_p, sparse=True)
@@ -66,7 +66,7 @@ defeffect(stop_gradient_p, "view")
 takes_complex(stop_gradient_p)
 def stop_gradient(x):
     """``x`` itself, seen by autodiff as a constant: no gradient flows through it."""
-    return bind(stop_gradient_p, x)
+    return innermost.process(stop_gradient_p, x)
 defbatch(stop_gradient_p, leading_axes_rule(stop_gradient_p))
 
 # zeros_like / ones_like depend only on x's shape: zero derivative.
@@ -75,7 +75,7 @@ zeros_like_p = not_differentiable(primitive(
 defeffect(zeros_like_p, "fresh", shape_only_inputs=(0,))
 takes_complex(zeros_like_p)
 def zeros_like(x, dtype=None):
-    return bind(zeros_like_p, x, dtype=validate.dtype(dtype, "dtype", "tg.zeros_like"))
+    return innermost.process(zeros_like_p, x, dtype=validate.dtype(dtype, "dtype", "tg.zeros_like"))
 defbatch(zeros_like_p, leading_axes_rule(zeros_like_p))
 
 ones_like_p = not_differentiable(primitive(
@@ -83,7 +83,7 @@ ones_like_p = not_differentiable(primitive(
 defeffect(ones_like_p, "fresh", shape_only_inputs=(0,))
 takes_complex(ones_like_p)
 def ones_like(x, dtype=None):
-    return bind(ones_like_p, x, dtype=validate.dtype(dtype, "dtype", "tg.ones_like"))
+    return innermost.process(ones_like_p, x, dtype=validate.dtype(dtype, "dtype", "tg.ones_like"))
 defbatch(ones_like_p, leading_axes_rule(ones_like_p))
 
 

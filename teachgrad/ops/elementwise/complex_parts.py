@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ... import backend, validate
-from ..core.apply import bind, leading_axes_rule
+from ..core.apply import innermost, leading_axes_rule
 from ..core.declare import defbatch, defeffect, defjvp, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor
 from ..shape.reshape import broadcast_as, move_to_rank, unbroadcast
@@ -78,9 +78,9 @@ def imag(val):
     """The imaginary part of ``val``: a float tensor; zeros of a real tensor's shape and
     dtype (numpy's ``imag``, not differentiated there: it is constant).  Gradient for a
     complex ``val``: ``ct`` becomes ``i ct``."""
-    return bind(imag_p, as_tensor(val, "val", "tg.imag"))
+    return innermost.process(imag_p, as_tensor(val, "val", "tg.imag"))
 defvjp(imag_p, _imag_vjp, arrays=True)
-defjvp(imag_p, lambda x_dot, ans, x: bind(imag_p, x_dot) if x.dtype.kind == "c" else None,
+defjvp(imag_p, lambda x_dot, ans, x: innermost.process(imag_p, x_dot) if x.dtype.kind == "c" else None,
        arrays=True)
 defbatch(imag_p, leading_axes_rule(imag_p))
 
@@ -101,7 +101,7 @@ def _angle_jvp(x_dot, ans, x, deg):
     if x.dtype.kind != "c":
         return None
     scale = 180.0 / math.pi if deg else 1.0
-    return bind(imag_p, x_dot / x) * scale
+    return innermost.process(imag_p, x_dot / x) * scale
 
 # angle(z) = atan2(y, x).  d angle = imag(dz / z); its cotangent ct lands at ct i / conj(z).
 angle_p = primitive("angle", _angle_kernel)
@@ -113,7 +113,7 @@ def angle(z, deg=False):
     as numpy's $\operatorname{arctan2}(0, z)$) and 0 elsewhere, not differentiated. For
     complex $z$ its gradient is $i / \bar z$ (not a number at 0, as TensorFlow's)."""
     deg = validate.boolean(deg, "deg", "tg.angle")
-    return bind(angle_p, as_tensor(z, "z", "tg.angle"), deg=deg)
+    return innermost.process(angle_p, as_tensor(z, "z", "tg.angle"), deg=deg)
 defvjp(angle_p, _angle_vjp, arrays=True)
 defjvp(angle_p, _angle_jvp, arrays=True)
 defbatch(angle_p, leading_axes_rule(angle_p))
@@ -140,10 +140,10 @@ def complex(real, imag):
             validate.fail(TypeError, "tg.complex", name, "a float tensor (float32 or "
                           "float64), as TensorFlow's", part,
                           "tg.cast an integer tensor to a float first.")
-    return bind(complex_p, re, im)
+    return innermost.process(complex_p, re, im)
 defvjp(complex_p,
        lambda ct, ans, re, im: unbroadcast(real_part(ct), re),
-       lambda ct, ans, re, im: unbroadcast(bind(imag_p, ct), im), arrays=True)
+       lambda ct, ans, re, im: unbroadcast(innermost.process(imag_p, ct), im), arrays=True)
 defjvp(complex_p,
        lambda re_dot, ans, re, im: broadcast_as(cast(re_dot, ans.dtype), ans),
        lambda im_dot, ans, re, im: broadcast_as(cast(im_dot, ans.dtype) * 1j, ans),
@@ -153,7 +153,7 @@ defjvp(complex_p,
 def _complex_batch(values, batched):
     """Both parts' batches lined up on their batch axis (a shared part broadcasts)."""
     rank = max(v.ndim - b for v, b in zip(values, batched))
-    return bind(complex_p, *[move_to_rank(v, rank) if b else v
+    return innermost.process(complex_p, *[move_to_rank(v, rank) if b else v
                              for v, b in zip(values, batched)]), True
 
 

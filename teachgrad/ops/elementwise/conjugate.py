@@ -8,7 +8,7 @@ at all on real tensors (their rules, and their drawings, are unchanged). ``real_
 is how a complex cotangent reaches a real input.
 """
 from ... import backend
-from ..core.apply import bind, leading_axes_rule
+from ..core.apply import innermost, leading_axes_rule
 from ..core.declare import defbatch, defeffect, defjvp, defvjp, primitive, takes_complex
 from .casts import cast
 
@@ -16,7 +16,7 @@ from .casts import cast
 conj_p = primitive("conj", lambda x: backend.xp.conj(x))
 defeffect(conj_p, "fresh", elementwise="conjugate")
 takes_complex(conj_p)
-def conj_op(x): return bind(conj_p, x)
+def conj_op(x): return innermost.process(conj_p, x)
 defvjp(conj_p, lambda ct, ans, x: conj_op(ct), arrays=True)
 defjvp(conj_p, lambda x_dot, ans, x: conj_op(x_dot), arrays=True)
 defbatch(conj_p, leading_axes_rule(conj_p))
@@ -26,7 +26,7 @@ defbatch(conj_p, leading_axes_rule(conj_p))
 real_p = primitive("real", lambda x: backend.xp.real(x).copy())
 defeffect(real_p, "fresh")
 takes_complex(real_p)
-def real_part(x): return bind(real_p, x)
+def real_part(x): return innermost.process(real_p, x)
 defvjp(real_p, lambda ct, ans, x: cast(ct, x.dtype), arrays=True)
 defjvp(real_p, lambda x_dot, ans, x: real_part(x_dot), arrays=True)
 defbatch(real_p, leading_axes_rule(real_p))

@@ -5,7 +5,7 @@ the VJP rule, written with teachgrad ops so that it can be differentiated again.
 ``g`` is the cotangent of the output, ``ans`` the output itself.
 """
 from ... import backend
-from ..core.apply import bind, leading_axes_rule
+from ..core.apply import innermost, leading_axes_rule
 from ..core.declare import (
     defbatch,
     defeffect,
@@ -23,7 +23,7 @@ from .conjugate import conj_of, conj_op, real_part
 negative_p = primitive("negative", lambda x: -x)   # an operator: see arithmetic.py
 defeffect(negative_p, "fresh", elementwise="negative")
 takes_complex(negative_p)
-def negative(x): return bind(negative_p, x)
+def negative(x): return innermost.process(negative_p, x)
 defvjp(negative_p, lambda ct, ans, x: -ct, arrays=True)
 defjvp(negative_p, lambda x_dot, ans, x: -x_dot, arrays=True)
 
@@ -31,7 +31,7 @@ defjvp(negative_p, lambda x_dot, ans, x: -x_dot, arrays=True)
 exp_p = primitive("exp", lambda x: backend.xp.exp(x))
 defeffect(exp_p, "fresh", elementwise="exp")
 takes_complex(exp_p)
-def exp(x): return bind(exp_p, x)
+def exp(x): return innermost.process(exp_p, x)
 defvjp(exp_p, lambda ct, ans, x: ct * conj_of(ans), arrays=True)
 defjvp(exp_p, lambda x_dot, ans, x: x_dot * ans, arrays=True)
 
@@ -39,7 +39,7 @@ defjvp(exp_p, lambda x_dot, ans, x: x_dot * ans, arrays=True)
 log_p = primitive("log", lambda x: backend.xp.log(x))
 defeffect(log_p, "fresh", elementwise="log")
 takes_complex(log_p)
-def log(x): return bind(log_p, x)
+def log(x): return innermost.process(log_p, x)
 defvjp(log_p, lambda ct, ans, x: ct / conj_of(x), arrays=True)
 defjvp(log_p, lambda x_dot, ans, x: x_dot / x, arrays=True)
 
@@ -47,7 +47,7 @@ defjvp(log_p, lambda x_dot, ans, x: x_dot / x, arrays=True)
 log1p_p = primitive("log1p", lambda x: backend.xp.log1p(x))
 defeffect(log1p_p, "fresh", elementwise="log1p")
 takes_complex(log1p_p)
-def log1p(x): return bind(log1p_p, x)
+def log1p(x): return innermost.process(log1p_p, x)
 defvjp(log1p_p, lambda ct, ans, x: ct / conj_of(1 + x), arrays=True)
 defjvp(log1p_p, lambda x_dot, ans, x: x_dot / (1 + x), arrays=True)
 
@@ -55,7 +55,7 @@ defjvp(log1p_p, lambda x_dot, ans, x: x_dot / (1 + x), arrays=True)
 sqrt_p = primitive("sqrt", lambda x: backend.xp.sqrt(x))
 defeffect(sqrt_p, "fresh", elementwise="sqrt")
 takes_complex(sqrt_p)
-def sqrt(x): return bind(sqrt_p, x)
+def sqrt(x): return innermost.process(sqrt_p, x)
 defvjp(sqrt_p, lambda ct, ans, x: ct / (2 * conj_of(ans)), arrays=True)
 defjvp(sqrt_p, lambda x_dot, ans, x: x_dot / (2 * ans), arrays=True)
 
@@ -63,20 +63,20 @@ defjvp(sqrt_p, lambda x_dot, ans, x: x_dot / (2 * ans), arrays=True)
 square_p = primitive("square", lambda x: backend.xp.square(x))
 defeffect(square_p, "fresh", elementwise="square")
 takes_complex(square_p)
-def square(x): return bind(square_p, x)
+def square(x): return innermost.process(square_p, x)
 defvjp(square_p, lambda ct, ans, x: ct * (2 * conj_of(x)), arrays=True)
 defjvp(square_p, lambda x_dot, ans, x: x_dot * (2 * x), arrays=True)
 
 # sign(x) is piecewise constant: zero derivative.
 sign_p = not_differentiable(primitive("sign", lambda x: backend.xp.sign(x)))
 defeffect(sign_p, "fresh", elementwise="sign")
-def sign(x): return bind(sign_p, x)
+def sign(x): return innermost.process(sign_p, x)
 
 # round(x) is piecewise constant: zero derivative (a straight-through estimator
 # wraps it in tg.grad_pass_through to pass gradients through anyway).
 round_p = not_differentiable(primitive("round", lambda x: backend.xp.round(x)))
 defeffect(round_p, "fresh")
-def round(x): return bind(round_p, x)
+def round(x): return innermost.process(round_p, x)
 defbatch(round_p, leading_axes_rule(round_p))   # entry by entry: the batch as it is
 
 def _abs_slope(ans, x):
@@ -97,7 +97,7 @@ def _abs_jvp(x_dot, ans, x):
 abs_p = primitive("abs", lambda x: backend.xp.abs(x))
 defeffect(abs_p, "fresh", elementwise="abs")
 takes_complex(abs_p)
-def abs(x): return bind(abs_p, x)
+def abs(x): return innermost.process(abs_p, x)
 defvjp(abs_p, lambda ct, ans, x: ct * _abs_slope(ans, x), arrays=True)
 defjvp(abs_p, _abs_jvp, arrays=True)
 
@@ -105,13 +105,13 @@ defjvp(abs_p, _abs_jvp, arrays=True)
 sin_p = primitive("sin", lambda x: backend.xp.sin(x))
 defeffect(sin_p, "fresh", elementwise="sin")
 takes_complex(sin_p)
-def sin(x): return bind(sin_p, x)
+def sin(x): return innermost.process(sin_p, x)
 
 # cos x.  d/dx cos x = -sin x
 cos_p = primitive("cos", lambda x: backend.xp.cos(x))
 defeffect(cos_p, "fresh", elementwise="cos")
 takes_complex(cos_p)
-def cos(x): return bind(cos_p, x)
+def cos(x): return innermost.process(cos_p, x)
 
 defvjp(sin_p, lambda ct, ans, x: ct * conj_of(cos(x)), arrays=True)
 defjvp(sin_p, lambda x_dot, ans, x: x_dot * cos(x), arrays=True)
@@ -129,7 +129,7 @@ def _tanh_slope(ans, g, y):
 tanh_p = primitive("tanh", lambda x: backend.xp.tanh(x))
 defeffect(tanh_p, "fresh", elementwise="tanh")
 takes_complex(tanh_p)
-def tanh(x): return bind(tanh_p, x)
+def tanh(x): return innermost.process(tanh_p, x)
 defvjp(tanh_p, lambda ct, ans, x: _tanh_slope(ans, ct, conj_of(ans)), arrays=True)
 defjvp(tanh_p, lambda x_dot, ans, x: _tanh_slope(ans, x_dot, ans), arrays=True)
 
@@ -155,7 +155,7 @@ def tanh_grad(y, g):
     r"""$g\,(1 - y^2)$: the cotangent of ``y = tanh(x)`` for the cotangent ``g``, as one op
     (drawn ``tanh_grad: (1 - y * y) * g``)."""
     require_same_shape("tanh_grad", y, g, ("y", "g"))
-    return bind(tanh_grad_p, y, g)
+    return innermost.process(tanh_grad_p, y, g)
 defvjp(tanh_grad_p,
        lambda ct, ans, y, g: ct * g * (-2 * y),
        lambda ct, ans, y, g: tanh_grad(y, ct), arrays=True)
@@ -175,7 +175,7 @@ def _sigmoid_steps(emit, x):   # fused in graphs as its kernel: exp(-logaddexp(0
 # sigmoid(x) = 1 / (1 + e^-x).  d/dx = sigmoid(x) (1 - sigmoid(x)), applied by sigmoid_grad.
 sigmoid_p = primitive("sigmoid", _sigmoid_kernel)
 defeffect(sigmoid_p, "fresh", elementwise=_sigmoid_steps)
-def sigmoid(x): return bind(sigmoid_p, x)
+def sigmoid(x): return innermost.process(sigmoid_p, x)
 defvjp(sigmoid_p, lambda ct, ans, x: sigmoid_grad(ans, ct), arrays=True)
 defjvp(sigmoid_p, lambda x_dot, ans, x: sigmoid_grad(ans, x_dot), arrays=True)
 
@@ -200,7 +200,7 @@ def sigmoid_grad(y, g):
     r"""$g\, y (1 - y)$: the cotangent of ``y = sigmoid(x)`` for the cotangent ``g``, as
     one op (drawn ``sigmoid_grad: g * (y * (1 - y))``)."""
     require_same_shape("sigmoid_grad", y, g, ("y", "g"))
-    return bind(sigmoid_grad_p, y, g)
+    return innermost.process(sigmoid_grad_p, y, g)
 defvjp(sigmoid_grad_p,
        lambda ct, ans, y, g: ct * g * (1 - 2 * y),
        lambda ct, ans, y, g: sigmoid_grad(y, ct), arrays=True)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import backend, validate
 from ...tensor import Tensor, convert_to_tensor
-from ..core.apply import bind, leading_axes_rule
+from ..core.apply import innermost, leading_axes_rule
 from ..core.declare import defbatch, defeffect, defjvp, defvjp, primitive, refuses_complex
 from ..shape.reshape import broadcast_as, unbroadcast
 from .arithmetic import NO_ORDER, equal, maximum, where
@@ -83,7 +83,7 @@ def clip(a, a_min=None, a_max=None):
         raise ValueError("clip: give a_min, a_max or both (None means no bound).")
     if not isinstance(a, Tensor):
         a = convert_to_tensor(a)
-    return bind(clip_p, a, _bound(a, a_min, -1), _bound(a, a_max, 1))
+    return innermost.process(clip_p, a, _bound(a, a_min, -1), _bound(a, a_max, 1))
 
 def _bound(a, bound, sign):
     """``bound``, or for None the end of ``a``'s range (-inf or +inf for floats)."""
@@ -114,7 +114,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     finite numbers).  $\frac{d}{dx} = 1$ where x is finite, else 0. (``copy`` is
     numpy's; a tensor is never changed in place.)"""
     validate.flags("tg.nan_to_num", copy=copy)
-    return bind(nan_to_num_p, x, nan=nan, posinf=posinf, neginf=neginf)
+    return innermost.process(nan_to_num_p, x, nan=nan, posinf=posinf, neginf=neginf)
 defvjp(nan_to_num_p, lambda ct, ans, x, nan, posinf, neginf: where(equal(ans, x), ct, 0),
        arrays=True)
 defjvp(nan_to_num_p, lambda x_dot, ans, x, nan, posinf, neginf: where(equal(ans, x), x_dot, 0),

@@ -6,7 +6,7 @@ with teachgrad ops so that it can be differentiated again (``ans`` is the output
 import math
 
 from ... import backend
-from ..core.apply import bind, leading_axes_rule
+from ..core.apply import innermost, leading_axes_rule
 from ..core.declare import defbatch, defeffect, defjvp, defvjp, primitive
 from .arithmetic import where
 from .math import abs as absolute, cos, sqrt, square
@@ -90,7 +90,7 @@ sinc_p = primitive("sinc", lambda x: backend.xp.sinc(x))
 defeffect(sinc_p, "fresh")   # not a ufunc: it has no `out=`, so it is not fused
 def sinc(x):
     r"""$\operatorname{sinc} x = \sin(\pi x) / (\pi x)$.  $\frac{d}{dx} = (\cos \pi x - \operatorname{sinc} x) / x$"""
-    return bind(sinc_p, x)
+    return innermost.process(sinc_p, x)
 defvjp(sinc_p, lambda ct, ans, x: ct * _sinc_derivative(x, ans), arrays=True)
 defjvp(sinc_p, lambda x_dot, ans, x: x_dot * _sinc_derivative(x, ans), arrays=True)
 defbatch(sinc_p, leading_axes_rule(sinc_p))   # entry by entry: the batch as it is

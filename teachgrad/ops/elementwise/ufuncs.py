@@ -12,7 +12,7 @@ differentiated again. An op of two inputs gives a partial derivative for each,
 and broadcasts: its VJP ends in ``unbroadcast`` like every binary op's.
 """
 from ... import backend
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.declare import defeffect, defjvp, defvjp, not_differentiable, primitive, takes_complex
 from ..shape.reshape import broadcast_as, unbroadcast
 from .conjugate import conj_of
@@ -29,9 +29,9 @@ def _ufunc(name):
 def _public(op, arity, name, doc):
     """The function users call: ``name(x)`` or ``name(x, y)``, binding ``op``."""
     if arity == 1:
-        def apply(x): return bind(op, x)
+        def apply(x): return innermost.process(op, x)
     else:
-        def apply(x, y): return bind(op, x, y)
+        def apply(x, y): return innermost.process(op, x, y)
     apply.__name__ = apply.__qualname__ = name
     apply.__doc__ = doc
     return apply

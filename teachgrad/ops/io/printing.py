@@ -23,7 +23,7 @@ import numpy as np
 
 from ... import validate
 from ...tensor import Tensor
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.declare import (
     defbatch,
     defeffect,
@@ -67,7 +67,7 @@ takes_complex(print_p)
 defshape(print_p, lambda *inputs, **params: [((), np.dtype(bool))])
 defeffect(print_p, "stateful")
 # Inside tg.vectorized_map: one line with the whole batch, as one call writes it.
-defbatch(print_p, lambda values, batched, **params: (bind(print_p, *values, **params), False))
+defbatch(print_p, lambda values, batched, **params: (innermost.process(print_p, *values, **params), False))
 
 
 def write(stream, text, end):
@@ -152,7 +152,7 @@ def print(*inputs, output_stream=None, summarize=None, sep=" ", end="\n", name=N
     validate.name(name, where)
     tensors = []
     template = tuple(_template(v, tensors) for v in inputs)
-    token = bind(print_p, *tensors, template=template, summarize=summarize, sep=sep,
+    token = innermost.process(print_p, *tensors, template=template, summarize=summarize, sep=sep,
                  end=end, stream=stream)
     graph = getattr(token, "graph", None)
     if graph is None:

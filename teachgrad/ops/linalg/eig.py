@@ -19,7 +19,7 @@ $A$ the gradient is the real part.
 import numpy as np
 
 from ... import backend
-from ..core.apply import bind, leading_axes_rule
+from ..core.apply import innermost, leading_axes_rule
 from ..core.declare import defbatch, defeffect, defshape, defvjp, primitive, takes_complex
 from ..elementwise.conjugate import conj_op, real_of, real_part
 from ..reductions.sums import sum
@@ -79,9 +79,9 @@ def _eig_vjp(ct, ans, a):
     vh_ctv = matmul(vh, ct_v)
     eye = eye_like(v)
     norms = matmul(vh, v * expand_dims(diagonal(real_part(vh_ctv), 0, -2, -1), -2))
-    gaps = conj_op(bind(eigen_gaps_p, w, rtol=_RTOL))
+    gaps = conj_op(innermost.process(eigen_gaps_p, w, rtol=_RTOL))
     inner = (vh_ctv - norms) / gaps * (1 - eye) + diag_matrices(ct_w, eye)
-    return real_of(bind(solve_p, vh, matmul(inner, vh), vector=False), a)
+    return real_of(innermost.process(solve_p, vh, matmul(inner, vh), vector=False), a)
 
 
 _RTOL = 1e-10
@@ -94,7 +94,7 @@ def eig(a):
     matrix, $A v_i = w_i v_i$, both complex (numpy's ``eig``, in no particular order).
     Gradient: the module's formula; a matrix with repeated eigenvalues has none for its
     eigenvectors, and the gradient refuses it."""
-    return tuple(bind(eig_p, square(a, "tg.linalg.eig")))
+    return tuple(innermost.process(eig_p, square(a, "tg.linalg.eig")))
 defvjp(eig_p, _eig_vjp, arrays=True)
 defbatch(eig_p, leading_axes_rule(eig_p))
 defshape(eig_p, lambda a: [(None if a.shape is None else a.shape[:-1], _complex_of(a.dtype)),
@@ -107,10 +107,10 @@ def _eigvals_kernel(a):
 
 
 def _eigvals_vjp(ct, ans, a):
-    _, v = bind(eig_p, a)   # A = V diag(w) V^{-1}:  ct_A = V^{-H} diag(ct) V^H
+    _, v = innermost.process(eig_p, a)   # A = V diag(w) V^{-1}:  ct_A = V^{-H} diag(ct) V^H
     vh = conj_op(swap_last_two(v))
     inner = diag_matrices(ct, eye_like(v))
-    return real_of(bind(solve_p, vh, matmul(inner, vh), vector=False), a)
+    return real_of(innermost.process(solve_p, vh, matmul(inner, vh), vector=False), a)
 
 eigvals_p = primitive("eigvals", _eigvals_kernel)
 defeffect(eigvals_p, "fresh")
@@ -119,7 +119,7 @@ def eigvals(a):
     r"""The eigenvalues of each square matrix, complex (numpy's ``eigvals``). Gradient:
     $\bar A = V^{-H} \operatorname{diag}(\bar w) V^H$, which repeated eigenvalues do not
     disturb (a defective matrix, whose eigenvectors do not span, has none)."""
-    return bind(eigvals_p, square(a, "tg.linalg.eigvals"))
+    return innermost.process(eigvals_p, square(a, "tg.linalg.eigvals"))
 defvjp(eigvals_p, _eigvals_vjp, arrays=True)
 defbatch(eigvals_p, leading_axes_rule(eigvals_p))
 defshape(eigvals_p, lambda a: [(None if a.shape is None else a.shape[:-1],

@@ -26,7 +26,7 @@ import string
 import numpy as np
 
 from ... import backend, validate
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.declare import (
     defbatch,
     defeffect,
@@ -161,7 +161,7 @@ defshape(einsum_p, _shape)
 
 def einsum_explicit(subscripts, *operands):
     """The primitive, given explicit subscripts (no ``...``, the output written)."""
-    return bind(einsum_p, *operands, subscripts=subscripts)
+    return innermost.process(einsum_p, *operands, subscripts=subscripts)
 
 
 # -- reading numpy's spelling ----------------------------------------------------------

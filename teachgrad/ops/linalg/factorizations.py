@@ -15,7 +15,7 @@ transpose, and the diagonal keeps the real part, ``tril(G + G^H) - Re(diag(G))``
 """
 from ... import backend, validate
 from ...dtypes import real_dtype
-from ..core.apply import bind, leading_axes_rule
+from ..core.apply import innermost, leading_axes_rule
 from ..core.declare import defbatch, defeffect, defshape, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor
 from ..elementwise.arithmetic import divide
@@ -54,7 +54,7 @@ def cholesky(a):
     VJP: $\bar S = L^{-T}\, \Phi(L^T \bar L)\, L^{-1}$, with $\Phi$ = the lower triangle
     with the diagonal halved; then $\bar A = \mathrm{tril}(\bar S + \bar S^T) -
     \mathrm{diag}(\bar S)$ (see the module's note on reading one triangle)."""
-    return bind(cholesky_p, square(a, "tg.linalg.cholesky"))
+    return innermost.process(cholesky_p, square(a, "tg.linalg.cholesky"))
 
 
 def _cholesky_vjp(ct, ans, a):
@@ -87,7 +87,7 @@ def eigh(a, UPLO="L"):
     $F_{ij} = 1/(w_j - w_i)$ for $i \ne j$ (eigenvalues must be distinct for $\bar V$),
     then the lower-triangle rule of the module's note (its transpose for ``"U"``)."""
     UPLO = validate.one_of(UPLO, "UPLO", "tg.linalg.eigh", ("L", "U"))
-    return tuple(bind(eigh_p, square(a, "tg.linalg.eigh"), UPLO=UPLO))
+    return tuple(innermost.process(eigh_p, square(a, "tg.linalg.eigh"), UPLO=UPLO))
 
 
 def _eigh_vjp(ct, ans, a, UPLO):
@@ -136,10 +136,10 @@ def qr(a, mode="reduced"):
                       "(..., M, N)", x)
     m, n = (None, None) if x.shape is None else x.shape[-2:]
     if mode == "raw":
-        return tuple(bind(qr_raw_p, x))
+        return tuple(innermost.process(qr_raw_p, x))
     if mode == "complete" and (m is None or n is None or m > n):
-        return tuple(bind(qr_complete_p, x))
-    q, r = bind(qr_p, x)
+        return tuple(innermost.process(qr_complete_p, x))
+    q, r = innermost.process(qr_p, x)
     return r if mode == "r" else (q, r)
 
 

@@ -4,7 +4,7 @@ multiply by a transpose without a separate transpose op)."""
 import numpy as np
 
 from ... import backend, validate
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive, takes_complex
 from ..elementwise.conjugate import conj_of
 from ..shape.reshape import (
@@ -97,7 +97,7 @@ def matmul(x, y, transpose_a=False, transpose_b=False):
     ``transpose_a`` / ``transpose_b`` multiply by the transpose of the last two
     axes of ``x`` / ``y`` instead, without materialising it.
     """
-    return bind(matmul_p, x, y,
+    return innermost.process(matmul_p, x, y,
                 transpose_a=validate.boolean(transpose_a, "transpose_a", "tg.matmul"),
                 transpose_b=validate.boolean(transpose_b, "transpose_b", "tg.matmul"))
 defvjp(matmul_p, _matmul_vjp_x, _matmul_vjp_y, arrays=True)

@@ -19,7 +19,7 @@ import builtins
 import numpy as np
 
 from ... import backend, validate
-from ..core.apply import bind, leading_axes_rule
+from ..core.apply import innermost, leading_axes_rule
 from ..core.declare import (
     defbatch,
     defeffect,
@@ -85,7 +85,7 @@ takes_complex(inv_p)
 def inv(a):
     r"""$A^{-1}$ of each square matrix.  VJP: $\bar A = -A^{-T}\, \bar{\mathrm{out}}\,
     A^{-T}$ (from $d(A^{-1}) = -A^{-1}\, dA\, A^{-1}$)."""
-    return bind(inv_p, square(a, "tg.linalg.inv"))
+    return innermost.process(inv_p, square(a, "tg.linalg.inv"))
 defvjp(inv_p, lambda ct, ans, a: -matmul(matmul(conj_of(ans), ct, transpose_a=True),
                                          conj_of(ans), transpose_b=True), arrays=True)
 defjvp(inv_p, lambda a_dot, ans, a: -matmul(matmul(ans, a_dot), ans), arrays=True)
@@ -129,15 +129,15 @@ def solve(a, b):
     if rhs.shape is not None and rhs.ndim == 0:
         validate.fail(ValueError, "tg.linalg.solve", "b", "a vector (M,) or matrices "
                       "(..., M, K)", rhs)
-    return bind(solve_p, x, rhs, vector=rhs.ndim == 1)
+    return innermost.process(solve_p, x, rhs, vector=rhs.ndim == 1)
 
 
 def _solve_vjp_b(ct, ans, a, b, vector):
-    return unbroadcast(bind(solve_p, swap_last_two(conj_of(a)), ct, vector=vector), b)
+    return unbroadcast(innermost.process(solve_p, swap_last_two(conj_of(a)), ct, vector=vector), b)
 
 
 def _solve_vjp_a(ct, ans, a, b, vector):
-    ct_b = bind(solve_p, swap_last_two(conj_of(a)), ct, vector=vector)
+    ct_b = innermost.process(solve_p, swap_last_two(conj_of(a)), ct, vector=vector)
     return unbroadcast(-matmul(_as_columns(ct_b, vector), _as_columns(conj_of(ans), vector),
                                transpose_b=True), a)
 
@@ -145,9 +145,9 @@ def _solve_vjp_a(ct, ans, a, b, vector):
 defvjp(solve_p, _solve_vjp_a, _solve_vjp_b, arrays=True)
 # dx = A^{-1}(db - dA x)
 defjvp(solve_p,
-       lambda a_dot, ans, a, b, vector: -bind(solve_p, a, _from_columns(
+       lambda a_dot, ans, a, b, vector: -innermost.process(solve_p, a, _from_columns(
            matmul(a_dot, _as_columns(ans, vector)), vector), vector=vector),
-       lambda b_dot, ans, a, b, vector: bind(solve_p, a, b_dot, vector=vector), arrays=True)
+       lambda b_dot, ans, a, b, vector: innermost.process(solve_p, a, b_dot, vector=vector), arrays=True)
 
 
 def _solve_batch(values, batched, vector):
@@ -159,7 +159,7 @@ def _solve_batch(values, batched, vector):
     lead = max(a.ndim - a_batched - 2, b.ndim - b_batched - core_b)
     a = move_to_rank(a, lead + 2) if a_batched else a
     b = move_to_rank(b, lead + core_b) if b_batched else b
-    return bind(solve_p, a, b, vector=vector), True
+    return innermost.process(solve_p, a, b, vector=vector), True
 defbatch(solve_p, _solve_batch)
 
 
@@ -188,7 +188,7 @@ def det(a):
     r"""$\det A$ of each square matrix.  VJP (Jacobi's formula): $\bar A = \bar{\mathrm{out}}
     \operatorname{cof}(A)$, the cofactor matrix, which is $\det(A)\, A^{-T}$ for an
     invertible $A$ and exists for a singular one too (see ``cofactor``)."""
-    return bind(det_p, square(a, "tg.linalg.det"))
+    return innermost.process(det_p, square(a, "tg.linalg.det"))
 defvjp(det_p, lambda ct, ans, a: _ct_matrix(ct) * conj_of(cofactor(a)), arrays=True)
 defjvp(det_p, lambda a_dot, ans, a: sum(cofactor(a) * a_dot, axis=(-2, -1)), arrays=True)
 defbatch(det_p, leading_axes_rule(det_p))
@@ -233,7 +233,7 @@ def cofactor(a):
     r"""The cofactor matrix $\operatorname{cof}(A)$ of each square matrix, the gradient of
     $\det A$: $\det(A)\, A^{-T}$ where $A$ is invertible, and defined (from the SVD) where
     it is singular. VJP: that of $\det(A) A^{-T}$ (needs $A$ invertible)."""
-    return bind(cofactor_p, square(a, "tg.linalg.cofactor"))
+    return innermost.process(cofactor_p, square(a, "tg.linalg.cofactor"))
 defvjp(cofactor_p, _cofactor_vjp, arrays=True)
 defshape(cofactor_p, same_shape_rule)
 defbatch(cofactor_p, leading_axes_rule(cofactor_p))
@@ -249,7 +249,7 @@ def slogdet(a):
     r"""``(sign, logabsdet)``: $\det A = \mathrm{sign}\, e^{\mathrm{logabsdet}}$, without
     overflow. Only ``logabsdet`` is differentiated (the sign's derivative is 0):
     $\bar A = \overline{\mathrm{logabsdet}}\, A^{-T}$."""
-    return tuple(bind(slogdet_p, square(a, "tg.linalg.slogdet")))
+    return tuple(innermost.process(slogdet_p, square(a, "tg.linalg.slogdet")))
 def _slogdet_vjp(ct, ans, a):
     weight = ct[1]
     if a.dtype.kind == "c":   # the sign e^{i theta} turns too: d theta = Im tr(A^{-1} dA)

@@ -9,7 +9,7 @@
   1 / -1 (max / min column sum of |x|), inf / -inf (max / min row sum of |x|).
 """
 from ... import validate
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.grad_util import as_tensor
 from ..elementwise.arithmetic import not_equal, power
 from ..elementwise.casts import cast
@@ -74,7 +74,7 @@ def _matrix_norm(x, ord, axes, keepdims):
     if ord is None or ord == "fro":
         result = sqrt(sum(_squared_magnitude(x), axis=axes))
     elif ord in ("nuc", 2, -2):
-        s = bind(svdvals_p, moveaxis(x, (row, col), (-2, -1)))
+        s = innermost.process(svdvals_p, moveaxis(x, (row, col), (-2, -1)))
         result = sum(s, axis=-1) if ord == "nuc" else max(s, axis=-1) if ord == 2 \
             else min(s, axis=-1)
     elif ord in (1, -1, _INF, -_INF):

@@ -5,7 +5,7 @@ with teachgrad ops so that they can be differentiated again.
 """
 from ... import backend, validate
 from ...dtypes import real_dtype
-from ..core.apply import bind, leading_axes_rule
+from ..core.apply import innermost, leading_axes_rule
 from ..core.declare import defbatch, defeffect, defshape, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor
 from ..elementwise.arithmetic import divide
@@ -80,7 +80,7 @@ svdvals_p = primitive("svdvals", lambda a: backend.xp.linalg.svd(a, compute_uv=F
 defeffect(svdvals_p, "fresh")
 takes_complex(svdvals_p)
 def _svdvals_vjp(ct, ans, a):
-    u, s, vh = bind(svd_p, a, full_matrices=False)
+    u, s, vh = innermost.process(svd_p, a, full_matrices=False)
     return matmul(u * expand_dims(ct, -2), vh)
 
 
@@ -104,8 +104,8 @@ def svd(a, full_matrices=True, compute_uv=True):
                       "(..., M, N)", x)
     full_matrices = validate.boolean(full_matrices, "full_matrices", "tg.linalg.svd")
     if not validate.boolean(compute_uv, "compute_uv", "tg.linalg.svd"):
-        return bind(svdvals_p, x)
-    return tuple(bind(svd_p, x, full_matrices=full_matrices))
+        return innermost.process(svdvals_p, x)
+    return tuple(innermost.process(svd_p, x, full_matrices=full_matrices))
 
 
 def _pinv_kernel(a, rcond):
@@ -131,7 +131,7 @@ def pinv(a, rcond=None):
                       "(..., M, N)", x)
     if rcond is not None:
         rcond = validate.number(rcond, "rcond", "tg.linalg.pinv", minimum=0.0)
-    return bind(pinv_p, x, rcond=rcond)
+    return innermost.process(pinv_p, x, rcond=rcond)
 
 
 def _pinv_vjp(ct, ans, a, rcond):

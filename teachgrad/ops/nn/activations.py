@@ -2,7 +2,7 @@
 (sigmoid is in math.py)."""
 from ... import backend, validate
 from ...tensor import convert_to_tensor
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.declare import (
     accepts,
     defbatch,
@@ -35,7 +35,7 @@ def _relu_steps(emit, x):   # fused in graphs as maximum(x, 0)
 relu_p = primitive("relu", _relu_kernel)
 defeffect(relu_p, "fresh", elementwise=_relu_steps)
 refuses_complex(relu_p, NO_ORDER)
-def relu(x): return bind(relu_p, x)
+def relu(x): return innermost.process(relu_p, x)
 defvjp(relu_p, lambda ct, ans, x: relu_grad(ct, x), arrays=True)
 defjvp(relu_p, lambda x_dot, ans, x: relu_grad(x_dot, x), arrays=True)
 
@@ -60,7 +60,7 @@ def relu_grad(g, x):
     r"""$g$ where $x > 0$, else 0: the cotangent of ``relu(x)`` for the cotangent ``g``, as
     one op (drawn ``relu_grad: where(x > 0, g, 0)``)."""
     require_same_shape("relu_grad", g, x, ("g", "x"))
-    return bind(relu_grad_p, g, x)
+    return innermost.process(relu_grad_p, g, x)
 defvjp(relu_grad_p, lambda ct, ans, g, x: relu_grad(ct, x), None, arrays=True)
 defjvp(relu_grad_p, lambda g_dot, ans, g, x: relu_grad(g_dot, x), None, arrays=True)
 
@@ -78,7 +78,7 @@ defeffect(softmax_p, "fresh")
 def softmax(x, axis=-1):
     if type(axis) is not int:
         axis = validate.one_axis(axis, None, "axis", "tg.softmax")
-    return bind(softmax_p, x, axis=axis)
+    return innermost.process(softmax_p, x, axis=axis)
 defvjp(softmax_p, lambda ct, ans, x, axis: ans * (ct - sum(ct * ans, axis=axis, keepdims=True)),
        arrays=True)
 defjvp(softmax_p, lambda x_dot, ans, x, axis:
@@ -99,7 +99,7 @@ defeffect(log_softmax_p, "fresh")
 def log_softmax(x, axis=-1):
     if type(axis) is not int:
         axis = validate.one_axis(axis, None, "axis", "tg.log_softmax")
-    return bind(log_softmax_p, x, axis=axis)
+    return innermost.process(log_softmax_p, x, axis=axis)
 defvjp(log_softmax_p, lambda ct, ans, x, axis: ct - exp(ans) * sum(ct, axis=axis, keepdims=True),
        arrays=True)
 defjvp(log_softmax_p, lambda x_dot, ans, x, axis:
@@ -184,7 +184,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits):
         if classes == 0:
             raise ValueError("sparse_softmax_cross_entropy_with_logits: logits have no classes "
                              "(their last axis has size 0).")
-    return bind(sparse_xent_p, logits, labels)[0]
+    return innermost.process(sparse_xent_p, logits, labels)[0]
 
 
 def _sparse_xent_vjp(grads, outputs, logits, labels):
@@ -202,4 +202,4 @@ def _sparse_xent_vjp(grads, outputs, logits, labels):
 defvjp_all(sparse_xent_p, _sparse_xent_vjp, arrays=True)
 # Leading axes are examples already: shared logits or labels are repeated per example.
 defbatch(sparse_xent_p, lambda values, batched: (
-    bind(sparse_xent_p, *repeat_unbatched(values, batched)), True))
+    innermost.process(sparse_xent_p, *repeat_unbatched(values, batched)), True))

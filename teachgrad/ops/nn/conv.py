@@ -27,7 +27,7 @@ ops, so they can be differentiated and transposed like any other code:
 transposes ``unspread`` and ``window_unpad``, are declared in ``conv_moves.py``; the
 argument checks shared with conv1d and pooling are in ``conv_checks.py``.
 """
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from ..shape.rearrange import flip
 from ..shape.reshape import transpose
@@ -61,7 +61,7 @@ defshape(conv2d_p, _conv2d_shape)
 
 def _conv(x, w, strides, padding, dilations):
     """conv2d on checked arguments (what the rules call)."""
-    return bind(conv2d_p, x, w, strides=strides, padding=padding, dilations=dilations)
+    return innermost.process(conv2d_p, x, w, strides=strides, padding=padding, dilations=dilations)
 
 
 def _conv2d_vjp_input(ct, ans, x, w, strides, padding, dilations):

@@ -7,7 +7,7 @@ four read only the shapes of ``x`` and ``w``, so the padding is worked out when 
 graph runs and sizes unknown when it is built are fine (see ``conv.py``).
 """
 from ... import backend
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from .nhwc_batching import merged_images_rule
 from .windows import geometry_2d, pad_2d
@@ -63,12 +63,12 @@ defshape(unspread_p, _unspread_shape)
 def spread(g, x, w, strides, padding, dilations):
     """The output cotangent ``g`` of ``conv2d(x, w)`` spread out for the transposed
     convolution: entries ``strides`` apart, padded by the span of a window."""
-    return bind(spread_p, g, x, w, strides=strides, padding=padding, dilations=dilations)
+    return innermost.process(spread_p, g, x, w, strides=strides, padding=padding, dilations=dilations)
 
 
 def unspread(h, x, w, strides, padding, dilations):
     """The transpose of ``spread``: the entries it put, read back."""
-    return bind(unspread_p, h, x, w, strides=strides, padding=padding, dilations=dilations)
+    return innermost.process(unspread_p, h, x, w, strides=strides, padding=padding, dilations=dilations)
 
 defvjp(spread_p, lambda ct, ans, g, x, w, **p: unspread(ct, x, w, **p), None, None, arrays=True)
 defjvp(spread_p, lambda g_dot, ans, g, x, w, **p: spread(g_dot, x, w, **p), None, None,
@@ -125,13 +125,13 @@ defshape(window_unpad_p, _window_unpad_shape)
 
 def window_pad(x, w, strides, padding, dilations):
     """``x`` as ``conv2d(x, w)``'s windows see it: padded, and cut where they end."""
-    return bind(window_pad_p, x, w, strides=strides, padding=padding, dilations=dilations)
+    return innermost.process(window_pad_p, x, w, strides=strides, padding=padding, dilations=dilations)
 
 
 def window_unpad(h, x, w, strides, padding, dilations):
     """The transpose of ``window_pad``: ``h`` cut back to ``x``'s height and width (the
     padding dropped, zeros where ``window_pad`` cut)."""
-    return bind(window_unpad_p, h, x, w, strides=strides, padding=padding,
+    return innermost.process(window_unpad_p, h, x, w, strides=strides, padding=padding,
                 dilations=dilations)
 
 defvjp(window_pad_p, lambda ct, ans, x, w, **p: window_unpad(ct, x, w, **p), None, arrays=True)

@@ -11,7 +11,7 @@ mask has no derivative (it is noise), and the product's VJP multiplies the cotan
 by the same mask: dropped entries get no gradient.
 """
 from ... import backend, validate
-from ..core.apply import bind, leading_axes_rule
+from ..core.apply import innermost, leading_axes_rule
 from ..core.declare import defbatch, defeffect, defshape, not_differentiable, primitive
 from ..core.grad_util import as_tensor, broadcastable
 from ..elementwise.arithmetic import greater_equal
@@ -72,7 +72,7 @@ def stateless_dropout(x, rate, seed, noise_shape=None):
     shape = tuple(x.shape) if noise_shape is None else _noise_shape(noise_shape, x, where)
     if None in shape:
         validate.fail(ValueError, where, "x", "a tensor of known shape (or give noise_shape)", x)
-    u = bind(STATELESS["uniform"], seed, shape=shape, dtype=x.dtype, low=None, high=None)
+    u = innermost.process(STATELESS["uniform"], seed, shape=shape, dtype=x.dtype, low=None, high=None)
     return x * (cast(greater_equal(u, rate), x.dtype) / (1.0 - rate))
 
 

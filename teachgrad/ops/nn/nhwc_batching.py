@@ -9,7 +9,7 @@ their shape takes one example's; a convolution with a batch of filters and share
 images stacks the filters along the output channels instead (one convolution, ``B``
 times as many channels), and splits them back out.
 """
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.grad_util import known
 from ..shape.reshape import repeat_like, reshape, transpose
 
@@ -25,7 +25,7 @@ def merged_images_rule(op, filters=()):
                      if b and i not in filters), None)
         args = [(v[0] if b else v) if i in filters else _merged(v, b, like)
                 for i, (v, b) in enumerate(zip(values, batched))]
-        out = bind(op, *args, **params)
+        out = innermost.process(op, *args, **params)
         if like is None:   # only the filters' shapes were batched: the same for each
             return out, False
         return reshape(out, tuple(like.shape[:2]) + tuple(out.shape[1:])), True
@@ -56,7 +56,7 @@ def conv_rule(op):
             return NotImplemented
         size, kh, kw, cin, cout = w.shape
         bank = reshape(transpose(w, (1, 2, 3, 0, 4)), (kh, kw, cin, size * cout))
-        out = bind(op, x, bank, **params)                # (N, oh, ow, B * cout)
+        out = innermost.process(op, x, bank, **params)                # (N, oh, ow, B * cout)
         out = reshape(out, tuple(out.shape[:3]) + (size, cout))
         return transpose(out, (3, 0, 1, 2, 4)), True
     return rule

@@ -18,7 +18,7 @@ are ``d`` entries apart, $y_{b,i,j,c} = \max_{p,q} x_{b,\, i s_h + p d_h,\, j s_
 (``ksize=[1, kh, kw, kc]``) is in ``ops/nn/channel_pooling.py``.
 """
 from ... import backend
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive
 from .channel_pooling import checked_pool, pool_channels
 from .nhwc_batching import merged_images_rule
@@ -136,7 +136,7 @@ defshape(max_pool2d_grad_p, _like_x_shape)
 
 def max_pool2d_grad(g, x, ksize, strides, padding, dilations=(1, 1)):
     """The VJP of ``max_pool2d(x)``: each entry of ``g`` added at its window's maximum."""
-    return bind(max_pool2d_grad_p, g, x, ksize=ksize, strides=strides, padding=padding,
+    return innermost.process(max_pool2d_grad_p, g, x, ksize=ksize, strides=strides, padding=padding,
                 dilations=dilations)
 
 
@@ -157,7 +157,7 @@ defshape(max_pool2d_pick_p, lambda h, x, **p: [(_pool_shape(x, **p)[0][0], h.dty
 
 def max_pool2d_pick(h, x, ksize, strides, padding, dilations=(1, 1)):
     """``h`` read where ``max_pool2d(x)`` found each window's maximum."""
-    return bind(max_pool2d_pick_p, h, x, ksize=ksize, strides=strides, padding=padding,
+    return innermost.process(max_pool2d_pick_p, h, x, ksize=ksize, strides=strides, padding=padding,
                 dilations=dilations)
 
 defvjp(max_pool2d_grad_p, lambda ct, ans, g, x, **p: max_pool2d_pick(ct, x, **p), None,
@@ -196,7 +196,7 @@ defeffect(avg_pool2d_p, "fresh")
 defbatch(avg_pool2d_p, merged_images_rule(avg_pool2d_p))
 defshape(avg_pool2d_p, _pool_shape)
 defvjp(avg_pool2d_p, lambda ct, ans, x, **p: avg_pool2d_grad(ct, x, **p), arrays=True)
-defjvp(avg_pool2d_p, lambda x_dot, ans, x, **p: bind(avg_pool2d_p, x_dot, **p), arrays=True)
+defjvp(avg_pool2d_p, lambda x_dot, ans, x, **p: innermost.process(avg_pool2d_p, x_dot, **p), arrays=True)
 
 
 def avg_pool2d(input, ksize, strides, padding, dilations=1):
@@ -233,10 +233,10 @@ defshape(avg_pool2d_grad_p, _like_x_shape)
 
 def avg_pool2d_grad(g, x, ksize, strides, padding, dilations=(1, 1)):
     """The VJP of ``avg_pool2d(x)``: ``g`` shared out over the windows."""
-    return bind(avg_pool2d_grad_p, g, x, ksize=ksize, strides=strides, padding=padding,
+    return innermost.process(avg_pool2d_grad_p, g, x, ksize=ksize, strides=strides, padding=padding,
                 dilations=dilations)
 
-defvjp(avg_pool2d_grad_p, lambda ct, ans, g, x, **p: bind(avg_pool2d_p, ct, **p), None,
+defvjp(avg_pool2d_grad_p, lambda ct, ans, g, x, **p: innermost.process(avg_pool2d_p, ct, **p), None,
        arrays=True)
 defjvp(avg_pool2d_grad_p, lambda g_dot, ans, g, x, **p: avg_pool2d_grad(g_dot, x, **p), None,
        arrays=True)
@@ -249,5 +249,5 @@ def _pool(pool_p, how, input, ksize, strides, padding, dilations):
     x, params, depth = checked_pool(input, ksize, strides, padding, dilations,
                                     f"tg.nn.{pool_p.name}")
     if params["ksize"] != (1, 1) or params["strides"] != (1, 1):
-        x = bind(pool_p, x, **params)
+        x = innermost.process(pool_p, x, **params)
     return pool_channels(x, depth, how)

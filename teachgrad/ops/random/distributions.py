@@ -13,7 +13,7 @@ import numpy as np
 from ... import validate
 from ...dtypes import float32, int64
 from ...tensor import Tensor
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.grad_util import as_tensor, check_entries
 from ..elementwise.arithmetic import add, multiply, subtract
 from .draws import categorical_p, stateless_categorical_p
@@ -108,7 +108,7 @@ def categorical(logits, num_samples, dtype, stream_of, where):
 
 def stateless_categorical(logits, num_samples, seed, dtype, where):
     logits, num_samples, dtype = _logits(logits, num_samples, dtype, where)
-    return bind(stateless_categorical_p, logits, seed_tensor(seed, where),
+    return innermost.process(stateless_categorical_p, logits, seed_tensor(seed, where),
                 num_samples=num_samples, dtype=dtype)
 
 

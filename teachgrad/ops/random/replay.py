@@ -14,8 +14,8 @@ belong to the loop's graph, not to the function's.
 """
 import contextlib
 
-from ...state import override, state
-from ..core.apply import bind
+from ...state import state
+from ..core.apply import innermost, mode
 from ..core.batching import BatchedTensor
 
 
@@ -61,7 +61,7 @@ REPLAYING = Replaying()
 
 
 def draw(op, *args, **params):
-    """``bind(op, ...)`` for a stateful draw, unless a gradient's trace replays it. In a
+    """``innermost.process(op, ...)`` for a stateful draw, unless a gradient's trace replays it. In a
     traced function's graph the draw is noted in its ``draws`` (the hidden outputs).
     Inside ``tg.vectorized_map`` each example draws its own numbers (``per_example``)."""
     if not args and "shape" in params and any(f.draws_apart for f in state.batching):
@@ -70,7 +70,7 @@ def draw(op, *args, **params):
     replay = REPLAYING.current
     if replay is not None and graph is replay.graph:
         return replay.next(op)
-    out = bind(op, *args, **params)
+    out = innermost.process(op, *args, **params)
     draws = getattr(graph, "draws", None)
     if draws is not None and getattr(out, "graph", None) is graph:
         draws.append(out)
@@ -93,6 +93,6 @@ def per_example(op, params):
             f"known size (no None in the placeholder's first dimension), or draw outside "
             f"the map with the batch's size in front and map over the draw.")
     batch_shape = (frame.size,) + tuple(params["shape"])
-    with override(batching=frames[:k], recorders=state.recorders_before(frame.entry)):
+    with mode(batching=frames[:k], recorders=state.recorders_before(frame.entry)):
         batch = draw(op, **dict(params, shape=batch_shape))
     return BatchedTensor(batch, frame)

@@ -8,7 +8,7 @@ entries each result summarises.
 import math
 
 from ... import backend, validate
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.batching import batch_axis
 from ..core.declare import (
     defbatch,
@@ -46,7 +46,7 @@ def prod(a, axis=None, keepdims=False):
     r"""$\prod_i x_i$ over ``axis``.  $\partial / \partial x_i = \prod_{j \ne i} x_j$, zeros included."""
     x = as_tensor(a, "a", "tg.prod")
     keepdims = validate.boolean(keepdims, "keepdims", "tg.prod")
-    return bind(prod_p, x, axes=reduced_axes(axis, x.ndim, "tg.prod"), keepdims=keepdims)
+    return innermost.process(prod_p, x, axes=reduced_axes(axis, x.ndim, "tg.prod"), keepdims=keepdims)
 defvjp(prod_p, lambda ct, ans, x, axes, keepdims:
        keep_reduced(ct, x, axes, keepdims) * conj_of(_others(x, ans, axes, keepdims)), arrays=True)
 defjvp(prod_p, lambda x_dot, ans, x, axes, keepdims:
@@ -98,7 +98,7 @@ def _never_differentiated(name, doc, one_axis):
         if axis is not None:
             axis = checked_axis(axis, x.ndim, f"tg.{name}") if one_axis \
                 else reduced_axes(axis, x.ndim, f"tg.{name}")
-        return bind(op, x, axis=axis, keepdims=keepdims)
+        return innermost.process(op, x, axis=axis, keepdims=keepdims)
     reduce.__name__ = reduce.__qualname__ = name
     reduce.__doc__ = doc
     defbatch(op, _one_axis_rule(op) if one_axis else shifted_axes_rule(op, "axis"))
@@ -112,10 +112,10 @@ def _one_axis_rule(op):
         x = values[0]
         ndim = x.ndim - 1
         if axis is not None:
-            return bind(op, x, axis=batch_axis(axis, ndim), keepdims=keepdims), True
+            return innermost.process(op, x, axis=batch_axis(axis, ndim), keepdims=keepdims), True
         if x.shape[0] is None:
             return NotImplemented
-        out = bind(op, reshape(x, (x.shape[0], -1)), axis=1, keepdims=False)
+        out = innermost.process(op, reshape(x, (x.shape[0], -1)), axis=1, keepdims=False)
         return (reshape(out, (x.shape[0],) + (1,) * ndim) if keepdims else out), True
     return rule
 

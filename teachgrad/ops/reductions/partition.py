@@ -7,7 +7,7 @@ arrangement to the entry. It only moves entries, so its gradient moves each
 cotangent back to where its entry came from (``take_along_axis``'s VJP).
 """
 from ... import backend, validate
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.declare import defbatch, defeffect, not_differentiable, primitive
 from ..shape.along_axis import take_along_axis
 from ..shape.reshape import shifted_axes_rule
@@ -39,7 +39,7 @@ def argpartition(a, kth, axis=-1):
     """The indices that partition ``a`` along ``axis`` (None: flattened) around the
     positions ``kth`` (numpy's ``argpartition``): an integer tensor, never differentiated."""
     x, axis = flat_or_axis(a, axis, "tg.argpartition")
-    return bind(argpartition_p, x, kth=_kth(kth, x, axis, "tg.argpartition"), axis=axis)
+    return innermost.process(argpartition_p, x, kth=_kth(kth, x, axis, "tg.argpartition"), axis=axis)
 defbatch(argpartition_p, shifted_axes_rule(argpartition_p, "axis"))
 
 

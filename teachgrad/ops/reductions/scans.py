@@ -6,7 +6,7 @@ from (``take_along_axis`` by the inverse permutation). ``argsort`` gives indices
 which have no derivative.
 """
 from ... import backend, validate
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.declare import (
     defbatch,
     defeffect,
@@ -55,7 +55,7 @@ def cumsum(a, axis=None, dtype=None, reverse=False):
     x, axis = flat_or_axis(a, axis, "tg.cumsum")
     if dtype is not None:
         x = cast(x, dtype)
-    return bind(cumsum_p, x, axis=axis, reverse=validate.boolean(reverse, "reverse", "tg.cumsum"))
+    return innermost.process(cumsum_p, x, axis=axis, reverse=validate.boolean(reverse, "reverse", "tg.cumsum"))
 defvjp(cumsum_p, lambda ct, ans, x, axis, reverse: cumsum(ct, axis, reverse=not reverse),
        arrays=True)
 defjvp(cumsum_p, lambda x_dot, ans, x, axis, reverse: cumsum(x_dot, axis, reverse=reverse),
@@ -85,7 +85,7 @@ def cumprod(a, axis=None, dtype=None):
     x, axis = flat_or_axis(a, axis, "tg.cumprod")
     if dtype is not None:
         x = cast(x, dtype)
-    return bind(cumprod_p, x, axis=axis)
+    return innermost.process(cumprod_p, x, axis=axis)
 defvjp(cumprod_p, _cumprod_vjp, arrays=True)
 defbatch(cumprod_p, shifted_axes_rule(cumprod_p, "axis"))
 
@@ -115,7 +115,7 @@ def argsort(a, axis=-1, kind=None):
     """The indices that sort ``a`` along ``axis`` (None: flattened), numpy's
     ``argsort``; an integer tensor, never differentiated."""
     x, axis = flat_or_axis(a, axis, "tg.argsort")
-    return bind(argsort_p, x, axis=axis, kind=validate.one_of(kind, "kind", "tg.argsort", KINDS))
+    return innermost.process(argsort_p, x, axis=axis, kind=validate.one_of(kind, "kind", "tg.argsort", KINDS))
 defbatch(argsort_p, shifted_axes_rule(argsort_p, "axis"))
 
 # sort: x's entries along an axis in increasing order: out = take_along_axis(x, argsort(x)).
@@ -127,7 +127,7 @@ def sort(a, axis=-1, kind=None):
     r"""$x$ sorted along ``axis`` (None: flattened).  VJP: each cotangent goes back to its
     entry's place, $\mathrm{ct}$ taken along the inverse permutation."""
     x, axis = flat_or_axis(a, axis, "tg.sort")
-    return bind(sort_p, x, axis=axis, kind=validate.one_of(kind, "kind", "tg.sort", KINDS))
+    return innermost.process(sort_p, x, axis=axis, kind=validate.one_of(kind, "kind", "tg.sort", KINDS))
 defvjp(sort_p, lambda ct, ans, x, axis, kind:
        take_along_axis(ct, argsort(argsort(x, axis, kind), axis), axis), arrays=True)
 defjvp(sort_p, lambda x_dot, ans, x, axis, kind:

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ... import backend, validate
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.batching import batch_axis
 from ..core.declare import (
     defbatch,
@@ -59,7 +59,7 @@ defeffect(sum_p, "reduction")
 takes_complex(sum_p)
 def sum(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.sum")
-    return bind(sum_p, x, axes=reduced_axes(axis, x.ndim, "tg.sum", keepdims), keepdims=keepdims)
+    return innermost.process(sum_p, x, axes=reduced_axes(axis, x.ndim, "tg.sum", keepdims), keepdims=keepdims)
 defvjp(sum_p, lambda ct, ans, x, axes, keepdims:
        broadcast_as(keep_reduced(ct, x, axes, keepdims), x), arrays=True)
 defjvp(sum_p, lambda x_dot, ans, x, axes, keepdims: sum(x_dot, axis=axes, keepdims=keepdims),
@@ -72,14 +72,14 @@ def reduced_count(x, axes, dtype):
     sizes = [x.shape[a] for a in axes]
     if None not in sizes:
         return builtins.max(math.prod(sizes), 1)
-    return bind(count_p, x, axes=axes, dtype=dtype)
+    return innermost.process(count_p, x, axes=axes, dtype=dtype)
 
 count_p = not_differentiable(primitive(
     "count", lambda x, axes, dtype: backend.xp.asarray(
         builtins.max(int(np.prod([x.shape[a] for a in axes])), 1), dtype=dtype)))
 defeffect(count_p, "reduction", shape_only_inputs=(0,))
 defbatch(count_p, lambda values, batched, axes, dtype: (   # the same count for every example
-    bind(count_p, values[0], axes=batch_axis(axes, values[0].ndim - 1), dtype=dtype), False))
+    innermost.process(count_p, values[0], axes=batch_axis(axes, values[0].ndim - 1), dtype=dtype), False))
 
 # mean over axes = sum / n.  Each entry has derivative 1/n.
 mean_p = primitive("mean", lambda x, axes, keepdims: x.mean(axis=axes, keepdims=keepdims))
@@ -88,7 +88,7 @@ takes_complex(mean_p)
 defbatch(mean_p, shifted_axes_rule(mean_p))
 def mean(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.mean")
-    return bind(mean_p, x, axes=reduced_axes(axis, x.ndim, "tg.mean", keepdims), keepdims=keepdims)
+    return innermost.process(mean_p, x, axes=reduced_axes(axis, x.ndim, "tg.mean", keepdims), keepdims=keepdims)
 defvjp(mean_p, lambda ct, ans, x, axes, keepdims:
        broadcast_as(keep_reduced(ct, x, axes, keepdims) / reduced_count(x, axes, ct.dtype), x),
        arrays=True)
@@ -109,7 +109,7 @@ refuses_complex(max_p, NO_ORDER)
 defbatch(max_p, shifted_axes_rule(max_p))
 def max(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.max")
-    return bind(max_p, x, axes=_nonempty(reduced_axes(axis, x.ndim, "tg.max", keepdims), x, "max"),
+    return innermost.process(max_p, x, axes=_nonempty(reduced_axes(axis, x.ndim, "tg.max", keepdims), x, "max"),
                 keepdims=keepdims)
 defvjp(max_p, _extremum_vjp, arrays=True)
 
@@ -120,7 +120,7 @@ refuses_complex(min_p, NO_ORDER)
 defbatch(min_p, shifted_axes_rule(min_p))
 def min(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.min")
-    return bind(min_p, x, axes=_nonempty(reduced_axes(axis, x.ndim, "tg.min", keepdims), x, "min"),
+    return innermost.process(min_p, x, axes=_nonempty(reduced_axes(axis, x.ndim, "tg.min", keepdims), x, "min"),
                 keepdims=keepdims)
 defvjp(min_p, _extremum_vjp, arrays=True)
 
@@ -148,7 +148,7 @@ defbatch(logsumexp_p, shifted_axes_rule(logsumexp_p))
 def logsumexp(x, axis=None, keepdims=False):
     """``log(sum(exp(x)))`` over ``axis``, computed without overflow."""
     x = operand(x, "x", "tg.logsumexp")
-    return bind(logsumexp_p, x, axes=reduced_axes(axis, x.ndim, "tg.logsumexp", keepdims),
+    return innermost.process(logsumexp_p, x, axes=reduced_axes(axis, x.ndim, "tg.logsumexp", keepdims),
                 keepdims=keepdims)
 
 
@@ -167,7 +167,7 @@ def _logsumexp_weights(x, ans, axes, keepdims):
         return exp(x - keep_reduced(ans, x, axes, keepdims))
     if builtins.any(shape[a] == 0 for a in axes):
         return exp(x)   # an empty reduction: no weights at all (and no max to take)
-    m = stop_gradient(bind(max_p, x, axes=axes, keepdims=True))
+    m = stop_gradient(innermost.process(max_p, x, axes=axes, keepdims=True))
     m = where(absolute(m) < math.inf, m, 0)
     e = exp(x - m)
     return e / sum(e, axis=axes, keepdims=True)

@@ -7,7 +7,7 @@ an entry was picked twice: that is ``add_along_axis``, the transpose of picking
 (as ``scatter_add`` is ``gather``'s).
 """
 from ... import backend, validate
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor
 from ..elementwise.casts import zeros_like
@@ -53,7 +53,7 @@ def take_along_axis(arr, indices, axis):
     if indices.ndim != arr.ndim:
         raise ValueError(f"{where}: `indices` of rank {indices.ndim} for `arr` of "
                          f"rank {arr.ndim}; they must have the same rank.")
-    return bind(take_along_axis_p, arr, indices, axis=checked_axis(axis, arr.ndim))
+    return innermost.process(take_along_axis_p, arr, indices, axis=checked_axis(axis, arr.ndim))
 defvjp(take_along_axis_p,
        lambda ct, ans, arr, indices, axis:
        add_along_axis(zeros_like(arr, dtype=ct.dtype), indices, ct, axis),
@@ -79,7 +79,7 @@ def add_along_axis(x, indices, values, axis):
     r"""$x$ plus ``values`` added where ``take_along_axis(x, indices, axis)`` would read.
     $\partial_x = 1$; the cotangent of ``values`` is ``take_along_axis(ct, indices, axis)``."""
     x = as_tensor(x, "x", "tg.ops.add_along_axis")
-    return bind(add_along_axis_p, x, indices, values, axis=checked_axis(axis, x.ndim))
+    return innermost.process(add_along_axis_p, x, indices, values, axis=checked_axis(axis, x.ndim))
 defvjp(add_along_axis_p,
        lambda ct, ans, x, indices, values, axis: ct,
        None,

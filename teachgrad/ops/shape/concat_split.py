@@ -6,7 +6,7 @@ import numpy as np
 
 from ... import backend, validate
 from ...tensor import Tensor
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.batching import batch_axis
 from ..core.declare import defbatch, defeffect, defvjp_all, primitive, takes_complex
 from ..core.inputs import operand
@@ -28,7 +28,7 @@ concat_p = primitive("concat", lambda *xs, axis: backend.xp.concatenate(xs, axis
 defeffect(concat_p, "fresh")
 takes_complex(concat_p)
 def concat(values, axis=0):
-    return bind(concat_p, *_joined(values, axis, "tg.concat"), axis=axis)
+    return innermost.process(concat_p, *_joined(values, axis, "tg.concat"), axis=axis)
 def _concat_vjp(ct, ans, *xs, axis):
     sizes = [x.shape[axis] for x in xs]
     if None in sizes:
@@ -48,7 +48,7 @@ def stack(values, axis=0):
     if len(shapes) > 1 and all(None not in s for s in shapes):
         raise ValueError(f"stack: all tensors in values must have the same shape, got "
                          f"{sorted(shapes)}.")
-    return bind(stack_p, *values, axis=axis)
+    return innermost.process(stack_p, *values, axis=axis)
 defvjp_all(stack_p, lambda ct, ans, *xs, axis: [
     reshape_as(piece, x) for piece, x in zip(split(ct, len(xs), axis=axis), xs)], arrays=True)
 def _stack_batch(values, batched, axis):
@@ -86,7 +86,7 @@ def split(x, num_or_size_splits, axis=0):
         if sum(sizes) != length or min(sizes, default=0) < 0:
             raise ValueError(f"split: sizes {list(sizes)} (num_or_size_splits) do not add up "
                              f"to {length}, the size of axis {axis}.")
-    return list(bind(split_p, x, sizes=sizes, axis=axis))
+    return list(innermost.process(split_p, x, sizes=sizes, axis=axis))
 defvjp_all(split_p, lambda cts, ans, x, sizes, axis: [concat(cts, axis=axis)], arrays=True)
 defbatch(split_p, lambda values, batched, sizes, axis: (
-    tuple(bind(split_p, values[0], sizes=sizes, axis=axis + 1)), True))
+    tuple(innermost.process(split_p, values[0], sizes=sizes, axis=axis + 1)), True))

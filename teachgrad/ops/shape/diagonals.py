@@ -6,7 +6,7 @@ axis. Its VJP writes the cotangent back onto that diagonal of a zero tensor:
 ``undiagonal``, its transpose, whose own VJP is ``diagonal`` again.
 """
 from ... import backend, validate
-from ..core.apply import bind, leading_axes_rule
+from ..core.apply import innermost, leading_axes_rule
 from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor, check_entries
 from ..elementwise.casts import zeros
@@ -42,13 +42,13 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     x = as_tensor(a, "a", "tg.diagonal")
     axis1, axis2 = _diagonal_axes(x, axis1, axis2, "tg.diagonal")
     offset = _offset(offset, "tg.diagonal")
-    return bind(diagonal_p, x, offset=offset, axis1=axis1, axis2=axis2)
+    return innermost.process(diagonal_p, x, offset=offset, axis1=axis1, axis2=axis2)
 defvjp(diagonal_p, lambda ct, ans, x, offset, axis1, axis2:
        undiagonal(ct, x, offset, axis1, axis2), arrays=True)
 defjvp(diagonal_p, lambda x_dot, ans, x, offset, axis1, axis2:
        diagonal(x_dot, offset, axis1, axis2), arrays=True)
 defbatch(diagonal_p, lambda values, batched, offset, axis1, axis2: (   # past the batch axis
-    bind(diagonal_p, values[0], offset=offset, axis1=axis1 + 1, axis2=axis2 + 1), True))
+    innermost.process(diagonal_p, values[0], offset=offset, axis1=axis1 + 1, axis2=axis2 + 1), True))
 
 
 def _undiagonal_kernel(g, x, offset, axis1, axis2):
@@ -69,7 +69,7 @@ def undiagonal(g, x, offset=0, axis1=0, axis2=1):
     axis1, axis2)`` reads: the transpose of ``diagonal``."""
     x = as_tensor(x, "x", "tg.ops.undiagonal")
     axis1, axis2 = _diagonal_axes(x, axis1, axis2, "tg.ops.undiagonal", "x")
-    return bind(undiagonal_p, g, x, offset=int(offset), axis1=axis1, axis2=axis2)
+    return innermost.process(undiagonal_p, g, x, offset=int(offset), axis1=axis1, axis2=axis2)
 defvjp(undiagonal_p, lambda ct, ans, g, x, offset, axis1, axis2:
        diagonal(ct, offset, axis1, axis2), None, arrays=True)
 defjvp(undiagonal_p, lambda g_dot, ans, g, x, offset, axis1, axis2:
@@ -81,7 +81,7 @@ def _undiagonal_batch(values, batched, offset, axis1, axis2):
     broadcasts along it as it is written)."""
     (g, x), (g_batched, x_batched) = values, batched
     x = x if x_batched else repeat_like(x, g)
-    return bind(undiagonal_p, g, x, offset=offset, axis1=axis1 + 1, axis2=axis2 + 1), True
+    return innermost.process(undiagonal_p, g, x, offset=offset, axis1=axis1 + 1, axis2=axis2 + 1), True
 defbatch(undiagonal_p, _undiagonal_batch)
 defshape(undiagonal_p, lambda g, x, offset, axis1, axis2: [(x.shape, g.dtype)])
 
@@ -108,7 +108,7 @@ def diag(v, k=0):
         validate.fail(ValueError, "tg.diag", "v", "a 1-D or 2-D tensor", x)
     if x.shape[0] is not None:   # the matrix is (n + |k|) x (n + |k|)
         check_entries((x.shape[0] + abs(k)) ** 2, "k", k, "tg.diag")
-    return bind(diag_p, x, k=k)
+    return innermost.process(diag_p, x, k=k)
 defvjp(diag_p, lambda ct, ans, v, k: diagonal(ct, k), arrays=True)
 defjvp(diag_p, lambda v_dot, ans, v, k: diag(v_dot, k), arrays=True)
 
@@ -120,7 +120,7 @@ def _diag_batch(values, batched, k):
     if size is None:
         return NotImplemented
     shape_of = repeat_like(zeros((size, size), dtype=v.dtype), v)   # only its shape is read
-    return bind(undiagonal_p, v, shape_of, offset=k, axis1=1, axis2=2), True
+    return innermost.process(undiagonal_p, v, shape_of, offset=k, axis1=1, axis2=2), True
 defbatch(diag_p, _diag_batch)
 
 
@@ -133,7 +133,7 @@ def _triangle(name, doc):
     defeffect(op, "fresh")
     takes_complex(op)
     def keep(m, k=0):
-        return bind(op, as_tensor(m, "m", f"tg.{name}"), k=_offset(k, f"tg.{name}", "k"))
+        return innermost.process(op, as_tensor(m, "m", f"tg.{name}"), k=_offset(k, f"tg.{name}", "k"))
     keep.__name__ = keep.__qualname__ = name
     keep.__doc__ = doc
     defvjp(op, lambda ct, ans, x, k: unbroadcast(keep(ct, k), x), arrays=True)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ... import backend, validate
 from ...tensor import Tensor
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive, takes_complex
 from ..core.grad_util import known, value_of
 from ..core.inputs import operand
@@ -97,7 +97,7 @@ index_add_p = primitive("index_add", _index_add_kernel)
 defeffect(index_add_p, "fresh")
 takes_complex(index_add_p)
 def index_add(x, values, key):
-    return bind(index_add_p, x, values, key=_index_array(key))
+    return innermost.process(index_add_p, x, values, key=_index_array(key))
 defvjp(index_add_p,
        lambda ct, ans, x, values, key: ct,
        lambda ct, ans, x, values, key: getitem(ct, key), arrays=True)
@@ -115,7 +115,7 @@ def _index_add_batch(values, batched, key):
     if key is None:
         return NotImplemented
     x = x if x_batched else repeat_like(x, v)
-    return bind(index_add_p, x, v, key=key), True
+    return innermost.process(index_add_p, x, v, key=key), True
 defbatch(index_add_p, _index_add_batch)
 
 
@@ -136,7 +136,7 @@ def getitem(x, key):
         return gather(x, key, axis=0)   # x[i], i known only when a graph runs or per example
     if isinstance(key, tuple) and any(isinstance(k, Tensor) and k.value is None for k in key):
         return _pick_by_indices(x, key)
-    return bind(getitem_p, x, key=_index_array(key))
+    return innermost.process(getitem_p, x, key=_index_array(key))
 
 
 def _pick_by_indices(x, key):
@@ -225,7 +225,7 @@ def gather(params, indices, axis=0):
     if idx is not None and n is not None and idx.size and (idx.min() < -n or idx.max() >= n):
         raise IndexError(f"gather: indices must lie in [-{n}, {n}) for axis {axis} of "
                          f"size {n}, got values from {idx.min()} to {idx.max()}.")
-    return bind(gather_p, params, indices, axis=axis)
+    return innermost.process(gather_p, params, indices, axis=axis)
 
 def _gather_vjp(ct, ans, params, indices, axis):
     index_values = value_of(indices)   # None in a graph (a raw array on arrays)
@@ -282,7 +282,7 @@ defeffect(scatter_add_p, "fresh")
 takes_complex(scatter_add_p)
 def scatter_add(x, indices, values, axis=0):
     axis = checked_axis(axis, x.ndim)
-    return bind(scatter_add_p, x, indices, values, axis=axis)
+    return innermost.process(scatter_add_p, x, indices, values, axis=axis)
 defvjp(scatter_add_p,
        lambda ct, ans, x, indices, values, axis: ct,
        None,
@@ -296,5 +296,5 @@ def _scatter_add_batch(values, batched, axis):
     if indices_batched:
         return NotImplemented
     x = x if x_batched else repeat_like(x, v)   # shared values broadcast as they are added
-    return bind(scatter_add_p, x, indices, v, axis=axis + 1), True
+    return innermost.process(scatter_add_p, x, indices, v, axis=axis + 1), True
 defbatch(scatter_add_p, _scatter_add_batch)

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ... import backend, validate
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor, check_entries, known
 from .reshape import repeat_unbatched
@@ -67,7 +67,7 @@ def pad(array, pad_width, mode="constant", constant_values=0):
         except ValueError:
             validate.fail(ValueError, where, "constant_values", "a number, a (before, after) "
                           "pair, or one pair per axis", constant_values)
-    return bind(pad_p, x, pad_width=widths, mode=mode, constant_values=constant)
+    return innermost.process(pad_p, x, pad_width=widths, mode=mode, constant_values=constant)
 defvjp(pad_p, lambda ct, ans, x, pad_width, mode, constant_values:
        unpad(ct, x, pad_width, mode), arrays=True)
 defjvp(pad_p, lambda x_dot, ans, x, pad_width, mode, constant_values:
@@ -79,7 +79,7 @@ def _pad_batch(values, batched, pad_width, mode, constant_values):
     ``constant_values``, when it has one pair per axis)."""
     if isinstance(constant_values, tuple):
         constant_values = ((0, 0),) + constant_values
-    return bind(pad_p, values[0], pad_width=((0, 0),) + pad_width, mode=mode,
+    return innermost.process(pad_p, values[0], pad_width=((0, 0),) + pad_width, mode=mode,
                 constant_values=constant_values), True
 defbatch(pad_p, _pad_batch)
 
@@ -107,11 +107,11 @@ defeffect(unpad_p, "view", shape_only_inputs=(1,))
 takes_complex(unpad_p)
 def unpad(g, x, pad_width, mode):
     """The transpose of ``pad(x, pad_width, mode)`` (``pad_width``: one pair per axis)."""
-    return bind(unpad_p, g, x, pad_width=pad_width, mode=mode)
+    return innermost.process(unpad_p, g, x, pad_width=pad_width, mode=mode)
 defvjp(unpad_p, lambda ct, ans, g, x, pad_width, mode: pad(ct, pad_width, mode), None, arrays=True)
 defjvp(unpad_p, lambda g_dot, ans, g, x, pad_width, mode: unpad(g_dot, x, pad_width, mode),
        None, arrays=True)
 defshape(unpad_p, lambda g, x, pad_width, mode: [(x.shape, g.dtype)])
 defbatch(unpad_p, lambda values, batched, pad_width, mode: (
-    bind(unpad_p, *repeat_unbatched(values, batched), pad_width=((0, 0),) + pad_width,
+    innermost.process(unpad_p, *repeat_unbatched(values, batched), pad_width=((0, 0),) + pad_width,
          mode=mode), True))

@@ -9,7 +9,7 @@ its copies add up, in an op of its own (``unrepeat``, ``untile``, ``unpad``).
 import math
 
 from ... import backend, validate
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.batching import batch_axis
 from ..core.declare import defbatch, defeffect, defjvp, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor, known
@@ -54,7 +54,7 @@ takes_complex(flip_p)
 def flip(m, axis=None):
     r"""$\mathrm{out}_i = x_{n - 1 - i}$ along ``axis`` (None: every axis).  VJP: ct flipped back."""
     x = as_tensor(m, "m", "tg.flip")
-    return bind(flip_p, x, axes=axes_tuple(axis, x.ndim, "tg.flip"))
+    return innermost.process(flip_p, x, axes=axes_tuple(axis, x.ndim, "tg.flip"))
 defvjp(flip_p, lambda ct, ans, x, axes: flip(ct, axes), arrays=True)
 defjvp(flip_p, lambda x_dot, ans, x, axes: flip(x_dot, axes), arrays=True)
 defbatch(flip_p, shifted_axes_rule(flip_p))
@@ -95,7 +95,7 @@ def roll(a, shift, axis=None):
     if axis is not None:
         axis = axes_tuple(axis, x.ndim, where) if isinstance(axis, (list, tuple)) \
             else checked_axis(axis, x.ndim, where)
-    return bind(roll_p, x, shift=shift, axis=axis)
+    return innermost.process(roll_p, x, shift=shift, axis=axis)
 def _negated(shift):
     return -shift if isinstance(shift, int) else tuple(-s for s in shift)
 defvjp(roll_p, lambda ct, ans, x, shift, axis: roll(ct, _negated(shift), axis), arrays=True)
@@ -107,10 +107,10 @@ def _roll_batch(values, batched, shift, axis):
     row of a matrix."""
     x = values[0]
     if axis is not None:
-        return bind(roll_p, x, shift=shift, axis=batch_axis(axis, x.ndim - 1)), True
+        return innermost.process(roll_p, x, shift=shift, axis=batch_axis(axis, x.ndim - 1)), True
     if not known(x.shape):
         return NotImplemented
-    rows = bind(roll_p, reshape(x, (x.shape[0], math.prod(x.shape[1:]))), shift=shift, axis=1)
+    rows = innermost.process(roll_p, reshape(x, (x.shape[0], math.prod(x.shape[1:]))), shift=shift, axis=1)
     return reshape(rows, x.shape), True
 defbatch(roll_p, _roll_batch)
 

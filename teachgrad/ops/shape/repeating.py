@@ -8,7 +8,7 @@ unknown until they run (``pad`` and ``unpad`` do the same in ``padding.py``).
 import math
 
 from ... import backend, validate
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor, check_entries, known
 from .reshape import (
@@ -60,7 +60,7 @@ def repeat(a, repeats, axis=None):
         made = repeats * (n or 0)
     if known(x.shape):
         check_entries(made * x.size // max(n, 1), "repeats", repeats, where)
-    return bind(repeat_p, x, repeats=repeats, axis=axis)
+    return innermost.process(repeat_p, x, repeats=repeats, axis=axis)
 
 
 def _repeat_shape(x, repeats, axis):   # counts need the exact size: no stand-ins
@@ -80,7 +80,7 @@ takes_complex(unrepeat_p)
 def unrepeat(g, x, repeats, axis):
     """The transpose of ``repeat(x, repeats, axis)``: shaped like ``x``, each entry the
     sum of the entries of ``g`` that were its copies."""
-    return bind(unrepeat_p, g, x, repeats=repeats, axis=axis)
+    return innermost.process(unrepeat_p, g, x, repeats=repeats, axis=axis)
 defvjp(unrepeat_p, lambda ct, ans, g, x, repeats, axis: repeat(ct, repeats, axis), None,
        arrays=True)
 defjvp(unrepeat_p, lambda g_dot, ans, g, x, repeats, axis: unrepeat(g_dot, x, repeats, axis),
@@ -114,7 +114,7 @@ def tile(A, reps):
     reps = tuple(validate.integer(r, "reps", where, minimum=0) for r in reps)
     if known(x.shape):
         check_entries(math.prod(reps) * x.size, "reps", reps, where)
-    return bind(tile_p, x, reps=reps)
+    return innermost.process(tile_p, x, reps=reps)
 defvjp(tile_p, lambda ct, ans, x, reps: untile(ct, x, reps), arrays=True)
 defjvp(tile_p, lambda x_dot, ans, x, reps: tile(x_dot, reps), arrays=True)
 
@@ -130,7 +130,7 @@ def _batch_reps(x, reps):
 
 def _tile_batch(values, batched, reps):
     x, _, reps = _batch_reps(values[0], reps)
-    return bind(tile_p, x, reps=reps), True
+    return innermost.process(tile_p, x, reps=reps), True
 defbatch(tile_p, _tile_batch)
 
 untile_p = primitive("untile", _untile_kernel)
@@ -138,7 +138,7 @@ defeffect(untile_p, "reduction", shape_only_inputs=(1,))
 takes_complex(untile_p)
 def untile(g, x, reps):
     """The transpose of ``tile(x, reps)``: the sum of ``g``'s tiles, shaped like ``x``."""
-    return bind(untile_p, g, x, reps=reps)
+    return innermost.process(untile_p, g, x, reps=reps)
 defvjp(untile_p, lambda ct, ans, g, x, reps: tile(ct, reps), None, arrays=True)
 defjvp(untile_p, lambda g_dot, ans, g, x, reps: untile(g_dot, x, reps), None, arrays=True)
 defshape(untile_p, lambda g, x, reps: [(x.shape, g.dtype)])

@@ -13,7 +13,7 @@ shape when the graph runs (``sum_like``, ``reshape_like``, ``broadcast_like``).
 import numpy as np
 
 from ... import backend, validate
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.batching import batch_axis
 from ..core.declare import defbatch, defeffect, defjvp, defshape, defvjp, primitive, takes_complex
 from ..core.grad_util import known
@@ -36,7 +36,7 @@ repeat_like_p = primitive("repeat_like", lambda value, like: backend.xp.broadcas
     value, (like.shape[0],) + value.shape))
 defeffect(repeat_like_p, "view", shape_only_inputs=(1,))
 takes_complex(repeat_like_p)
-def repeat_like(value, like): return bind(repeat_like_p, value, like)
+def repeat_like(value, like): return innermost.process(repeat_like_p, value, like)
 defvjp(repeat_like_p, lambda ct, ans, value, like: ct.sum(axis=0), None, arrays=True)
 defjvp(repeat_like_p, lambda v_dot, ans, value, like: repeat_like(v_dot, like), None, arrays=True)
 defshape(repeat_like_p, lambda value, like: [(
@@ -79,7 +79,7 @@ def shifted_axes_rule(op, name="axes"):
     def rule(values, batched, **params):
         values = repeat_unbatched(values, batched)
         params = dict(params, **{name: batch_axis(params[name], values[0].ndim - 1)})
-        return bind(op, *values, **params), True
+        return innermost.process(op, *values, **params), True
     return rule
 
 
@@ -90,7 +90,7 @@ takes_complex(reshape_p)
 def reshape(x, shape):
     if type(shape) is not tuple or not all(type(n) is int and n >= -1 for n in shape):
         shape = validate.shape(shape, "shape", "tg.reshape", inferred=True)
-    return bind(reshape_p, x, shape=shape)
+    return innermost.process(reshape_p, x, shape=shape)
 defvjp(reshape_p, lambda ct, ans, x, shape: reshape_as(ct, x), arrays=True)
 
 
@@ -131,7 +131,7 @@ def transpose(x, axes=None):
         checked_axis(a, ndim, "tg.transpose", "axes") for a in axes)
     if sorted(axes) != list(range(ndim)):
         raise ValueError(f"transpose: axes {axes} are not a permutation of the {ndim} axes.")
-    return bind(transpose_p, x, axes=axes)
+    return innermost.process(transpose_p, x, axes=axes)
 defvjp(transpose_p, lambda ct, ans, x, axes: transpose(ct, tuple(np.argsort(axes))), arrays=True)
 defjvp(transpose_p, lambda x_dot, ans, x, axes: transpose(x_dot, axes), arrays=True)
 defbatch(transpose_p, lambda values, batched, axes: (
@@ -154,7 +154,7 @@ def expand_dims(x, axis):
         x = operand(x, "x", "tg.expand_dims")
         added = len(axis) if isinstance(axis, (list, tuple)) else 1
         validate.axis(axis, x.ndim + added, "axis", "tg.expand_dims")
-    return bind(expand_dims_p, x, axis=axis)
+    return innermost.process(expand_dims_p, x, axis=axis)
 defvjp(expand_dims_p, lambda ct, ans, x, axis: reshape_as(ct, x), arrays=True)
 defjvp(expand_dims_p, lambda x_dot, ans, x, axis: expand_dims(x_dot, axis), arrays=True)
 defbatch(expand_dims_p, lambda values, batched, axis: (   # axes of the result
@@ -172,7 +172,7 @@ def squeeze(x, axis=None):
         for a in axis:
             if x.shape[a] not in (1, None):
                 raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1 (shape {x.shape}).")
-    return bind(squeeze_p, x, axis=axis)
+    return innermost.process(squeeze_p, x, axis=axis)
 defvjp(squeeze_p, lambda ct, ans, x, axis: reshape_as(ct, x), arrays=True)
 defjvp(squeeze_p, lambda x_dot, ans, x, axis: reshape_as(x_dot, ans), arrays=True)
 defbatch(squeeze_p, lambda values, batched, axis: (
@@ -184,7 +184,7 @@ broadcast_to_p = primitive("broadcast_to", lambda x, shape: backend.xp.broadcast
 defeffect(broadcast_to_p, "view")
 takes_complex(broadcast_to_p)
 def broadcast_to(x, shape):
-    return bind(broadcast_to_p, x, shape=validate.shape(shape, "shape", "tg.broadcast_to"))
+    return innermost.process(broadcast_to_p, x, shape=validate.shape(shape, "shape", "tg.broadcast_to"))
 defvjp(broadcast_to_p, lambda ct, ans, x, shape: unbroadcast(ct, x), arrays=True)
 defjvp(broadcast_to_p, lambda x_dot, ans, x, shape: broadcast_to(x_dot, shape), arrays=True)
 def _broadcast_to_batch(values, batched, shape):
@@ -200,7 +200,7 @@ defbatch(broadcast_to_p, _broadcast_to_batch)
 reshape_like_p = primitive("reshape_like", lambda g, x: backend.xp.reshape(g, x.shape))
 defeffect(reshape_like_p, "view", shape_only_inputs=(1,))
 takes_complex(reshape_like_p)
-def reshape_like(g, x): return bind(reshape_like_p, g, x)
+def reshape_like(g, x): return innermost.process(reshape_like_p, g, x)
 defvjp(reshape_like_p, lambda ct, ans, g, x: reshape_as(ct, g), None, arrays=True)
 defshape(reshape_like_p, lambda g, x: [(x.shape, g.dtype)])
 defbatch(reshape_like_p, lambda values, batched, **params: _to_example_shape(
@@ -209,7 +209,7 @@ defbatch(reshape_like_p, lambda values, batched, **params: _to_example_shape(
 broadcast_like_p = primitive("broadcast_like", lambda g, x: backend.xp.broadcast_to(g, x.shape))
 defeffect(broadcast_like_p, "view", shape_only_inputs=(1,))
 takes_complex(broadcast_like_p)
-def broadcast_like(g, x): return bind(broadcast_like_p, g, x)
+def broadcast_like(g, x): return innermost.process(broadcast_like_p, g, x)
 defvjp(broadcast_like_p, lambda ct, ans, g, x: unbroadcast(ct, g), None, arrays=True)
 defshape(broadcast_like_p, lambda g, x: [(x.shape, g.dtype)])
 defbatch(broadcast_like_p, lambda values, batched, **params: _to_example_shape(
@@ -227,7 +227,7 @@ defeffect(sum_like_p, "reduction", shape_only_inputs=(1,))
 takes_complex(sum_like_p)
 def sum_like(g, x):
     """Sum ``g`` down to the shape ``x`` has when the op runs (unbroadcast)."""
-    return bind(sum_like_p, g, x)
+    return innermost.process(sum_like_p, g, x)
 defvjp(sum_like_p, lambda ct, ans, g, x: broadcast_as(ct, g), None, arrays=True)
 defshape(sum_like_p, lambda g, x: [(x.shape, g.dtype)])
 defbatch(sum_like_p, lambda values, batched, **params: _to_example_shape(

@@ -21,7 +21,7 @@ numbers per iteration for it, not a buffer whose size changes from one to the ne
 import numpy as np
 
 from ... import backend, dtypes
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.declare import (
     defbatch,
     defeffect,
@@ -49,12 +49,12 @@ defshape(row_count_p, lambda x: [((), dtypes.int64)])
 def row_count(x):
     """The number of rows of ``x`` (its first axis), known when the graph runs."""
     _rows_of(x)
-    return bind(row_count_p, x)
+    return innermost.process(row_count_p, x)
 
 
 def _rows_batch(op):
     """Under vmap: every example has the batch's axis 1 rows (one value for them all)."""
-    return lambda values, batched: (bind(op, moveaxis(values[0], 0, 1)), False)
+    return lambda values, batched: (innermost.process(op, moveaxis(values[0], 0, 1)), False)
 defbatch(row_count_p, _rows_batch(row_count_p))
 
 
@@ -66,7 +66,7 @@ defshape(row_indices_p, lambda x: [((x.shape[0],), dtypes.int64)])
 def row_indices(x):
     """The index of each row of ``x``: ``[0, ..., x.shape[0] - 1]``."""
     _rows_of(x)
-    return bind(row_indices_p, x)
+    return innermost.process(row_indices_p, x)
 defbatch(row_indices_p, _rows_batch(row_indices_p))
 
 
@@ -107,7 +107,7 @@ def resize_rows(x, n, x_rows):
     """``x`` cut or zero-padded to ``n`` rows; ``x_rows`` is ``x``'s row count (the size its
     gradient goes back to): $\\partial/\\partial x$ is ``resize_rows(ct, x_rows, n)``."""
     _rows_of(x)
-    return bind(resize_rows_p, x, n, x_rows)
+    return innermost.process(resize_rows_p, x, n, x_rows)
 defvjp(resize_rows_p, lambda ct, ans, x, n, x_rows: resize_rows(ct, x_rows, n), None, None,
        arrays=True)
 defjvp(resize_rows_p, lambda x_dot, ans, x, n, x_rows: resize_rows(x_dot, n, x_rows), None,
@@ -120,5 +120,5 @@ def _resize_batch(values, batched):
     (x, n, x_rows), (x_batched, n_batched, rows_batched) = values, batched
     if n_batched or rows_batched or not x_batched:
         return NotImplemented
-    return moveaxis(bind(resize_rows_p, moveaxis(x, 0, 1), n, x_rows), 1, 0), True
+    return moveaxis(innermost.process(resize_rows_p, moveaxis(x, 0, 1), n, x_rows), 1, 0), True
 defbatch(resize_rows_p, _resize_batch)

@@ -22,7 +22,7 @@ it depends on the check, in a graph too) and the updated marks.
 import numpy as np
 
 from ... import backend
-from ..core.apply import bind
+from ..core.apply import innermost
 from ..core.declare import (
     defbatch,
     defeffect,
@@ -54,7 +54,7 @@ takes_complex(scatter_update_p)
 def scatter_update(x, indices, values):
     """A copy of ``x`` whose rows ``indices`` are ``values``:
     $\\partial/\\partial x$ passes the other rows, $\\partial/\\partial v$ the replaced ones."""
-    return bind(scatter_update_p, x, indices, values)
+    return innermost.process(scatter_update_p, x, indices, values)
 defvjp(scatter_update_p,
        lambda ct, ans, x, indices, values: scatter_update(ct, indices, zeros_like(values)),
        None,
@@ -80,7 +80,7 @@ def _scatter_update_batch(values, batched):
     at = indices.ndim   # where the batch axis goes in the rows' values
     if v_batched or v.ndim >= at:
         v = moveaxis(v if v_batched else repeat_like(v, x), 0, at)
-    out = bind(scatter_update_p, moveaxis(x, 0, 1), indices, v)
+    out = innermost.process(scatter_update_p, moveaxis(x, 0, 1), indices, v)
     return moveaxis(out, 1, 0), True
 defbatch(scatter_update_p, _scatter_update_batch)
 
@@ -142,7 +142,7 @@ tensor_array_check_p = not_differentiable(primitive("tensor_array_check", _check
                                                     multiple_results=True))
 takes_complex(tensor_array_check_p)
 def tensor_array_check(marks, indices, action, clear=False, dynamic=False, array="TensorArray"):
-    return bind(tensor_array_check_p, marks, indices, action=action, clear=clear,
+    return innermost.process(tensor_array_check_p, marks, indices, action=action, clear=clear,
                 dynamic=dynamic, array=array)
 defshape(tensor_array_check_p, lambda marks, indices, **params: [
  (indices.shape, indices.dtype), (marks.shape, marks.dtype)])

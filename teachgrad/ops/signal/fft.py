@@ -17,7 +17,7 @@ $2/n$, and $1/n$ for those (TensorFlow's weighting).
 import numpy as np
 
 from ... import backend, validate
-from ..core.apply import bind, leading_axes_rule
+from ..core.apply import innermost, leading_axes_rule
 from ..core.declare import defbatch, defeffect, defjvp, defvjp, primitive, takes_complex
 from ..core.grad_util import as_tensor
 from ..elementwise.casts import cast
@@ -59,10 +59,10 @@ takes_complex(fft_p)
 ifft_p = primitive("ifft", _ifft_kernel)
 defeffect(ifft_p, "fresh")
 takes_complex(ifft_p)
-defvjp(fft_p, lambda ct, ans, x: bind(ifft_p, ct) * x.shape[-1], arrays=True)
-defjvp(fft_p, lambda x_dot, ans, x: bind(fft_p, x_dot), arrays=True)
-defvjp(ifft_p, lambda ct, ans, x: bind(fft_p, ct) / x.shape[-1], arrays=True)
-defjvp(ifft_p, lambda x_dot, ans, x: bind(ifft_p, x_dot), arrays=True)
+defvjp(fft_p, lambda ct, ans, x: innermost.process(ifft_p, ct) * x.shape[-1], arrays=True)
+defjvp(fft_p, lambda x_dot, ans, x: innermost.process(fft_p, x_dot), arrays=True)
+defvjp(ifft_p, lambda ct, ans, x: innermost.process(fft_p, ct) / x.shape[-1], arrays=True)
+defjvp(ifft_p, lambda x_dot, ans, x: innermost.process(ifft_p, x_dot), arrays=True)
 defbatch(fft_p, leading_axes_rule(fft_p))
 defbatch(ifft_p, leading_axes_rule(ifft_p))
 
@@ -73,7 +73,7 @@ def _rfft_kernel(x, n):
 
 def _rfft_vjp(ct, ans, x, n):
     full = _fit(ct, n)                                   # the dropped half: zeros
-    return _fit(real_part(bind(ifft_p, full)) * n, x.shape[-1])
+    return _fit(real_part(innermost.process(ifft_p, full)) * n, x.shape[-1])
 
 
 def _irfft_kernel(c, n):
@@ -90,7 +90,7 @@ def _irfft_weights(n, dtype):
 
 
 def _irfft_vjp(ct, ans, c, n):
-    half = bind(rfft_p, ct, n=n) * _irfft_weights(n, c.dtype)
+    half = innermost.process(rfft_p, ct, n=n) * _irfft_weights(n, c.dtype)
     return _fit(half, c.shape[-1])
 
 # rfft(x, n): the first n/2 + 1 entries of fft of the real x cropped or padded to n.
@@ -101,9 +101,9 @@ irfft_p = primitive("irfft", _irfft_kernel)
 defeffect(irfft_p, "fresh")
 takes_complex(irfft_p)
 defvjp(rfft_p, _rfft_vjp, arrays=True)
-defjvp(rfft_p, lambda x_dot, ans, x, n: bind(rfft_p, x_dot, n=n), arrays=True)
+defjvp(rfft_p, lambda x_dot, ans, x, n: innermost.process(rfft_p, x_dot, n=n), arrays=True)
 defvjp(irfft_p, _irfft_vjp, arrays=True)
-defjvp(irfft_p, lambda c_dot, ans, c, n: bind(irfft_p, c_dot, n=n), arrays=True)
+defjvp(irfft_p, lambda c_dot, ans, c, n: innermost.process(irfft_p, c_dot, n=n), arrays=True)
 defbatch(rfft_p, leading_axes_rule(rfft_p))
 defbatch(irfft_p, leading_axes_rule(irfft_p))
 
@@ -136,13 +136,13 @@ def fft(input):
     """The DFT over the innermost axis (``tf.signal.fft``); a real input becomes complex.
     Gradient: ``n * ifft(ct)``."""
     x = _signal(input, "tg.signal.fft", "fc")
-    return bind(fft_p, x if x.dtype.kind == "c" else cast(x, _complex_dtype(x.dtype)))
+    return innermost.process(fft_p, x if x.dtype.kind == "c" else cast(x, _complex_dtype(x.dtype)))
 
 
 def ifft(input):
     """The inverse DFT over the innermost axis (``tf.signal.ifft``). Gradient: ``fft(ct) / n``."""
     x = _signal(input, "tg.signal.ifft", "fc")
-    return bind(ifft_p, x if x.dtype.kind == "c" else cast(x, _complex_dtype(x.dtype)))
+    return innermost.process(ifft_p, x if x.dtype.kind == "c" else cast(x, _complex_dtype(x.dtype)))
 
 
 def rfft(input, fft_length=None):
@@ -150,7 +150,7 @@ def rfft(input, fft_length=None):
     ``fft_length`` (default: its size): the ``fft_length // 2 + 1`` entries that are not
     conjugates of others (``tf.signal.rfft``)."""
     x = _signal(input, "tg.signal.rfft", "f")
-    return bind(rfft_p, x, n=_length(fft_length, x.shape[-1], "tg.signal.rfft"))
+    return innermost.process(rfft_p, x, n=_length(fft_length, x.shape[-1], "tg.signal.rfft"))
 
 
 def irfft(input, fft_length=None):
@@ -159,7 +159,7 @@ def irfft(input, fft_length=None):
     must be real are ignored)."""
     c = _signal(input, "tg.signal.irfft", "c")
     n = _length(fft_length, max(2 * (c.shape[-1] - 1), 1), "tg.signal.irfft")
-    return bind(irfft_p, c, n=n)
+    return innermost.process(irfft_p, c, n=n)
 
 
 def _lengths(fft_length, defaults, where):
