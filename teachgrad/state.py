@@ -171,7 +171,8 @@ class override:
 
     def __init__(self, **fields):
         if "graph" in fields or "batching" in fields or "arrays" in fields:
-            fields["interpreter"] = None   # another mode: bind works out its interpreter
+            # Another mode: bind works out its interpreter, unless the block names it.
+            fields.setdefault("interpreter", None)
         self.fields = fields
 
     def __enter__(self):

@@ -40,8 +40,10 @@ class Frame:
 
     @contextlib.contextmanager
     def entered(self):
-        """Run the block inside this map again (a batching rule calling user code that
-        reads the mapped function's BatchedTensors: a custom gradient's grad_fn)."""
+        """Run the block inside this map: the mapped function's call, or a later one (a
+        batching rule calling user code that reads the mapped function's BatchedTensors:
+        a custom gradient's grad_fn). Its ops meet the map's interpreter, ``Batching``
+        (``teachgrad.ops.core.apply``), made when the block's first op runs."""
         with override(batching=state.batching + (self,)):
             yield self
 

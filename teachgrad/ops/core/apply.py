@@ -9,8 +9,9 @@ Each way of running ops is an **interpreter**, an object with one method,
   ``teachgrad.ops.core.recorder``);
 * ``BuildGraph``: add a node to the graph being built (``graph.as_default()``,
   ``tg.function``) instead of computing, and hand it to that graph's recorders;
-* ``Batching``: inside ``tg.vectorized_map``, run the op's batching rule when an input
-  is one of a running map's BatchedTensors (else hand the op to the interpreter below);
+* ``Batching``: one per running ``tg.vectorized_map``: run the op's batching rule when
+  an input is one of that map's BatchedTensors (else hand the op to the interpreter
+  below it: an outer map's, the graph being built, or eager computation);
 * ``OnArrays``: a backward pass that nothing records runs its VJP rules on raw arrays.
 
 ``bind(op, *args)`` asks the calling thread's state (``teachgrad.state``) for its
@@ -51,12 +52,17 @@ def bind(op, *args, **params):
 
 
 def interpreter_for(now):
-    """The innermost interpreter of the state ``now``: a backward pass on arrays, else a
-    running ``tg.vectorized_map`` over the graph being built or eager computation."""
+    """The innermost interpreter of the state ``now``: a backward pass on arrays, else one
+    ``Batching`` per running ``tg.vectorized_map`` (``now.batching``; the last entered
+    innermost) over the graph being built or eager computation."""
     if now.arrays:
         return ON_ARRAYS
-    below = Eager(now) if now.graph is None else BuildGraph(now.graph)
-    return Batching(below) if now.batching else below
+    interpreter = Eager(now) if now.graph is None else BuildGraph(now.graph)
+    frames = ()
+    for frame in sorted(set(now.batching), key=lambda f: f.entry):
+        interpreter = Batching(frame, interpreter, frames, now)
+        frames += (frame,)
+    return interpreter
 
 
 class Eager:
@@ -116,31 +122,41 @@ class BuildGraph:
 
 
 class Batching:
-    """Inside ``tg.vectorized_map``: an op given BatchedTensors of a running map (its
-    *frame*; see ``teachgrad.ops.core.batching``) runs its batching rule on the batches,
-    seen by the recorders entered before the map, and its application as the mapped
-    function sees it goes to the recorders entered inside it. Other ops go to the
-    interpreter ``below`` (eager computation, or the graph being built)."""
+    """One running ``tg.vectorized_map`` (its *frame*; see ``teachgrad.ops.core.batching``),
+    as JAX has one BatchTrace per level. An op given one of the frame's BatchedTensors
+    runs its batching rule on the batches, and the interpreter ``below`` (an outer map's,
+    the graph being built, or eager computation) runs the ops the rule applies. The
+    recorders entered before the map see those ops on the batches; the op's application
+    as the mapped function wrote it goes to the recorders entered inside the map. An op
+    none of whose inputs is batched here goes straight to ``below``."""
 
-    __slots__ = ("below",)
+    __slots__ = ("frame", "below", "outer_frames", "state", "_split_of", "_split")
 
-    def __init__(self, below):
+    def __init__(self, frame, below, outer_frames, state):
+        self.frame = frame
         self.below = below
+        self.outer_frames = outer_frames   # the maps running around this one
+        self.state = state
+        self._split_of = None   # the recorder stack ``_split`` was worked out for
 
     def process(self, op, args, params):
-        frame = innermost_frame(args)
-        if frame is None:
+        frame = self.frame
+        mine = False
+        for a in args:
+            if isinstance(a, BatchedTensor):
+                if a.frame is frame:
+                    mine = True
+                elif a.frame not in self.outer_frames:
+                    innermost_frame((a,))   # a map that returned: says so
+        if not mine:
             return self.below.process(op, args, params)
         args = batch_inputs(args)
-        now = per_thread.state
         values = [a.batched if batched_at(a, frame) else a for a in args]
         batched = [batched_at(a, frame) for a in args]
-        outer = tuple(f for f in now.batching if f.entry < frame.entry)
-        # A tg.debug check looks at values, wherever it was entered: it sees the batches.
-        sees_batches = tuple(r for r in now.recorders if r.entry < frame.entry
-                             or getattr(r, "checks_ops", False))
-        inner = tuple(r for r in now.recorders if r not in sees_batches)
-        with override(batching=outer, recorders=sees_batches):
+        now = self.state
+        sees_batches, inner = self.recorders_split(now.recorders)
+        with override(batching=self.outer_frames, recorders=sees_batches,
+                      interpreter=self.below):
             result = NotImplemented
             if op.batch_rule_takes_frame:
                 result = op.batch_rule(frame, values, batched, **params)
@@ -158,6 +174,19 @@ class Batching:
             with override(recorders=inner):
                 hand_to_recorders(Node(op, tuple(args), outputs, params), now.graph)
         return outputs if op.multiple_results else outputs[0]
+
+    def recorders_split(self, recorders):
+        """``recorders`` as (those that see the batches: entered before the map, and the
+        tg.debug checks, which look at values wherever they were entered; those that see
+        the mapped function's ops). Worked out again only when the stack changed (a tape
+        entered inside the map, a block that sets recorders aside)."""
+        if recorders is not self._split_of:
+            entry = self.frame.entry
+            sees = tuple(r for r in recorders if r.entry < entry
+                         or getattr(r, "checks_ops", False))
+            self._split = sees, tuple(r for r in recorders if r not in sees)
+            self._split_of = recorders
+        return self._split
 
 
 class OnArrays:
