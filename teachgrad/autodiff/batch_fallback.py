@@ -10,6 +10,8 @@ An op's own rule (``tg.ops.defbatch``, in its block) comes first. Without one:
   always right, and slow, so it says so once per op.
 """
 import contextlib
+import os
+import sys
 import warnings
 
 from ..ops import getitem, stack
@@ -40,8 +42,10 @@ class Frame:
 
     @contextlib.contextmanager
     def entered(self):
-        """Run the block inside this map again (a batching rule calling user code that
-        reads the mapped function's BatchedTensors: a custom gradient's grad_fn)."""
+        """Run the block inside this map: the mapped function's call, or a later one (a
+        batching rule calling user code that reads the mapped function's BatchedTensors:
+        a custom gradient's grad_fn). Its ops meet the map's interpreter, ``Batching``
+        (``teachgrad.ops.core.apply``), made when the block's first op runs."""
         with mode(batching=state.batching + (self,)):
             yield self
 
@@ -85,7 +89,8 @@ def loop_rule(op, warn=True):
                 f"placeholder's first dimension), or give {op.name} a rule (tg.ops.defbatch).")
         if warn:
             warnings.warn(f"tg.vectorized_map: {op.name} has no batching rule for these inputs; "
-                          f"it runs once per example, in a loop (slow).", stacklevel=5)
+                          f"it runs once per example, in a loop (slow).",
+                          stacklevel=_user_stacklevel())
         results = []
         for i in range(size):
             example = [getitem(v, i) if b else v for v, b in zip(values, batched)]
@@ -94,3 +99,15 @@ def loop_rule(op, warn=True):
             return tuple(stack(list(outs)) for outs in zip(*results)), True
         return stack(results), True
     return rule
+
+
+def _user_stacklevel():
+    """``warnings.warn``'s stacklevel for the nearest caller outside teachgrad, counted
+    from the function that warns (however many op functions and interpreters lie between)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep

@@ -14,7 +14,6 @@ import functools
 
 from .. import nest, validate
 from ..ops import add, gather, getitem, identity, minimum, moveaxis, zeros_like
-from ..ops.core.apply import mode
 from ..ops.core.batching import BatchedTensor, batched_at
 from ..ops.shape.reshape import repeat_like
 from ..ops.shape.rows import row_count, row_indices
@@ -47,11 +46,7 @@ def vmap(fn, in_axes=0, out_axes=0):
                       "entry per positional argument", in_axes,
                       "For one dict argument write in_axes=({...},).")
 
-    @functools.wraps(fn)
-    def batched_fn(*args, **kwargs):
-        return vectorize(fn, args, in_axes, out_axes, "tg.vmap",
-                         [f"argument {i}" for i in range(len(args))], kwargs=kwargs)
-    return batched_fn
+    return functools.wraps(fn)(batched(fn, in_axes, out_axes, "tg.vmap"))
 
 
 def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
@@ -74,27 +69,40 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     if not nest.tree_leaves(elems):
         validate.fail(ValueError, "tg.vectorized_map", "elems", "a tensor, or a structure "
                       "holding at least one, to map over", elems)
-    return vectorize(fn, (elems,), 0, 0, "tg.vectorized_map", ["elems"], warn=warn,
-                     broadcast=True)
+    return batched(fn, 0, 0, "tg.vectorized_map", names=["elems"], warn=warn,
+                   broadcast=True)(elems)
 
 
 def over_directions(fn):
     """``tg.vmap(fn)`` for a transformation's map over its own directions (``tg.jacfwd``'s
     one-hot tangents, a Jacobian's seeds): they are not examples, so a random draw in
     ``fn`` is the same for all of them."""
-    def batched_fn(*args):
-        return vectorize(fn, args, 0, 0, "tg.vmap", [f"argument {i}" for i in range(len(args))],
-                         draws_apart=False)
+    return batched(fn, 0, 0, "tg.vmap", draws_apart=False)
+
+
+def batched(fn, in_axes, out_axes, where, names=None, warn=True, broadcast=False,
+            draws_apart=True):
+    """``fn`` made to run once on a whole batch: the function ``tg.vmap`` returns.
+
+    Calling it starts a map (a new *frame*, whose interpreter batches the ops ``fn``
+    applies), calls ``fn`` on the examples' views of the batches, and stacks its results.
+    ``names``: what the error messages call each positional argument (``argument i``
+    unless given; keyword arguments are batched along axis 0); ``broadcast``: a batch of
+    one is every example's; ``draws_apart``: each example draws its own random numbers.
+    """
+    def batched_fn(*args, **kwargs):
+        frame, (packed, packed_kwargs) = _batched_inputs(
+            args, kwargs, in_axes, where, names, warn, broadcast, draws_apart)
+        with frame.entered():
+            result = fn(*packed, **packed_kwargs)
+        return _outputs(result, frame, out_axes, where)
     return batched_fn
 
 
-def vectorize(fn, args, in_axes, out_axes, where, names, warn=True, kwargs=None,
-              broadcast=False, draws_apart=True):
-    """Call ``fn(*args, **kwargs)`` once for the whole batch and return its stacked results
-    (``names``: what the error messages call each argument; keyword arguments are
-    batched along axis 0; ``broadcast``: a batch of one is every example's;
-    ``draws_apart``: each example draws its own random numbers)."""
-    kwargs = kwargs or {}
+def _batched_inputs(args, kwargs, in_axes, where, names, warn, broadcast, draws_apart):
+    """A new frame for a call with ``args`` and ``kwargs``, and the arguments as ``fn``
+    sees them inside it: each batched leaf a ``BatchedTensor`` over its batch."""
+    names = names or [f"argument {i}" for i in range(len(args))]
     axes = _argument_axes(args, in_axes, where) + [0] * len(nest.tree_leaves(kwargs))
     leaves, treedef = nest.tree_flatten((tuple(args), kwargs))
     labels = [names[i] + path for i, arg in enumerate(args) for path in nest.leaf_paths(arg)]
@@ -107,12 +115,9 @@ def vectorize(fn, args, in_axes, out_axes, where, names, warn=True, kwargs=None,
     frame.draws_apart = draws_apart
     batches = [moveaxis(t, axis, 0) if axis not in (None, 0) else t
                for t, axis in zip(flat, axes)]
-    with mode(batching=state.batching + (frame,)):
-        inputs = [t if axis is None else BatchedTensor(t, frame)
-                  for t, axis in zip(batches, axes)]
-        packed, packed_kwargs = nest.tree_unflatten(treedef, inputs)
-        result = fn(*packed, **packed_kwargs)
-    return _outputs(result, frame, out_axes, where)
+    inputs = [t if axis is None else BatchedTensor(t, frame)
+              for t, axis in zip(batches, axes)]
+    return frame, nest.tree_unflatten(treedef, inputs)
 
 
 def _check_axes_spec(spec, name, where):

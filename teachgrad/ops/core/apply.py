@@ -9,8 +9,9 @@ Each way of running ops is an **interpreter**, an object with one method,
   ``teachgrad.ops.core.recorder``);
 * ``BuildGraph``: add a node to the graph being built (``graph.as_default()``,
   ``tg.function``) instead of computing, and hand it to that graph's recorders;
-* ``Batching``: inside ``tg.vectorized_map``, run the op's batching rule when an input
-  is one of a running map's BatchedTensors (else hand the op to the interpreter below);
+* ``Batching``: one per running ``tg.vectorized_map``: run the op's batching rule when
+  an input is one of that map's BatchedTensors (else hand the op to the interpreter
+  below it: an outer map's, the graph being built, or eager computation);
 * ``OnArrays``: a backward pass that nothing records runs its VJP rules on raw arrays.
 
 Every op function ends in ``innermost.process(op, *args, **params)``: ``innermost`` is
@@ -26,15 +27,20 @@ How an op is declared (``primitive``, ``defvjp``, ``defjvp``, ``defbatch``,
 ``defeffect``, ...) is ``teachgrad.ops.core.declare``; converting its inputs and naming
 what was wrong is ``teachgrad.ops.core.inputs``.
 """
-import sys
 import threading
 
-from ... import backend
 from ...state import override, per_thread
 from ...tensor import Tensor
 from .batching import BatchedTensor, batched_at, innermost_frame
 from .dtype_check import check_complex
-from .inputs import as_arrays, batch_inputs, convert_inputs, input_error, with_context
+from .inputs import (
+    as_arrays,
+    batch_inputs,
+    convert_inputs,
+    input_error,
+    public_caller,
+    with_context,
+)
 from .op import Node
 from .recorder import ANY_GRAPH, hand_to_recorders
 
@@ -72,13 +78,20 @@ class mode(override):
     ...     y = x * 2   # a node of g
     """
 
-    __slots__ = ("outer",)
+    __slots__ = ("outer", "interpreter")
     switches_mode = True
+
+    def __init__(self, interpreter=None, **fields):
+        """``interpreter``: the one those fields give, when the caller has it at hand (a
+        map's ``Batching`` running a rule on the interpreter below it); else it is worked
+        out from the fields (``interpreter_for``)."""
+        super().__init__(**fields)
+        self.interpreter = interpreter
 
     def __enter__(self):
         self.outer = innermost.interpreter   # (before the fields change: a thread's first
         owner = super().__enter__()          # read of ``innermost`` works it out from them)
-        innermost.use(interpreter_for(owner))
+        innermost.use(self.interpreter or interpreter_for(owner))
         return owner
 
     def __exit__(self, *exc_info):
@@ -95,12 +108,17 @@ def unobserved():
 
 
 def interpreter_for(now):
-    """The innermost interpreter of the state ``now``: a backward pass on arrays, else a
-    running ``tg.vectorized_map`` over the graph being built or eager computation."""
+    """The innermost interpreter of the state ``now``: a backward pass on arrays, else one
+    ``Batching`` per running ``tg.vectorized_map`` (``now.batching``; the last entered
+    innermost) over the graph being built or eager computation."""
     if now.arrays:
         return ON_ARRAYS
-    below = Eager(now) if now.graph is None else BuildGraph(now.graph)
-    return Batching(below) if now.batching else below
+    interpreter = Eager(now) if now.graph is None else BuildGraph(now.graph)
+    frames = ()
+    for frame in sorted(set(now.batching), key=lambda f: f.entry):
+        interpreter = Batching(frame, interpreter, frames, now)
+        frames += (frame,)
+    return interpreter
 
 
 class Eager:
@@ -160,31 +178,41 @@ class BuildGraph:
 
 
 class Batching:
-    """Inside ``tg.vectorized_map``: an op given BatchedTensors of a running map (its
-    *frame*; see ``teachgrad.ops.core.batching``) runs its batching rule on the batches,
-    seen by the recorders entered before the map, and its application as the mapped
-    function sees it goes to the recorders entered inside it. Other ops go to the
-    interpreter ``below`` (eager computation, or the graph being built)."""
+    """One running ``tg.vectorized_map`` (its *frame*; see ``teachgrad.ops.core.batching``),
+    as JAX has one BatchTrace per level. An op given one of the frame's BatchedTensors
+    runs its batching rule on the batches, and the interpreter ``below`` (an outer map's,
+    the graph being built, or eager computation) runs the ops the rule applies. The
+    recorders entered before the map see those ops on the batches; the op's application
+    as the mapped function wrote it goes to the recorders entered inside the map. An op
+    none of whose inputs is batched here goes straight to ``below``."""
 
-    __slots__ = ("below",)
+    __slots__ = ("frame", "below", "outer_frames", "state", "_split_of", "_split")
 
-    def __init__(self, below):
+    def __init__(self, frame, below, outer_frames, state):
+        self.frame = frame
         self.below = below
+        self.outer_frames = outer_frames   # the maps running around this one
+        self.state = state
+        self._split_of = None   # the recorder stack ``_split`` was worked out for
 
     def process(self, op, *args, **params):
-        frame = innermost_frame(args)
-        if frame is None:
+        frame = self.frame
+        mine = False
+        for a in args:
+            if isinstance(a, BatchedTensor):
+                if a.frame is frame:
+                    mine = True
+                elif a.frame not in self.outer_frames:
+                    innermost_frame((a,))   # a map that returned: says so
+        if not mine:
             return self.below.process(op, *args, **params)
         args = batch_inputs(args)
-        now = per_thread.state
         values = [a.batched if batched_at(a, frame) else a for a in args]
         batched = [batched_at(a, frame) for a in args]
-        outer = tuple(f for f in now.batching if f.entry < frame.entry)
-        # A tg.debug check looks at values, wherever it was entered: it sees the batches.
-        sees_batches = tuple(r for r in now.recorders if r.entry < frame.entry
-                             or getattr(r, "checks_ops", False))
-        inner = tuple(r for r in now.recorders if r not in sees_batches)
-        with mode(batching=outer, recorders=sees_batches):
+        now = self.state
+        sees_batches, inner = self.recorders_split(now.recorders)
+        with mode(batching=self.outer_frames, recorders=sees_batches,
+                  interpreter=self.below):
             result = NotImplemented
             if op.batch_rule_takes_frame:
                 result = op.batch_rule(frame, values, batched, **params)
@@ -202,6 +230,19 @@ class Batching:
             with override(recorders=inner):
                 hand_to_recorders(Node(op, tuple(args), outputs, params), now.graph)
         return outputs if op.multiple_results else outputs[0]
+
+    def recorders_split(self, recorders):
+        """``recorders`` as (those that see the batches: entered before the map, and the
+        tg.debug checks, which look at values wherever they were entered; those that see
+        the mapped function's ops). Worked out again only when the stack changed (a tape
+        entered inside the map, a block that sets recorders aside)."""
+        if recorders is not self._split_of:
+            entry = self.frame.entry
+            sees = tuple(r for r in recorders if r.entry < entry
+                         or getattr(r, "checks_ops", False))
+            self._split = sees, tuple(r for r in recorders if r not in sees)
+            self._split_of = recorders
+        return self._split
 
 
 class OnArrays:
@@ -235,18 +276,6 @@ ON_ARRAYS = OnArrays()
 innermost = Innermost()
 
 
-def public_caller():
-    """The frame of the public function that handed the op over (``tg.exp``'s): its
-    argument names say which input was wrong."""
-    frame = sys._getframe(1)
-    while frame.f_code in _INTERPRETING:
-        frame = frame.f_back
-    return frame
-
-
-_INTERPRETING = {bind.__code__, Eager.process.__code__, Batching.process.__code__}
-
-
 def add_to_graph(op, args, params, name=None):
     """Add a node applying ``op`` to the graph being built (named ``name`` or after
     the op), and hand it to the recorders entered in that graph."""
@@ -268,8 +297,3 @@ def leading_axes_rule(op):
         several = op.multiple_results and len(values) > 1
         return innermost.process(op, *values, **params), (tuple(batched) if several else True)
     return rule
-
-
-def xp():
-    """The backend's array namespace (numpy or cupy)."""
-    return backend.xp

@@ -25,7 +25,9 @@ tape or accumulator entered *inside* ``fn`` instead records the op as ``fn`` see
 on ``BatchedTensor``s (so ``vmap(grad(f))``, per-example gradients, works: its VJP
 rules run on BatchedTensors, and so are batched in turn). That split is the recorders'
 order, as for nested tapes: each running ``vectorized_map`` (its *frame*) has an entry
-number on the recorders' stack.
+number on the recorders' stack, and an interpreter of its own (``Batching``, in
+``teachgrad.ops.core.apply``) over the one below it: an outer map's, the graph being
+built, or eager computation.
 """
 from ...state import state
 from ...tensor import Tensor, next_tensor_id

@@ -1,13 +1,17 @@
 """Saying what was wrong with an op's inputs, in the caller's words.
 
-A conversion that fails in ``bind`` is said again naming the argument as the public
-function that was given it calls it (``input_error``: ``tg.exp: `x` must be
-numbers ...``), an op that reads a shape before ``bind`` checks its operand first
-(``operand``), and a kernel's error names the op and its input shapes
-(``with_context``). The conversions themselves are here too: ``convert_inputs``
-(what ``bind`` makes of Python numbers, arrays and Variables), ``batch_inputs`` (inside
-``tg.vectorized_map``) and ``as_arrays`` (for an op run on raw arrays).
+A conversion that fails in an interpreter is said again naming the argument as the
+public function that was given it calls it (``input_error``: ``tg.exp: `x` must be
+numbers ...``; ``public_caller`` finds that function), an op that reads a shape before
+handing itself over checks its operand first (``operand``), and a kernel's error names
+the op and its input shapes (``with_context``). The conversions themselves are here too:
+``convert_inputs`` (what an op makes of Python numbers, arrays and Variables),
+``batch_inputs`` (inside ``tg.vectorized_map``) and ``as_arrays`` (for an op run on raw
+arrays).
 """
+import os
+import sys
+
 from ... import backend, validate
 from ...state import per_thread
 from ...tensor import (
@@ -146,3 +150,16 @@ def as_arrays(op, args):
                      and v.dtype.kind == "f"), None)
         values = [v if hasattr(v, "dtype") else as_array(v, like) for v in values]
     return values
+
+
+def public_caller():
+    """The frame of the public function that handed an op over (``tg.exp``'s, the nearest
+    frame outside ``teachgrad/ops/core``: not an interpreter's): its argument names say
+    which input was wrong."""
+    frame = sys._getframe(1)
+    while frame.f_code.co_filename.startswith(_CORE_DIR):
+        frame = frame.f_back
+    return frame
+
+
+_CORE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
