@@ -32,7 +32,7 @@ def conv_inputs(draw):
     return x, w, params["strides"], params["padding"], params["dilations"]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(conv_inputs(), st.sampled_from(sorted(conv_kernels.FORMULATIONS)),
        st.sampled_from([64, 1000, 1 << 20]))
 def test_each_formulation_matches_the_reference(case, name, block_bytes):

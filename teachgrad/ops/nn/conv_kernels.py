@@ -175,7 +175,7 @@ def choose(x_shape, w_shape, strides, dilations, out, itemsize):
     Then the filters' cotangent: ``windows transposed``, its one wide product, except in
     float64 at steps 1, where ``row offsets`` copies nothing and its narrow products run
     as fast (the benchmark's filters' cotangent, ``benchmarks/conv_formulations.py``:
-    float32 3.2-3.6 ms against 4.7-5.0, float64 7.6-7.7 against 6.0-6.9; at steps 2,
+    float32 3.2-3.7 ms against 4.7-5.0, float64 7.6-7.8 against 6.0-7.1; at steps 2,
     against ``positions``, 4.2-4.4 against 7.1-7.3 and 7.5-8.4 against 14.9-15.3).
 
     On a GPU always ``windows``: one im2col and one matmul beat ``oh ow`` launched
