@@ -78,7 +78,7 @@ def main(argv=None):
             times = {name: median_ms(lambda f=f: f(x, w, strides, dilations, out), sync,
                                      repeats)
                      for name, f in conv_kernels.FORMULATIONS.items()}
-            chosen = conv_kernels.choose(*key)
+            chosen = conv_kernels.choose(*key, x.itemsize)
             fastest[key] = min(times, key=times.get)
             cells = "  ".join(f"{name} {ms:7.3f}" for name, ms in times.items())
             print(f"x {x_shape} w {w_shape} out {out} {x.dtype}: {cells} ms; "

@@ -14,6 +14,7 @@ BENCHMARKS = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
                                     "cnn_split.py", "mlp_split.py",
                                     "gpu_fusion.py", "peers/run.py", "peers/cnn.py",
                                     "peers/gpu_peers.py", "gpu_conv_formulations.py",
+                                    "conv_formulations.py",
                                     "vectorized_jacobian.py", "peers/batch_hessian.py"])
 def test_benchmark_runs_quick(script):
     result = subprocess.run([sys.executable, str(BENCHMARKS / script), "--quick"],

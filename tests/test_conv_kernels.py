@@ -32,7 +32,7 @@ def conv_inputs(draw):
     return x, w, params["strides"], params["padding"], params["dilations"]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(conv_inputs(), st.sampled_from(sorted(conv_kernels.FORMULATIONS)),
        st.sampled_from([64, 1000, 1 << 20]))
 def test_each_formulation_matches_the_reference(case, name, block_bytes):
@@ -54,16 +54,17 @@ def test_each_formulation_matches_the_reference(case, name, block_bytes):
     np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance * 10)
 
 
-@pytest.mark.parametrize("x_shape, w_shape, strides, out, expected", [
-    ((32, 34, 34, 16), (3, 3, 16, 32), (1, 1), (32, 32), "windows"),      # forward
-    ((32, 34, 34, 32), (3, 3, 32, 16), (1, 1), (32, 32), "windows"),      # input's cotangent
-    ((16, 34, 34, 32), (32, 32, 32, 32), (1, 1), (3, 3), "row offsets"),  # filters' cotangent
-    ((16, 67, 67, 32), (32, 32, 32, 32), (2, 2), (3, 3), "positions"),    # the same, dilated
-    ((0, 5, 5, 2), (3, 3, 2, 4), (1, 1), (3, 3), "windows"),              # nothing to multiply
+@pytest.mark.parametrize("x_shape, w_shape, strides, out, itemsize, expected", [
+    ((32, 34, 34, 16), (3, 3, 16, 32), (1, 1), (32, 32), 4, "windows"),      # forward
+    ((32, 34, 34, 32), (3, 3, 32, 16), (1, 1), (32, 32), 4, "windows"),      # input's cotangent
+    ((16, 34, 34, 32), (32, 32, 32, 32), (1, 1), (3, 3), 4, "windows transposed"),  # filters'
+    ((16, 34, 34, 32), (32, 32, 32, 32), (1, 1), (3, 3), 8, "row offsets"),  # ... in float64
+    ((16, 67, 67, 32), (32, 32, 32, 32), (2, 2), (3, 3), 8, "windows transposed"),  # dilated
+    ((0, 5, 5, 2), (3, 3, 2, 4), (1, 1), (3, 3), 4, "windows"),              # nothing to multiply
 ])
-def test_the_choice(x_shape, w_shape, strides, out, expected):
+def test_the_choice(x_shape, w_shape, strides, out, itemsize, expected):
     with tg.backend.using("numpy"):   # (on a GPU every convolution takes "windows")
-        assert conv_kernels.choose(x_shape, w_shape, strides, (1, 1), out) == expected
+        assert conv_kernels.choose(x_shape, w_shape, strides, (1, 1), out, itemsize) == expected
 
 
 def test_the_benchmarks_gradients_match_the_reference():
@@ -111,3 +112,27 @@ def test_max_pool_grad_sends_a_nan_windows_cotangent_to_its_first_nan():
     picked = pooling.max_pool2d_pick(tg.constant(np.arange(4.0).reshape(x.shape)),
                                      tg.constant(x), **params).numpy()
     assert picked.ravel().tolist() == [1.0]
+
+
+@pytest.mark.parametrize("strides", [1, 2])
+def test_float32_gradients_stay_close_to_float64(strides):
+    """conv2d and both cotangents in float32, each convolution by the formulation
+    ``choose`` picks for float32 (at steps 1 ``windows transposed`` for the filters'
+    cotangent), against the same in float64: within 1e-4 of the largest entry."""
+    rng = np.random.default_rng(2)
+    x, w = rng.standard_normal((32, 16, 16, 8)), rng.standard_normal((3, 3, 8, 16)) * 0.1
+    ct = rng.standard_normal((32, 16 // strides, 16 // strides, 16))
+    if strides == 1:   # the filters' cotangent: the input framed (8, 18, 18, 32), ct as filters
+        assert conv_kernels.choose((8, 18, 18, 32), (16, 16, 32, 16), (1, 1), (1, 1), (3, 3),
+                                   4) == "windows transposed"
+    results = {}
+    for dtype in (np.float32, np.float64):
+        tx, tw = tg.constant(x.astype(dtype)), tg.constant(w.astype(dtype))
+        with tg.GradientTape() as tape:
+            tape.watch([tx, tw])
+            y = tg.nn.conv2d(tx, tw, strides=strides, padding="SAME")
+        grads = tape.gradient(y, [tx, tw], output_gradients=tg.constant(ct.astype(dtype)))
+        results[dtype] = [y.numpy()] + [g.numpy() for g in grads]
+    for low, high in zip(results[np.float32], results[np.float64]):
+        assert low.dtype == np.float32
+        np.testing.assert_allclose(low, high, rtol=1e-4, atol=1e-4 * np.abs(high).max())

@@ -169,4 +169,4 @@ def test_every_convolution_takes_one_im2col_on_the_gpu(cupy):
     faster on an H100 for every convolution of benchmarks/peers/gpu_peers.py."""
     from teachgrad.ops.nn import conv_kernels
     assert conv_kernels.choose((16, 34, 34, 32), (32, 32, 32, 32), (1, 1), (1, 1),
-                               (3, 3)) == "windows"
+                               (3, 3), 4) == "windows"

@@ -9,8 +9,8 @@ $$y_{b,i,j,o} = \sum_{p,q,c} x_{b,\, i s_h + p d_h,\, j s_w + q d_w,\, c}\; w_{p
 
 The kernel reads all windows as one strided view and multiplies them by the
 filters in **one matmul** (``im2col``: windows as rows, filters as a matrix), or, where
-the shapes make BLAS faster that way, in one matmul per tap or per output pixel
-(``conv_kernels.py``: the same sum, chosen below the op).
+the shapes make BLAS faster that way, as the im2col rows transposed or one matmul per
+output pixel (``conv_kernels.py``: the same sum, chosen below the op).
 
 Backward, both cotangents are convolutions again, written below with teachgrad
 ops, so they can be differentiated and transposed like any other code:
@@ -44,7 +44,7 @@ def _conv2d_kernel(x, w, strides, padding, dilations):
     require_fit(x.shape, (kh, kw), dilations, padding, "conv2d", "filters")
     (top, bottom, oh), (left, right, ow) = geometry_2d(x.shape, (kh, kw), strides, dilations,
                                                        padding)
-    # the matmuls (one over all windows, or one per tap, or per output pixel): conv_kernels
+    # the matmuls (over all windows, their transpose, or per output pixel): conv_kernels
     return convolve(pad_2d(x, (top, bottom), (left, right)), w, strides, dilations, (oh, ow))
 
 

@@ -16,20 +16,32 @@ does. They differ in which matrices, and in what is copied to make them:
   still in the cache. One block of all rows (the plain im2col) took twice as long on the
   benchmark's convolutions: its copy went out to memory and back. The choice for the
   forward pass and for the input's cotangent (the convolution with the flipped filters).
-* ``positions``: one matmul per output pixel ``(i, j)``: its window, all images at once,
-  by the filters. The choice when there are fewer output pixels than taps: the filters'
-  cotangent, a convolution whose "filter" is the whole output cotangent and whose output
-  is the filters' ``kh x kw``. Its windows are copied in the order they lie in memory
-  (the rule hands its input over transposed, channels first), so the copy streams.
+* ``windows transposed``: the filters' cotangent, a convolution whose "filter" is the
+  whole output cotangent and whose output is the filters' ``kh x kw``, written as
+  textbooks write it: ``cols^T @ ct``, the forward pass's im2col rows (made from the
+  input as the rule hands it over) transposed, times the cotangent. One wide product
+  ``(kh kw c, rows) @ (rows, out)``, a block of rows at a time. The choice in float32,
+  and at steps other than 1.
+* ``positions``: one matmul per output pixel ``(i, j)`` of that convolution: its window,
+  all images at once, by the filters. Its windows are copied in the order they lie in
+  memory (the rule hands its input over transposed, channels first), so the copy streams.
 * ``row offsets``: ``positions`` with no window copied, where the steps are 1 and the
   input lies as the filters' rule hands it over: each window is then one contiguous
-  slice of the input's rows (see ``row_offset_matmuls``). Half of ``positions``' time in
-  float64.
+  slice of the input's rows (see ``row_offset_matmuls``). The filters' cotangent's
+  choice in float64, where its ``kh kw`` narrow products cost no more than one wide one
+  and the copy of the windows is saved; in float32 BLAS's narrow products are slow.
 
-A fourth, one matmul per tap ``(p, q)`` over the whole input with the products added in
-shifted (no window copied), was measured too and lost to the blocked im2col on every
-convolution of the benchmark (``docs/performance.md``, 2026-11-27). ``FORMULATIONS``
-lets a test run each formulation on any shape.
+Three more were measured on the benchmark's convolutions and lost (``docs/performance.md``,
+2026-11-27 and 2026-12-03): one matmul per tap ``(p, q)`` over the whole input with the
+products added in shifted (no window copied: narrow products of ``c`` columns); the
+same with the taps' products of each pixel made by one wide matmul and added in shifted
+afterwards (the shifted additions cost what the wider product saved); and Winograd's
+``F(2x2, 3x3)`` (16 matmuls for each 2x2 block of outputs instead of 36, on 4x4 tiles
+transformed by additions): with 16 and 32 channels its transforms, one numpy pass over
+the tiles for each of about 45 additions, cost more than the 2.25 times fewer
+multiplications saved (the forward pass in float32: 9.7 ms against im2col's 3.1, of
+which 1.8 for all 16 products; ``benchmarks/conv_formulations.py`` times them all).
+``FORMULATIONS`` lets a test run each formulation on any shape.
 """
 from ... import backend
 from .windows import windows
@@ -125,17 +137,51 @@ def row_offset_matmuls(x, w, strides, dilations, out):
     return total.reshape(tuple(out) + (m, cout)).transpose(2, 0, 1, 3)
 
 
+def transposed_windows_matmul(x, w, strides, dilations, out):
+    """The filters' cotangent as textbooks write it, ``cols^T @ ct``: for the layout the
+    filters' rule hands over (``x`` a transposed view of the padded input ``(k, h, w,
+    m)``, ``w`` the output cotangent with its images ``m`` on axis 2), the rows are the
+    *forward* convolution's im2col rows (one per image and output pixel, the window's
+    ``(oh, ow, k)`` entries in it), and the result is one product of those rows,
+    transposed, by the cotangent: ``(oh ow k, rows) @ (rows, out)``, a block of rows at a
+    time, the blocks' products added. Any layout and steps give the right sum (the
+    copy only streams slower)."""
+    kh, kw, m, cout = w.shape
+    (oh, ow), xp = out, backend.xp
+    lying = x.transpose(3, 1, 2, 0)                     # (m, height, width, k)
+    taps = oh * ow * lying.shape[3]
+    total = xp.zeros((taps, cout), xp.result_type(x, w))
+    if total.size == 0 or m == 0:
+        return total.reshape(oh, ow, lying.shape[3], cout).transpose(2, 0, 1, 3)
+    # window (i, j) of image m holds lying[m, i d + p s, j d + q s, :] at (p, q): this
+    # convolution's strides and dilations trade places, as they did in the rule
+    patches = windows(lying, out, dilations, strides, (kh, kw))   # (m, kh, kw, k, oh, ow)
+    cotangent = w.transpose(2, 0, 1, 3)                 # (m, kh, kw, out): as ct lies
+    for images, rows in _blocks(m, kh, kw * taps * x.itemsize):
+        block = patches[images, rows].transpose(0, 1, 2, 4, 5, 3).reshape(-1, taps)
+        total += block.T @ cotangent[images, rows].reshape(-1, cout)
+    return total.reshape(oh, ow, lying.shape[3], cout).transpose(2, 0, 1, 3)
+
+
 FORMULATIONS = {"windows": windows_matmul, "positions": position_matmuls,
-                "row offsets": row_offset_matmuls}
+                "row offsets": row_offset_matmuls, "windows transposed": transposed_windows_matmul}
 
 
-def choose(x_shape, w_shape, strides, dilations, out):
-    """``row offsets`` (``positions`` at other steps) when there are fewer output pixels
-    than taps and the window rows would fill more than one block (on small inputs one
-    matmul costs less Python than ``oh ow`` of them), else ``windows``. On a GPU always
-    ``windows``: one im2col and one matmul beat ``oh ow`` launched matmuls on every
-    convolution of the GPU benchmark (``benchmarks/gpu_conv_formulations.py``: the
-    filters' cotangent 0.37 ms against 0.84 on an H100)."""
+def choose(x_shape, w_shape, strides, dilations, out, itemsize):
+    """The formulation for a convolution of these shapes, its entries ``itemsize`` bytes.
+
+    ``windows`` unless there are fewer output pixels than taps and the window rows would
+    fill more than one block (on small inputs one matmul costs less Python than several).
+    Then the filters' cotangent: ``windows transposed``, its one wide product, except in
+    float64 at steps 1, where ``row offsets`` copies nothing and its narrow products run
+    as fast (the benchmark's filters' cotangent, ``benchmarks/conv_formulations.py``:
+    float32 3.2-3.7 ms against 4.7-5.0, float64 7.6-7.8 against 6.0-7.1; at steps 2,
+    against ``positions``, 4.2-4.4 against 7.1-7.3 and 7.5-8.4 against 14.9-15.3).
+
+    On a GPU always ``windows``: one im2col and one matmul beat ``oh ow`` launched
+    matmuls on every convolution of the GPU benchmark
+    (``benchmarks/gpu_conv_formulations.py``: the filters' cotangent 0.37 ms against
+    0.84 on an H100)."""
     if backend.get_backend() != "numpy":
         return "windows"
     kh, kw, c, _ = w_shape
@@ -146,12 +192,12 @@ def choose(x_shape, w_shape, strides, dilations, out):
     few_pixels = out[0] * out[1] < kh * kw
     if not few_pixels or rows * 4 <= BLOCK_BYTES:                  # 4: float32's bytes
         return "windows"
-    return "row offsets" if tuple(strides) == (1, 1) and tuple(dilations) == (1, 1) \
-        else "positions"
+    steps_1 = tuple(strides) == (1, 1) and tuple(dilations) == (1, 1)
+    return "row offsets" if steps_1 and itemsize >= 8 else "windows transposed"
 
 
 def convolve(x, w, strides, dilations, out):
     """``conv2d`` of the padded ``x`` with ``w``: ``out = (oh, ow)`` windows, computed by
     the formulation ``choose`` picks."""
-    name = choose(x.shape, w.shape, strides, dilations, out)
+    name = choose(x.shape, w.shape, strides, dilations, out, x.itemsize)
     return FORMULATIONS[name](x, w, strides, dilations, out)
