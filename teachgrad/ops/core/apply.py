@@ -169,6 +169,12 @@ class OnArrays:
     kernels, as in HIPS autograd, where an op called on unboxed values just computes.
     The arguments may still be Tensors (a constant a rule made, a value it closed
     over) or Python numbers (``ct * 2``); they are read as ``bind`` reads them.
+
+    Which rules it runs is decided by who declared them: those of teachgrad's op
+    families (``teachgrad.ops.core.declare``'s verbs), but not those marked
+    ``rules_need_tensors`` (control flow, traced calls, custom gradients) nor any a user
+    declares with ``tg.ops.defvjp``/``defjvp``/``defvjp_all``: the engine hands those
+    Tensors, with this interpreter switched off (``op.array_rules``).
     """
 
     __slots__ = ()
