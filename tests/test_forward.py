@@ -414,10 +414,11 @@ def test_events_under_transposition_only_are_all_transposed():
 
 
 def test_defjvp_is_public_and_gives_a_new_op_a_native_rule():
-    assert tg.ops.defjvp is tg.ops.core.declare.defjvp
+    assert tg.ops.defjvp is tg.ops.core.user_rules.defjvp   # a user's rules: on Tensors
     cube_p = tg.ops.primitive("my_cube", lambda x: x ** 3)
     tg.ops.defvjp(cube_p, lambda g, ans, x: g * 3 * x * x)
     tg.ops.defjvp(cube_p, lambda x_dot, ans, x: x_dot * 3 * x * x)
+    assert not cube_p.array_jvp
     x = tg.constant(2.)
     with tg.viz.record() as rec:
         with tg.ForwardAccumulator(x, tg.constant(1.)) as acc:

@@ -122,6 +122,23 @@ def test_an_op_is_declared_through_one_form():
     assert not found, "declare these with ops/core/declare.py's functions: " + "; ".join(found)
 
 
+def test_no_declaration_carries_a_flag_for_arrays():
+    """Whether an op's rules run on raw arrays (``OnArrays``) follows from who declares
+    them (issue 40): teachgrad's verbs in ops/core/declare.py, on arrays; the user's,
+    ``tg.ops.defvjp`` and its kin, on Tensors; ``rules_need_tensors`` for the exceptions.
+    No declaration inside teachgrad/ says it again with an ``arrays=`` keyword."""
+    verbs = {"defvjp", "defjvp", "defvjp_all", "defjvp_all"}
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", getattr(node.func, "attr", None))
+            if name in verbs and any(k.arg == "arrays" for k in node.keywords):
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {name}(..., arrays=)")
+    assert not found, "drop the flag, declare with the right verb: " + "; ".join(found)
+
+
 CORE_FILES = ("ops/core/apply.py", "ops/core/declare.py", "ops/core/inputs.py",
               "ops/core/batching.py",
               "autodiff/engine.py", "autodiff/pending.py", "autodiff/contributions.py",

@@ -166,14 +166,15 @@ def test_every_op_of_teachgrad_with_rules_runs_them_on_arrays_but_those_that_nee
             assert op.array_rules == (op.name not in TENSOR_RULES), op.name
 
 
-def test_teachgrad_ops_declare_their_rules_run_on_arrays():
-    """Whether a rule may run on arrays is declared (``defvjp(..., arrays=True)``), not
-    guessed: every op of teachgrad/ops with rules declares it, for its VJP and its native
-    JVP; a rule of anyone else's gets Tensors unless it says otherwise."""
+def test_who_declares_a_rule_says_whether_it_runs_on_arrays():
+    """Whether a rule may run on arrays follows from who declares it, not from a flag:
+    every op of teachgrad/ops with rules declares them with ``declare``'s verbs (on
+    arrays), for its VJP and its native JVP; the verbs a user calls, ``tg.ops.defvjp``,
+    ``defjvp`` and ``defvjp_all``, give Tensors, whatever the op declared before."""
     import importlib
     import pkgutil
 
-    from teachgrad.ops.core.op import Op
+    from teachgrad.ops.core import declare, user_rules
     undeclared = set()
     for info in pkgutil.walk_packages(tg.ops.__path__, "teachgrad.ops."):
         module = importlib.import_module(info.name)
@@ -182,6 +183,18 @@ def test_teachgrad_ops_declare_their_rules_run_on_arrays():
                 continue
             if (op.vjp_rules is not None or op.vjp_all is not None) and not op.array_rules:
                 undeclared.add(f"{op.name} (VJP)")
-    assert not undeclared, f"declare arrays=True with these rules: {sorted(undeclared)}"
+    assert not undeclared, f"these rules do not run on arrays: {sorted(undeclared)}"
+    public = (tg.ops.defvjp, tg.ops.defjvp, tg.ops.defvjp_all)
+    assert public == (user_rules.defvjp, user_rules.defjvp, user_rules.defvjp_all)
+    assert not set(public) & {declare.defvjp, declare.defjvp, declare.defvjp_all}
     mine = tg.ops.defvjp(tg.ops.primitive("mine", lambda x: x), lambda ct, ans, x: ct)
     assert not mine.array_rules
+    both = tg.ops.defvjp_all(tg.ops.primitive("mine_all", lambda x: x), lambda ct, ans, x: [ct])
+    assert not both.array_rules
+    # Declared by teachgrad, then given a rule of a user's: the user's gets Tensors.
+    again = declare.defjvp(declare.defvjp(tg.ops.primitive("again", lambda x: x),
+                                          lambda ct, ans, x: ct), lambda t, ans, x: t)
+    assert again.array_rules and again.array_jvp
+    tg.ops.defvjp(again, lambda ct, ans, x: ct)
+    tg.ops.defjvp(again, lambda t, ans, x: t)
+    assert not again.array_rules and not again.array_jvp

@@ -20,7 +20,8 @@ import pytest
 
 import teachgrad as tg
 from teachgrad.ops.core.apply import bind
-from teachgrad.ops.core.declare import defvjp, primitive
+from teachgrad.ops.core.declare import primitive
+from teachgrad.ops.core.user_rules import defvjp  # a user's rules: Tensors
 
 draw_module = sys.modules["teachgrad.viz.draw"]
 wasm = sys.modules["teachgrad.viz.wasm"]

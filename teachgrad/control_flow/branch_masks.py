@@ -39,10 +39,8 @@ def _selected(ct, pred, side):
 
 # branch_entry(x, pred; side) = x, read by the branch taken where pred == side.
 branch_entry_p = primitive("branch_entry", lambda x, pred, side: x)
-defvjp(branch_entry_p, lambda ct, ans, x, pred, side: _selected(ct, pred, side), None,
-       arrays=True)
-defjvp(branch_entry_p, lambda x_dot, ans, x, pred, side: _selected(x_dot, pred, side), None,
-       arrays=True)
+defvjp(branch_entry_p, lambda ct, ans, x, pred, side: _selected(ct, pred, side), None)
+defjvp(branch_entry_p, lambda x_dot, ans, x, pred, side: _selected(x_dot, pred, side), None)
 defbatch(branch_entry_p, lambda values, batched, side: (identity(values[0]), batched[0]))
 
 

@@ -4,11 +4,17 @@ To add an op: declare it with ``primitive``, give it rules with ``defvjp``
 (and, if you like, a native forward-mode rule with ``defjvp``, and a batching rule
 for ``tg.vectorized_map`` with ``defbatch``; an elementwise op needs none), export it
 here, and add one line to the op table in ``tests/op_table.py``.
+
+The ``defvjp``, ``defjvp`` and ``defvjp_all`` offered here are the verbs a user calls:
+the rules they declare always get Tensors (``teachgrad.ops.core.user_rules``). The op
+families below declare theirs with ``teachgrad.ops.core.declare``'s, whose rules run on
+raw arrays when nothing records the backward pass.
 """
 from ..tensor import Tensor as _Tensor
 from .core.op import Node, Op
 from .core.apply import bind
-from .core.declare import defbatch, defjvp, defvjp, defvjp_all, not_differentiable, primitive
+from .core.declare import defbatch, not_differentiable, primitive
+from .core.user_rules import defjvp, defvjp, defvjp_all
 from .core.batching import BatchedTensor
 from .elementwise.casts import (cast, identity, identity_n, ones, ones_like, stop_gradient,
                                 zeros, zeros_like)

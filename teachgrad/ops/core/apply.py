@@ -3,10 +3,8 @@
 Each way of running ops is an **interpreter**, an object with one method,
 ``process(op, *args, **params)``, that applies an op to its arguments:
 
-* ``Eager``: compute now, on the inputs' arrays, and hand the application (a
-  ``Node``: op, inputs, outputs, params) to every recorder of eager ops (a
-  ``GradientTape``, a ``ForwardAccumulator``, a ``tg.debug`` check; see
-  ``teachgrad.ops.core.recorder``);
+* ``Eager``: compute now, and hand the application (a ``Node``) to every recorder of
+  eager ops (a tape, an accumulator, a ``tg.debug`` check: ``ops.core.recorder``);
 * ``BuildGraph``: add a node to the graph being built (``graph.as_default()``,
   ``tg.function``) instead of computing, and hand it to that graph's recorders;
 * ``Batching``: one per running ``tg.vectorized_map``: run the op's batching rule when
@@ -14,18 +12,13 @@ Each way of running ops is an **interpreter**, an object with one method,
   below it: an outer map's, the graph being built, or eager computation);
 * ``OnArrays``: a backward pass that nothing records runs its VJP rules on raw arrays.
 
-Every op function ends in ``innermost.process(op, *args, **params)``: ``innermost`` is
-the calling thread's innermost interpreter (``tg.multiply(x, y)`` is
-``innermost.process(multiply_p, x, y)``), as autodidax's ``bind`` finds the top of its
-trace stack. Which interpreter that is follows from the thread's state
-(``teachgrad.state``: ``graph``, ``batching``, ``arrays``); ``mode(...)`` changes those
-fields for a block and switches the interpreter with them (``interpreter_for``).
-``bind(op, *args, **params)`` is the same call as a function, for ops written outside
-teachgrad (``tg.ops.bind``, as the lessons do).
-
-How an op is declared (``primitive``, ``defvjp``, ``defjvp``, ``defbatch``,
-``defeffect``, ...) is ``teachgrad.ops.core.declare``; converting its inputs and naming
-what was wrong is ``teachgrad.ops.core.inputs``.
+Every op function ends in ``innermost.process(op, *args, **params)``, the calling
+thread's innermost interpreter (``tg.multiply(x, y)`` is ``innermost.process(multiply_p,
+x, y)``), as autodidax's ``bind`` finds the top of its trace stack. It follows from the
+thread's state (``graph``, ``batching``, ``arrays``); ``mode(...)`` changes those fields
+for a block and switches the interpreter with them (``interpreter_for``). ``bind`` is the
+same call as a function, for ops written outside teachgrad (``tg.ops.bind``).
+Declaring an op is ``ops.core.declare``; converting its inputs, ``ops.core.inputs``.
 """
 import threading
 
@@ -254,6 +247,12 @@ class OnArrays:
     kernels, as in HIPS autograd, where an op called on unboxed values just computes.
     The arguments may still be Tensors (a constant a rule made, a value it closed
     over) or Python numbers (``ct * 2``); they are read as ``bind`` reads them.
+
+    Which rules it runs is decided by who declared them: those of teachgrad's op
+    families (``teachgrad.ops.core.declare``'s verbs), but not those marked
+    ``rules_need_tensors`` (control flow, traced calls, custom gradients) nor any a user
+    declares with ``tg.ops.defvjp``/``defjvp``/``defvjp_all``: the engine hands those
+    Tensors, with this interpreter switched off (``op.array_rules``).
     """
 
     __slots__ = ()

@@ -14,6 +14,18 @@ An ``Op`` is a name plus the math that defines it:
 An op's module declares all of them right after its forward computation: one op,
 one block. ``teachgrad.ops.core`` applies ops (``bind``); the backward engine only
 ever sees ``Node``s, the records of applications.
+
+**Which rules run on arrays.** A backward pass that nothing records runs its rules in
+the ``OnArrays`` interpreter (``teachgrad.ops.core.apply``): they are handed raw arrays
+and their ops return arrays, making no Tensor. Who declares a rule decides whether it
+may be: the verbs of this module are teachgrad's own, used by its op families, whose
+rules are written with teachgrad ops and what an array has too (``shape``, ``ndim``,
+``dtype``, operators; ``tests/test_unboxed_rules.py`` runs each both ways), so a rule
+declared here runs on arrays. The exceptions say so with ``rules_need_tensors`` (rules
+that call user code or run a graph). The verbs a user calls, ``tg.ops.defvjp``,
+``tg.ops.defjvp`` and ``tg.ops.defvjp_all`` (``teachgrad.ops.core.user_rules``),
+declare rules that always get Tensors: a rule of yours may call ``x.numpy()``, as
+lesson 6's does.
 """
 
 from .op import Op, arrays_of
@@ -24,35 +36,28 @@ def primitive(name, forward, multiple_results=False):
     return Op(name, forward, multiple_results)
 
 
-def defvjp(op, *rules, arrays=False):
+def defvjp(op, *rules):
     """Give ``op`` one VJP rule per input: ``rule(ct, ans, *inputs, **params)``, where
     ``ct`` is the cotangent of the output and ``ans`` the output itself.
 
     ``None`` in place of a rule marks an input that carries no gradient (an
-    index, say).
-
-    ``arrays=True`` declares that the rules may be handed raw arrays when nothing
-    records the backward pass (``teachgrad.ops.core.on_arrays``): rules written with
-    teachgrad ops and what an array has too (``shape``, ``ndim``, ``dtype``,
-    operators), as all of teachgrad's own are (``tests/test_unboxed_rules.py`` runs
-    each both ways). The default gives the rules Tensors: a rule of yours may call
-    ``x.numpy()``, as lesson 6's does.
+    index, say). The rules run on raw arrays when nothing records the backward pass
+    (see the module's docstring); ``tg.ops.defvjp`` gives a user's rules Tensors.
     """
     op.vjp_rules = tuple(rule if rule is not None else _no_gradient for rule in rules)
-    op.array_rules = arrays
+    op.array_rules = True
     return op
 
 
-def defjvp(op, *rules, arrays=False):
+def defjvp(op, *rules):
     """Give ``op`` a native JVP: one rule per input, ``rule(x_dot, ans, *inputs, **params)``,
     returning that input's contribution to the output tangent (of the output's
     shape); the contributions add up. ``None`` marks an input without one.
 
     Without native rules, forward mode transposes the VJP rules instead. Like VJP
-    rules, teachgrad's own JVP rules may run on raw arrays when nothing sees the
-    tangents they compute (``op.jvp(node, tangents, on_arrays=True)``: the tangents are
-    arrays, and the rule is handed the node's arrays) when declared with ``arrays=True``,
-    as for ``defvjp``.
+    rules declared here, these run on raw arrays when nothing sees the tangents they
+    compute (``op.jvp(node, tangents, on_arrays=True)``: the tangents are arrays, and
+    the rule is handed the node's arrays); ``tg.ops.defjvp`` gives a user's Tensors.
     """
     def jvp(node, tangents, on_arrays=False):
         ans, inputs = node.outputs[0], node.inputs
@@ -67,7 +72,7 @@ def defjvp(op, *rules, arrays=False):
             total = total + part
         return [total]
     op.jvp = jvp
-    op.array_jvp = arrays
+    op.array_jvp = True
     return op
 
 
@@ -83,8 +88,10 @@ def defshape(op, rule):
 def defjvp_all(op, jvp):
     """Give ``op`` one forward-mode rule for all its outputs: ``jvp(node, tangents)`` returns
     one output tangent per output (None for none). For ops whose JVP is not a sum of
-    one rule per input (a custom gradient's, einsum's)."""
+    one rule per input (a custom gradient's, einsum's). It is handed the node itself,
+    so it always sees Tensors."""
     op.jvp = jvp
+    op.array_jvp = False
     return op
 
 
@@ -184,18 +191,21 @@ def defbatch(op, rule, takes_frame=False):
     return op
 
 
-def defvjp_all(op, rule, arrays=False):
-    """Give ``op`` one rule returning all input cotangents (for variadic ops);
-    ``arrays`` as for ``defvjp``."""
+def defvjp_all(op, rule):
+    """Give ``op`` one rule returning all input cotangents (for variadic ops); it runs
+    on arrays as ``defvjp``'s rules do."""
     op.vjp_all = rule
-    op.array_rules = arrays
+    op.array_rules = True
     return op
 
 
 def rules_need_tensors(op):
-    """Mark ``op``'s VJP rules as needing Tensors even when nothing records them (they
-    call user code, or run a graph): the engine boxes their cotangents for them."""
+    """Mark the rules just declared for ``op`` as needing Tensors even when nothing
+    records them (they call user code, or run a graph): the engine boxes their
+    cotangents, and forward mode its tangents, for them. Wrap the declaration in it:
+    ``rules_need_tensors(defvjp_all(op, rule))``."""
     op.array_rules = False
+    op.array_jvp = False
     return op
 
 

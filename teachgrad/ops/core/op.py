@@ -41,8 +41,8 @@ class Op:
         self.effect = None
         self.elementwise = None
         self.shape_only_inputs = ()
-        # May its VJP rules be handed raw arrays when nothing records them? (See
-        # ``defvjp(..., arrays=True)``: declared with the rules.)
+        # May its VJP rules be handed raw arrays when nothing records them? Set by who
+        # declares them: teachgrad's ``declare.defvjp``, yes; ``tg.ops.defvjp``, no.
         self.array_rules = False
         # And its JVP rule, when no one sees the tangents computed (set by defjvp)?
         self.array_jvp = False

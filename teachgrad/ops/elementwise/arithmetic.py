@@ -61,10 +61,10 @@ takes_complex(add_p)
 def add(x, y): return innermost.process(add_p, x, y)
 defvjp(add_p,
        lambda ct, ans, x, y: unbroadcast(ct, x),
-       lambda ct, ans, x, y: unbroadcast(ct, y), arrays=True)
+       lambda ct, ans, x, y: unbroadcast(ct, y))
 defjvp(add_p,
        lambda x_dot, ans, x, y: broadcast_as(x_dot, ans),
-       lambda y_dot, ans, x, y: broadcast_as(y_dot, ans), arrays=True)
+       lambda y_dot, ans, x, y: broadcast_as(y_dot, ans))
 
 # x - y.  d/dx = 1, d/dy = -1
 subtract_p = primitive("subtract", lambda x, y: x - y)
@@ -73,10 +73,10 @@ takes_complex(subtract_p)
 def subtract(x, y): return innermost.process(subtract_p, x, y)
 defvjp(subtract_p,
        lambda ct, ans, x, y: unbroadcast(ct, x),
-       lambda ct, ans, x, y: unbroadcast(-ct, y), arrays=True)
+       lambda ct, ans, x, y: unbroadcast(-ct, y))
 defjvp(subtract_p,
        lambda x_dot, ans, x, y: broadcast_as(x_dot, ans),
-       lambda y_dot, ans, x, y: broadcast_as(-y_dot, ans), arrays=True)
+       lambda y_dot, ans, x, y: broadcast_as(-y_dot, ans))
 
 # x * y.  d/dx = y, d/dy = x
 multiply_p = primitive("multiply", lambda x, y: x * y)
@@ -85,10 +85,10 @@ takes_complex(multiply_p)
 def multiply(x, y): return innermost.process(multiply_p, x, y)
 defvjp(multiply_p,
        lambda ct, ans, x, y: unbroadcast(ct * conj_of(y), x),
-       lambda ct, ans, x, y: unbroadcast(ct * conj_of(x), y), arrays=True)
+       lambda ct, ans, x, y: unbroadcast(ct * conj_of(x), y))
 defjvp(multiply_p,
        lambda x_dot, ans, x, y: broadcast_as(x_dot * y, ans),
-       lambda y_dot, ans, x, y: broadcast_as(x * y_dot, ans), arrays=True)
+       lambda y_dot, ans, x, y: broadcast_as(x * y_dot, ans))
 
 # x / y.  d/dx = 1/y, d/dy = -x/y^2 = -ans/y
 divide_p = primitive("divide", lambda x, y: x / y)
@@ -97,10 +97,10 @@ takes_complex(divide_p)
 def divide(x, y): return innermost.process(divide_p, x, y)
 defvjp(divide_p,
        lambda ct, ans, x, y: unbroadcast(ct / conj_of(y), x),
-       lambda ct, ans, x, y: unbroadcast(-(ct * conj_of(ans)) / conj_of(y), y), arrays=True)
+       lambda ct, ans, x, y: unbroadcast(-(ct * conj_of(ans)) / conj_of(y), y))
 defjvp(divide_p,
        lambda x_dot, ans, x, y: broadcast_as(x_dot / y, ans),
-       lambda y_dot, ans, x, y: broadcast_as(-(y_dot * ans) / y, ans), arrays=True)
+       lambda y_dot, ans, x, y: broadcast_as(-(y_dot * ans) / y, ans))
 
 
 def _power_kernel(x, y):
@@ -146,7 +146,7 @@ takes_complex(power_p)
 def power(x, y): return innermost.process(power_p, x, y)
 defvjp(power_p,
        _power_dx,
-       _power_dy, arrays=True)
+       _power_dy)
 
 # max(x, y) elementwise: the gradient goes to x where x >= y, else to y.
 maximum_p = primitive("maximum", lambda x, y: backend.xp.maximum(x, y))
@@ -155,7 +155,7 @@ refuses_complex(maximum_p, NO_ORDER)
 def maximum(x, y): return innermost.process(maximum_p, x, y)
 defvjp(maximum_p,
        lambda ct, ans, x, y: unbroadcast(where(x >= y, ct, 0), x),
-       lambda ct, ans, x, y: unbroadcast(where(x >= y, 0, ct), y), arrays=True)
+       lambda ct, ans, x, y: unbroadcast(where(x >= y, 0, ct), y))
 
 # min(x, y) elementwise: the gradient goes to x where x <= y, else to y.
 minimum_p = primitive("minimum", lambda x, y: backend.xp.minimum(x, y))
@@ -164,7 +164,7 @@ refuses_complex(minimum_p, NO_ORDER)
 def minimum(x, y): return innermost.process(minimum_p, x, y)
 defvjp(minimum_p,
        lambda ct, ans, x, y: unbroadcast(where(x <= y, ct, 0), x),
-       lambda ct, ans, x, y: unbroadcast(where(x <= y, 0, ct), y), arrays=True)
+       lambda ct, ans, x, y: unbroadcast(where(x <= y, 0, ct), y))
 
 
 # where(c, x, y): x where c is true, else y. The condition gets no gradient.
@@ -178,7 +178,7 @@ def where(condition, x, y):
 defvjp(where_p,
        None,
        lambda ct, ans, c, x, y: unbroadcast(where(c, ct, 0), x),
-       lambda ct, ans, c, x, y: unbroadcast(where(c, 0, ct), y), arrays=True)
+       lambda ct, ans, c, x, y: unbroadcast(where(c, 0, ct), y))
 
 
 def _add_n_kernel(*xs):
@@ -222,7 +222,7 @@ def add_n(inputs):
             f"(input dtypes: {', '.join(str(t.dtype) for t in inputs)}). add_n does not "
             f"convert them: cast them to one dtype first, e.g. tg.cast(x, tg.{found[0]}).")
     return innermost.process(add_n_p, *inputs)
-defvjp_all(add_n_p, lambda ct, ans, *xs: [ct] * len(xs), arrays=True)
+defvjp_all(add_n_p, lambda ct, ans, *xs: [ct] * len(xs))
 # Its inputs have one shape, so shared ones are repeated for every example first.
 defbatch(add_n_p, lambda values, batched: (innermost.process(add_n_p, *repeat_unbatched(values, batched)),
                                            True))

@@ -32,9 +32,9 @@ def cast(x, dtype):
         validate.fail(TypeError, "tg.cast", "dtype", "a data type", dtype)
     return innermost.process(cast_p, x, dtype=validate.dtype(dtype, "dtype", "tg.cast"))
 defvjp(cast_p, lambda ct, ans, x, dtype: cast(ct, x.dtype) if dtypes.is_differentiable(x.dtype)
-       else None, arrays=True)
+       else None)
 defjvp(cast_p, lambda x_dot, ans, x, dtype: cast(x_dot, dtype) if dtypes.is_differentiable(dtype)
-       else None, arrays=True)
+       else None)
 defbatch(cast_p, leading_axes_rule(cast_p))
 
 # identity(x) = x.  Its gradient passes straight through.
@@ -42,8 +42,8 @@ identity_p = primitive("identity", lambda x: x)
 defeffect(identity_p, "view")
 takes_complex(identity_p)
 def identity(x): return innermost.process(identity_p, x)
-defvjp(identity_p, lambda ct, ans, x: ct, arrays=True)
-defjvp(identity_p, lambda x_dot, ans, x: x_dot, arrays=True)
+defvjp(identity_p, lambda ct, ans, x: ct)
+defjvp(identity_p, lambda x_dot, ans, x: x_dot)
 defbatch(identity_p, leading_axes_rule(identity_p))
 accepts(identity_p, sparse=True)
 
@@ -56,7 +56,7 @@ def identity_n(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     return list(innermost.process(identity_n_p, *tensors))
-defvjp_all(identity_n_p, lambda cts, ans, *xs: list(cts), arrays=True)
+defvjp_all(identity_n_p, lambda cts, ans, *xs: list(cts))
 defbatch(identity_n_p, leading_axes_rule(identity_n_p))
 accepts(identity_n_p, sparse=True)
 

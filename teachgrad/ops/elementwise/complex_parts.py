@@ -79,9 +79,8 @@ def imag(val):
     dtype (numpy's ``imag``, not differentiated there: it is constant).  Gradient for a
     complex ``val``: ``ct`` becomes ``i ct``."""
     return innermost.process(imag_p, as_tensor(val, "val", "tg.imag"))
-defvjp(imag_p, _imag_vjp, arrays=True)
-defjvp(imag_p, lambda x_dot, ans, x: innermost.process(imag_p, x_dot) if x.dtype.kind == "c" else None,
-       arrays=True)
+defvjp(imag_p, _imag_vjp)
+defjvp(imag_p, lambda x_dot, ans, x: innermost.process(imag_p, x_dot) if x.dtype.kind == "c" else None)
 defbatch(imag_p, leading_axes_rule(imag_p))
 
 
@@ -114,8 +113,8 @@ def angle(z, deg=False):
     complex $z$ its gradient is $i / \bar z$ (not a number at 0, as TensorFlow's)."""
     deg = validate.boolean(deg, "deg", "tg.angle")
     return innermost.process(angle_p, as_tensor(z, "z", "tg.angle"), deg=deg)
-defvjp(angle_p, _angle_vjp, arrays=True)
-defjvp(angle_p, _angle_jvp, arrays=True)
+defvjp(angle_p, _angle_vjp)
+defjvp(angle_p, _angle_jvp)
 defbatch(angle_p, leading_axes_rule(angle_p))
 
 
@@ -143,11 +142,10 @@ def complex(real, imag):
     return innermost.process(complex_p, re, im)
 defvjp(complex_p,
        lambda ct, ans, re, im: unbroadcast(real_part(ct), re),
-       lambda ct, ans, re, im: unbroadcast(innermost.process(imag_p, ct), im), arrays=True)
+       lambda ct, ans, re, im: unbroadcast(innermost.process(imag_p, ct), im))
 defjvp(complex_p,
        lambda re_dot, ans, re, im: broadcast_as(cast(re_dot, ans.dtype), ans),
-       lambda im_dot, ans, re, im: broadcast_as(cast(im_dot, ans.dtype) * 1j, ans),
-       arrays=True)
+       lambda im_dot, ans, re, im: broadcast_as(cast(im_dot, ans.dtype) * 1j, ans))
 
 
 def _complex_batch(values, batched):

@@ -17,8 +17,8 @@ conj_p = primitive("conj", lambda x: backend.xp.conj(x))
 defeffect(conj_p, "fresh", elementwise="conjugate")
 takes_complex(conj_p)
 def conj_op(x): return innermost.process(conj_p, x)
-defvjp(conj_p, lambda ct, ans, x: conj_op(ct), arrays=True)
-defjvp(conj_p, lambda x_dot, ans, x: conj_op(x_dot), arrays=True)
+defvjp(conj_p, lambda ct, ans, x: conj_op(ct))
+defjvp(conj_p, lambda x_dot, ans, x: conj_op(x_dot))
 defbatch(conj_p, leading_axes_rule(conj_p))
 
 
@@ -27,8 +27,8 @@ real_p = primitive("real", lambda x: backend.xp.real(x).copy())
 defeffect(real_p, "fresh")
 takes_complex(real_p)
 def real_part(x): return innermost.process(real_p, x)
-defvjp(real_p, lambda ct, ans, x: cast(ct, x.dtype), arrays=True)
-defjvp(real_p, lambda x_dot, ans, x: real_part(x_dot), arrays=True)
+defvjp(real_p, lambda ct, ans, x: cast(ct, x.dtype))
+defjvp(real_p, lambda x_dot, ans, x: real_part(x_dot))
 defbatch(real_p, leading_axes_rule(real_p))
 
 

@@ -24,48 +24,48 @@ negative_p = primitive("negative", lambda x: -x)   # an operator: see arithmetic
 defeffect(negative_p, "fresh", elementwise="negative")
 takes_complex(negative_p)
 def negative(x): return innermost.process(negative_p, x)
-defvjp(negative_p, lambda ct, ans, x: -ct, arrays=True)
-defjvp(negative_p, lambda x_dot, ans, x: -x_dot, arrays=True)
+defvjp(negative_p, lambda ct, ans, x: -ct)
+defjvp(negative_p, lambda x_dot, ans, x: -x_dot)
 
 # e^x.  d/dx e^x = e^x, which is the output itself.
 exp_p = primitive("exp", lambda x: backend.xp.exp(x))
 defeffect(exp_p, "fresh", elementwise="exp")
 takes_complex(exp_p)
 def exp(x): return innermost.process(exp_p, x)
-defvjp(exp_p, lambda ct, ans, x: ct * conj_of(ans), arrays=True)
-defjvp(exp_p, lambda x_dot, ans, x: x_dot * ans, arrays=True)
+defvjp(exp_p, lambda ct, ans, x: ct * conj_of(ans))
+defjvp(exp_p, lambda x_dot, ans, x: x_dot * ans)
 
 # ln x.  d/dx ln x = 1/x
 log_p = primitive("log", lambda x: backend.xp.log(x))
 defeffect(log_p, "fresh", elementwise="log")
 takes_complex(log_p)
 def log(x): return innermost.process(log_p, x)
-defvjp(log_p, lambda ct, ans, x: ct / conj_of(x), arrays=True)
-defjvp(log_p, lambda x_dot, ans, x: x_dot / x, arrays=True)
+defvjp(log_p, lambda ct, ans, x: ct / conj_of(x))
+defjvp(log_p, lambda x_dot, ans, x: x_dot / x)
 
 # ln(1 + x), accurate for tiny x.  d/dx = 1/(1 + x)
 log1p_p = primitive("log1p", lambda x: backend.xp.log1p(x))
 defeffect(log1p_p, "fresh", elementwise="log1p")
 takes_complex(log1p_p)
 def log1p(x): return innermost.process(log1p_p, x)
-defvjp(log1p_p, lambda ct, ans, x: ct / conj_of(1 + x), arrays=True)
-defjvp(log1p_p, lambda x_dot, ans, x: x_dot / (1 + x), arrays=True)
+defvjp(log1p_p, lambda ct, ans, x: ct / conj_of(1 + x))
+defjvp(log1p_p, lambda x_dot, ans, x: x_dot / (1 + x))
 
 # sqrt(x).  d/dx sqrt(x) = 1 / (2 sqrt(x))
 sqrt_p = primitive("sqrt", lambda x: backend.xp.sqrt(x))
 defeffect(sqrt_p, "fresh", elementwise="sqrt")
 takes_complex(sqrt_p)
 def sqrt(x): return innermost.process(sqrt_p, x)
-defvjp(sqrt_p, lambda ct, ans, x: ct / (2 * conj_of(ans)), arrays=True)
-defjvp(sqrt_p, lambda x_dot, ans, x: x_dot / (2 * ans), arrays=True)
+defvjp(sqrt_p, lambda ct, ans, x: ct / (2 * conj_of(ans)))
+defjvp(sqrt_p, lambda x_dot, ans, x: x_dot / (2 * ans))
 
 # x^2.  d/dx x^2 = 2x
 square_p = primitive("square", lambda x: backend.xp.square(x))
 defeffect(square_p, "fresh", elementwise="square")
 takes_complex(square_p)
 def square(x): return innermost.process(square_p, x)
-defvjp(square_p, lambda ct, ans, x: ct * (2 * conj_of(x)), arrays=True)
-defjvp(square_p, lambda x_dot, ans, x: x_dot * (2 * x), arrays=True)
+defvjp(square_p, lambda ct, ans, x: ct * (2 * conj_of(x)))
+defjvp(square_p, lambda x_dot, ans, x: x_dot * (2 * x))
 
 # sign(x) is piecewise constant: zero derivative.
 sign_p = not_differentiable(primitive("sign", lambda x: backend.xp.sign(x)))
@@ -98,8 +98,8 @@ abs_p = primitive("abs", lambda x: backend.xp.abs(x))
 defeffect(abs_p, "fresh", elementwise="abs")
 takes_complex(abs_p)
 def abs(x): return innermost.process(abs_p, x)
-defvjp(abs_p, lambda ct, ans, x: ct * _abs_slope(ans, x), arrays=True)
-defjvp(abs_p, _abs_jvp, arrays=True)
+defvjp(abs_p, lambda ct, ans, x: ct * _abs_slope(ans, x))
+defjvp(abs_p, _abs_jvp)
 
 # sin x.  d/dx sin x = cos x
 sin_p = primitive("sin", lambda x: backend.xp.sin(x))
@@ -113,10 +113,10 @@ defeffect(cos_p, "fresh", elementwise="cos")
 takes_complex(cos_p)
 def cos(x): return innermost.process(cos_p, x)
 
-defvjp(sin_p, lambda ct, ans, x: ct * conj_of(cos(x)), arrays=True)
-defjvp(sin_p, lambda x_dot, ans, x: x_dot * cos(x), arrays=True)
-defvjp(cos_p, lambda ct, ans, x: -(ct * conj_of(sin(x))), arrays=True)
-defjvp(cos_p, lambda x_dot, ans, x: -(x_dot * sin(x)), arrays=True)
+defvjp(sin_p, lambda ct, ans, x: ct * conj_of(cos(x)))
+defjvp(sin_p, lambda x_dot, ans, x: x_dot * cos(x))
+defvjp(cos_p, lambda ct, ans, x: -(ct * conj_of(sin(x))))
+defjvp(cos_p, lambda x_dot, ans, x: -(x_dot * sin(x)))
 
 def _tanh_slope(ans, g, y):
     """g (1 - y^2) with y = tanh(x) (conjugated for a complex VJP): the fused tanh_grad
@@ -130,8 +130,8 @@ tanh_p = primitive("tanh", lambda x: backend.xp.tanh(x))
 defeffect(tanh_p, "fresh", elementwise="tanh")
 takes_complex(tanh_p)
 def tanh(x): return innermost.process(tanh_p, x)
-defvjp(tanh_p, lambda ct, ans, x: _tanh_slope(ans, ct, conj_of(ans)), arrays=True)
-defjvp(tanh_p, lambda x_dot, ans, x: _tanh_slope(ans, x_dot, ans), arrays=True)
+defvjp(tanh_p, lambda ct, ans, x: _tanh_slope(ans, ct, conj_of(ans)))
+defjvp(tanh_p, lambda x_dot, ans, x: _tanh_slope(ans, x_dot, ans))
 
 
 def _tanh_grad_kernel(y, g):
@@ -158,10 +158,10 @@ def tanh_grad(y, g):
     return innermost.process(tanh_grad_p, y, g)
 defvjp(tanh_grad_p,
        lambda ct, ans, y, g: ct * g * (-2 * y),
-       lambda ct, ans, y, g: tanh_grad(y, ct), arrays=True)
+       lambda ct, ans, y, g: tanh_grad(y, ct))
 defjvp(tanh_grad_p,
        lambda y_dot, ans, y, g: y_dot * g * (-2 * y),
-       lambda g_dot, ans, y, g: tanh_grad(y, g_dot), arrays=True)
+       lambda g_dot, ans, y, g: tanh_grad(y, g_dot))
 
 
 def _sigmoid_kernel(x):
@@ -176,8 +176,8 @@ def _sigmoid_steps(emit, x):   # fused in graphs as its kernel: exp(-logaddexp(0
 sigmoid_p = primitive("sigmoid", _sigmoid_kernel)
 defeffect(sigmoid_p, "fresh", elementwise=_sigmoid_steps)
 def sigmoid(x): return innermost.process(sigmoid_p, x)
-defvjp(sigmoid_p, lambda ct, ans, x: sigmoid_grad(ans, ct), arrays=True)
-defjvp(sigmoid_p, lambda x_dot, ans, x: sigmoid_grad(ans, x_dot), arrays=True)
+defvjp(sigmoid_p, lambda ct, ans, x: sigmoid_grad(ans, ct))
+defjvp(sigmoid_p, lambda x_dot, ans, x: sigmoid_grad(ans, x_dot))
 
 
 def _sigmoid_grad_kernel(y, g):
@@ -203,8 +203,8 @@ def sigmoid_grad(y, g):
     return innermost.process(sigmoid_grad_p, y, g)
 defvjp(sigmoid_grad_p,
        lambda ct, ans, y, g: ct * g * (1 - 2 * y),
-       lambda ct, ans, y, g: sigmoid_grad(y, ct), arrays=True)
+       lambda ct, ans, y, g: sigmoid_grad(y, ct))
 defjvp(sigmoid_grad_p,
        lambda y_dot, ans, y, g: y_dot * g * (1 - 2 * y),
-       lambda g_dot, ans, y, g: sigmoid_grad(y, g_dot), arrays=True)
+       lambda g_dot, ans, y, g: sigmoid_grad(y, g_dot))
 

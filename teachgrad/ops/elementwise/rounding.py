@@ -97,11 +97,11 @@ def _bound(a, bound, sign):
 defvjp(clip_p,
        lambda ct, ans, x, lo, hi: unbroadcast(_inside(ct, x, lo, hi), x),
        lambda ct, ans, x, lo, hi: unbroadcast(_at_lo(ct, x, lo, hi), lo),
-       lambda ct, ans, x, lo, hi: unbroadcast(_at_hi(ct, x, lo, hi), hi), arrays=True)
+       lambda ct, ans, x, lo, hi: unbroadcast(_at_hi(ct, x, lo, hi), hi))
 defjvp(clip_p,
        lambda x_dot, ans, x, lo, hi: broadcast_as(_inside(x_dot, x, lo, hi), ans),
        lambda lo_dot, ans, x, lo, hi: broadcast_as(_at_lo(lo_dot, x, lo, hi), ans),
-       lambda hi_dot, ans, x, lo, hi: broadcast_as(_at_hi(hi_dot, x, lo, hi), ans), arrays=True)
+       lambda hi_dot, ans, x, lo, hi: broadcast_as(_at_hi(hi_dot, x, lo, hi), ans))
 
 
 # nan_to_num: NaN, +inf and -inf replaced by finite numbers; the finite entries pass
@@ -115,8 +115,6 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     numpy's; a tensor is never changed in place.)"""
     validate.flags("tg.nan_to_num", copy=copy)
     return innermost.process(nan_to_num_p, x, nan=nan, posinf=posinf, neginf=neginf)
-defvjp(nan_to_num_p, lambda ct, ans, x, nan, posinf, neginf: where(equal(ans, x), ct, 0),
-       arrays=True)
-defjvp(nan_to_num_p, lambda x_dot, ans, x, nan, posinf, neginf: where(equal(ans, x), x_dot, 0),
-       arrays=True)
+defvjp(nan_to_num_p, lambda ct, ans, x, nan, posinf, neginf: where(equal(ans, x), ct, 0))
+defjvp(nan_to_num_p, lambda x_dot, ans, x, nan, posinf, neginf: where(equal(ans, x), x_dot, 0))
 defbatch(nan_to_num_p, leading_axes_rule(nan_to_num_p))   # entry by entry

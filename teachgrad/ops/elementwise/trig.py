@@ -91,6 +91,6 @@ defeffect(sinc_p, "fresh")   # not a ufunc: it has no `out=`, so it is not fused
 def sinc(x):
     r"""$\operatorname{sinc} x = \sin(\pi x) / (\pi x)$.  $\frac{d}{dx} = (\cos \pi x - \operatorname{sinc} x) / x$"""
     return innermost.process(sinc_p, x)
-defvjp(sinc_p, lambda ct, ans, x: ct * _sinc_derivative(x, ans), arrays=True)
-defjvp(sinc_p, lambda x_dot, ans, x: x_dot * _sinc_derivative(x, ans), arrays=True)
+defvjp(sinc_p, lambda ct, ans, x: ct * _sinc_derivative(x, ans))
+defjvp(sinc_p, lambda x_dot, ans, x: x_dot * _sinc_derivative(x, ans))
 defbatch(sinc_p, leading_axes_rule(sinc_p))   # entry by entry: the batch as it is

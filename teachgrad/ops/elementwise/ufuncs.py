@@ -47,8 +47,8 @@ def unary(name, derivative, doc, ufunc=None, holomorphic=False):
     defeffect(op, "fresh", elementwise=ufunc)
     if holomorphic:
         takes_complex(op)
-    defvjp(op, lambda ct, ans, x: ct * conj_of(derivative(x, ans)), arrays=True)
-    defjvp(op, lambda x_dot, ans, x: x_dot * derivative(x, ans), arrays=True)
+    defvjp(op, lambda ct, ans, x: ct * conj_of(derivative(x, ans)))
+    defjvp(op, lambda x_dot, ans, x: x_dot * derivative(x, ans))
     return op, _public(op, 1, name, doc)
 
 
@@ -60,11 +60,11 @@ def binary(name, dx, dy, doc, ufunc=None):
     defeffect(op, "fresh", elementwise=ufunc)
     defvjp(op,
            lambda ct, ans, x, y: unbroadcast(ct if dx is None else ct * dx(x, y, ans), x),
-           lambda ct, ans, x, y: unbroadcast(ct * dy(x, y, ans), y), arrays=True)
+           lambda ct, ans, x, y: unbroadcast(ct * dy(x, y, ans), y))
     defjvp(op,
            lambda x_dot, ans, x, y: broadcast_as(x_dot if dx is None else x_dot * dx(x, y, ans),
                                                  ans),
-           lambda y_dot, ans, x, y: broadcast_as(y_dot * dy(x, y, ans), ans), arrays=True)
+           lambda y_dot, ans, x, y: broadcast_as(y_dot * dy(x, y, ans), ans))
     return op, _public(op, 2, name, doc)
 
 

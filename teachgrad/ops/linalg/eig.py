@@ -66,7 +66,7 @@ def _gaps_vjp(ct, ans, w, rtol):
 eigen_gaps_p = primitive("eigen_gaps", _gaps_kernel)
 defeffect(eigen_gaps_p, "fresh")
 takes_complex(eigen_gaps_p)
-defvjp(eigen_gaps_p, _gaps_vjp, arrays=True)
+defvjp(eigen_gaps_p, _gaps_vjp)
 defbatch(eigen_gaps_p, leading_axes_rule(eigen_gaps_p))
 defshape(eigen_gaps_p, lambda w, rtol: [(None if w.shape is None else w.shape + w.shape[-1:],
                                          w.dtype)])   # stand-ins would repeat: a rule
@@ -95,7 +95,7 @@ def eig(a):
     Gradient: the module's formula; a matrix with repeated eigenvalues has none for its
     eigenvectors, and the gradient refuses it."""
     return tuple(innermost.process(eig_p, square(a, "tg.linalg.eig")))
-defvjp(eig_p, _eig_vjp, arrays=True)
+defvjp(eig_p, _eig_vjp)
 defbatch(eig_p, leading_axes_rule(eig_p))
 defshape(eig_p, lambda a: [(None if a.shape is None else a.shape[:-1], _complex_of(a.dtype)),
                            (a.shape, _complex_of(a.dtype))])
@@ -120,7 +120,7 @@ def eigvals(a):
     $\bar A = V^{-H} \operatorname{diag}(\bar w) V^H$, which repeated eigenvalues do not
     disturb (a defective matrix, whose eigenvectors do not span, has none)."""
     return innermost.process(eigvals_p, square(a, "tg.linalg.eigvals"))
-defvjp(eigvals_p, _eigvals_vjp, arrays=True)
+defvjp(eigvals_p, _eigvals_vjp)
 defbatch(eigvals_p, leading_axes_rule(eigvals_p))
 defshape(eigvals_p, lambda a: [(None if a.shape is None else a.shape[:-1],
                                 _complex_of(a.dtype))])

@@ -106,7 +106,7 @@ def _widened(g, x, missing):
     return broadcast_as(g, x) if missing else g
 
 
-defvjp_all(einsum_p, _vjp, arrays=True)
+defvjp_all(einsum_p, _vjp)
 
 
 def _batch(values, batched, subscripts):

@@ -66,7 +66,7 @@ def _cholesky_vjp(ct, ans, a):
                                eye)
 
 
-defvjp(cholesky_p, _cholesky_vjp, arrays=True)
+defvjp(cholesky_p, _cholesky_vjp)
 defbatch(cholesky_p, leading_axes_rule(cholesky_p))   # numpy's linalg maps over leading axes
 defshape(cholesky_p, same_shape_rule)
 
@@ -101,7 +101,7 @@ def _eigh_vjp(ct, ans, a, UPLO):
     return lower if UPLO == "L" else conj_of(swap_last_two(lower))   # the upper triangle
 
 
-defvjp(eigh_p, _eigh_vjp, arrays=True)
+defvjp(eigh_p, _eigh_vjp)
 defbatch(eigh_p, leading_axes_rule(eigh_p))   # numpy's linalg maps over leading axes
 defshape(eigh_p, lambda a, UPLO: [(None if a.shape is None else a.shape[:-1],
                                    real_dtype(float_dtype(a.dtype))), same_shape_rule(a)[0]])
@@ -166,7 +166,7 @@ def _qr_square_or_tall_vjp(ct_q, ct_r, q, r):
         transpose_b=True)
 
 
-defvjp(qr_p, _qr_vjp, arrays=True)
+defvjp(qr_p, _qr_vjp)
 defbatch(qr_p, leading_axes_rule(qr_p))   # numpy's linalg maps over leading axes
 
 

@@ -100,13 +100,13 @@ def matmul(x, y, transpose_a=False, transpose_b=False):
     return innermost.process(matmul_p, x, y,
                 transpose_a=validate.boolean(transpose_a, "transpose_a", "tg.matmul"),
                 transpose_b=validate.boolean(transpose_b, "transpose_b", "tg.matmul"))
-defvjp(matmul_p, _matmul_vjp_x, _matmul_vjp_y, arrays=True)
+defvjp(matmul_p, _matmul_vjp_x, _matmul_vjp_y)
 # Bilinear: d(X Y) = dX Y + X dY.
 defjvp(matmul_p,
        lambda x_dot, ans, x, y, transpose_a, transpose_b: broadcast_as(
            matmul(x_dot, y, transpose_a=transpose_a, transpose_b=transpose_b), ans),
        lambda y_dot, ans, x, y, transpose_a, transpose_b: broadcast_as(
-           matmul(x, y_dot, transpose_a=transpose_a, transpose_b=transpose_b), ans), arrays=True)
+           matmul(x, y_dot, transpose_a=transpose_a, transpose_b=transpose_b), ans))
 
 
 def _matmul_batch(values, batched, transpose_a, transpose_b):

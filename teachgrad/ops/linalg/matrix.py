@@ -87,8 +87,8 @@ def inv(a):
     A^{-T}$ (from $d(A^{-1}) = -A^{-1}\, dA\, A^{-1}$)."""
     return innermost.process(inv_p, square(a, "tg.linalg.inv"))
 defvjp(inv_p, lambda ct, ans, a: -matmul(matmul(conj_of(ans), ct, transpose_a=True),
-                                         conj_of(ans), transpose_b=True), arrays=True)
-defjvp(inv_p, lambda a_dot, ans, a: -matmul(matmul(ans, a_dot), ans), arrays=True)
+                                         conj_of(ans), transpose_b=True))
+defjvp(inv_p, lambda a_dot, ans, a: -matmul(matmul(ans, a_dot), ans))
 defbatch(inv_p, leading_axes_rule(inv_p))   # numpy's linalg maps over leading axes
 defshape(inv_p, same_shape_rule)
 
@@ -142,12 +142,12 @@ def _solve_vjp_a(ct, ans, a, b, vector):
                                transpose_b=True), a)
 
 
-defvjp(solve_p, _solve_vjp_a, _solve_vjp_b, arrays=True)
+defvjp(solve_p, _solve_vjp_a, _solve_vjp_b)
 # dx = A^{-1}(db - dA x)
 defjvp(solve_p,
        lambda a_dot, ans, a, b, vector: -innermost.process(solve_p, a, _from_columns(
            matmul(a_dot, _as_columns(ans, vector)), vector), vector=vector),
-       lambda b_dot, ans, a, b, vector: innermost.process(solve_p, a, b_dot, vector=vector), arrays=True)
+       lambda b_dot, ans, a, b, vector: innermost.process(solve_p, a, b_dot, vector=vector))
 
 
 def _solve_batch(values, batched, vector):
@@ -189,8 +189,8 @@ def det(a):
     \operatorname{cof}(A)$, the cofactor matrix, which is $\det(A)\, A^{-T}$ for an
     invertible $A$ and exists for a singular one too (see ``cofactor``)."""
     return innermost.process(det_p, square(a, "tg.linalg.det"))
-defvjp(det_p, lambda ct, ans, a: _ct_matrix(ct) * conj_of(cofactor(a)), arrays=True)
-defjvp(det_p, lambda a_dot, ans, a: sum(cofactor(a) * a_dot, axis=(-2, -1)), arrays=True)
+defvjp(det_p, lambda ct, ans, a: _ct_matrix(ct) * conj_of(cofactor(a)))
+defjvp(det_p, lambda a_dot, ans, a: sum(cofactor(a) * a_dot, axis=(-2, -1)))
 defbatch(det_p, leading_axes_rule(det_p))
 defshape(det_p, lambda a: [(None if a.shape is None else a.shape[:-2],
                             float_dtype(a.dtype))])
@@ -234,7 +234,7 @@ def cofactor(a):
     $\det A$: $\det(A)\, A^{-T}$ where $A$ is invertible, and defined (from the SVD) where
     it is singular. VJP: that of $\det(A) A^{-T}$ (needs $A$ invertible)."""
     return innermost.process(cofactor_p, square(a, "tg.linalg.cofactor"))
-defvjp(cofactor_p, _cofactor_vjp, arrays=True)
+defvjp(cofactor_p, _cofactor_vjp)
 defshape(cofactor_p, same_shape_rule)
 defbatch(cofactor_p, leading_axes_rule(cofactor_p))
 
@@ -257,7 +257,7 @@ def _slogdet_vjp(ct, ans, a):
     return _ct_matrix(weight) * inverse_for_gradient(
         swap_last_two(conj_of(a)), "tg.linalg.slogdet", "log|det A| has no derivative "
         "where A is singular (det A = 0, so log|det A| = -inf)")
-defvjp(slogdet_p, _slogdet_vjp, arrays=True)
+defvjp(slogdet_p, _slogdet_vjp)
 defbatch(slogdet_p, leading_axes_rule(slogdet_p))
 
 

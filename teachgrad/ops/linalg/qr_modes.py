@@ -22,10 +22,10 @@ qr_complete_p = primitive("qr_complete", lambda a: tuple(backend.xp.linalg.qr(a,
                           multiple_results=True)
 defeffect(qr_complete_p, "fresh")
 defvjp_all(qr_complete_p, _undefined("complete", "with more rows than columns, the extra "
-                                     "columns of Q are not determined by A"), arrays=True)
+                                     "columns of Q are not determined by A"))
 
 qr_raw_p = primitive("qr_raw", lambda a: tuple(backend.xp.linalg.qr(a, "raw")),
                      multiple_results=True)
 defeffect(qr_raw_p, "fresh")
 defvjp_all(qr_raw_p, _undefined("raw", "the Householder reflectors are LAPACK's "
-                                "encoding of Q"), arrays=True)
+                                "encoding of Q"))

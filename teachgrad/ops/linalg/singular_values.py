@@ -57,7 +57,7 @@ def _diagonal_of(m, eye):
     return (m * eye).sum(axis=-1)
 
 
-defvjp(svd_p, _svd_vjp, arrays=True)
+defvjp(svd_p, _svd_vjp)
 defbatch(svd_p, leading_axes_rule(svd_p))   # numpy's linalg maps over leading axes
 
 
@@ -84,7 +84,7 @@ def _svdvals_vjp(ct, ans, a):
     return matmul(u * expand_dims(ct, -2), vh)
 
 
-defvjp(svdvals_p, _svdvals_vjp, arrays=True)
+defvjp(svdvals_p, _svdvals_vjp)
 defbatch(svdvals_p, leading_axes_rule(svdvals_p))   # numpy's linalg maps over leading axes
 defshape(svdvals_p, lambda a: _svd_shape(a, False)[1:2])
 
@@ -154,7 +154,7 @@ def _pinv_vjp(ct, ans, a, rcond):
     return first + second + third
 
 
-defvjp(pinv_p, _pinv_vjp, arrays=True)
+defvjp(pinv_p, _pinv_vjp)
 defbatch(pinv_p, leading_axes_rule(pinv_p))   # numpy's linalg maps over leading axes
 defshape(pinv_p, lambda a, rcond: [(None if a.shape is None else
                                     a.shape[:-2] + a.shape[-2:][::-1], float_dtype(a.dtype))])

@@ -36,8 +36,8 @@ relu_p = primitive("relu", _relu_kernel)
 defeffect(relu_p, "fresh", elementwise=_relu_steps)
 refuses_complex(relu_p, NO_ORDER)
 def relu(x): return innermost.process(relu_p, x)
-defvjp(relu_p, lambda ct, ans, x: relu_grad(ct, x), arrays=True)
-defjvp(relu_p, lambda x_dot, ans, x: relu_grad(x_dot, x), arrays=True)
+defvjp(relu_p, lambda ct, ans, x: relu_grad(ct, x))
+defjvp(relu_p, lambda x_dot, ans, x: relu_grad(x_dot, x))
 
 
 def _relu_grad_kernel(g, x):
@@ -61,8 +61,8 @@ def relu_grad(g, x):
     one op (drawn ``relu_grad: where(x > 0, g, 0)``)."""
     require_same_shape("relu_grad", g, x, ("g", "x"))
     return innermost.process(relu_grad_p, g, x)
-defvjp(relu_grad_p, lambda ct, ans, g, x: relu_grad(ct, x), None, arrays=True)
-defjvp(relu_grad_p, lambda g_dot, ans, g, x: relu_grad(g_dot, x), None, arrays=True)
+defvjp(relu_grad_p, lambda ct, ans, g, x: relu_grad(ct, x), None)
+defjvp(relu_grad_p, lambda g_dot, ans, g, x: relu_grad(g_dot, x), None)
 
 
 def _softmax_kernel(x, axis):
@@ -79,10 +79,9 @@ def softmax(x, axis=-1):
     if type(axis) is not int:
         axis = validate.one_axis(axis, None, "axis", "tg.softmax")
     return innermost.process(softmax_p, x, axis=axis)
-defvjp(softmax_p, lambda ct, ans, x, axis: ans * (ct - sum(ct * ans, axis=axis, keepdims=True)),
-       arrays=True)
+defvjp(softmax_p, lambda ct, ans, x, axis: ans * (ct - sum(ct * ans, axis=axis, keepdims=True)))
 defjvp(softmax_p, lambda x_dot, ans, x, axis:
-       ans * (x_dot - sum(x_dot * ans, axis=axis, keepdims=True)), arrays=True)
+       ans * (x_dot - sum(x_dot * ans, axis=axis, keepdims=True)))
 defbatch(softmax_p, shifted_axes_rule(softmax_p, "axis"))
 
 
@@ -100,10 +99,9 @@ def log_softmax(x, axis=-1):
     if type(axis) is not int:
         axis = validate.one_axis(axis, None, "axis", "tg.log_softmax")
     return innermost.process(log_softmax_p, x, axis=axis)
-defvjp(log_softmax_p, lambda ct, ans, x, axis: ct - exp(ans) * sum(ct, axis=axis, keepdims=True),
-       arrays=True)
+defvjp(log_softmax_p, lambda ct, ans, x, axis: ct - exp(ans) * sum(ct, axis=axis, keepdims=True))
 defjvp(log_softmax_p, lambda x_dot, ans, x, axis:
-       x_dot - sum(exp(ans) * x_dot, axis=axis, keepdims=True), arrays=True)
+       x_dot - sum(exp(ans) * x_dot, axis=axis, keepdims=True))
 defbatch(log_softmax_p, shifted_axes_rule(log_softmax_p, "axis"))
 
 
@@ -199,7 +197,7 @@ def _sparse_xent_vjp(grads, outputs, logits, labels):
         total = part if total is None else total + part
     return [total, None]
 
-defvjp_all(sparse_xent_p, _sparse_xent_vjp, arrays=True)
+defvjp_all(sparse_xent_p, _sparse_xent_vjp)
 # Leading axes are examples already: shared logits or labels are repeated per example.
 defbatch(sparse_xent_p, lambda values, batched: (
     innermost.process(sparse_xent_p, *repeat_unbatched(values, batched)), True))

@@ -78,13 +78,13 @@ def _conv2d_vjp_filters(ct, ans, x, w, strides, padding, dilations):
     grad = _conv(framed, transpose(ct, (1, 2, 0, 3)), dilations, "VALID", strides)
     return transpose(grad, (1, 2, 0, 3))
 
-defvjp(conv2d_p, _conv2d_vjp_input, _conv2d_vjp_filters, arrays=True)
+defvjp(conv2d_p, _conv2d_vjp_input, _conv2d_vjp_filters)
 # Bilinear: d(x * w) = dx * w + x * dw.
 defjvp(conv2d_p,
        lambda x_dot, ans, x, w, strides, padding, dilations:
        _conv(x_dot, w, strides, padding, dilations),
        lambda w_dot, ans, x, w, strides, padding, dilations:
-       _conv(x, w_dot, strides, padding, dilations), arrays=True)
+       _conv(x, w_dot, strides, padding, dilations))
 defbatch(conv2d_p, conv_rule(conv2d_p))
 
 

@@ -70,12 +70,10 @@ def unspread(h, x, w, strides, padding, dilations):
     """The transpose of ``spread``: the entries it put, read back."""
     return innermost.process(unspread_p, h, x, w, strides=strides, padding=padding, dilations=dilations)
 
-defvjp(spread_p, lambda ct, ans, g, x, w, **p: unspread(ct, x, w, **p), None, None, arrays=True)
-defjvp(spread_p, lambda g_dot, ans, g, x, w, **p: spread(g_dot, x, w, **p), None, None,
-       arrays=True)
-defvjp(unspread_p, lambda ct, ans, h, x, w, **p: spread(ct, x, w, **p), None, None, arrays=True)
-defjvp(unspread_p, lambda h_dot, ans, h, x, w, **p: unspread(h_dot, x, w, **p), None, None,
-       arrays=True)
+defvjp(spread_p, lambda ct, ans, g, x, w, **p: unspread(ct, x, w, **p), None, None)
+defjvp(spread_p, lambda g_dot, ans, g, x, w, **p: spread(g_dot, x, w, **p), None, None)
+defvjp(unspread_p, lambda ct, ans, h, x, w, **p: spread(ct, x, w, **p), None, None)
+defjvp(unspread_p, lambda h_dot, ans, h, x, w, **p: unspread(h_dot, x, w, **p), None, None)
 defbatch(spread_p, merged_images_rule(spread_p, filters=(2,)))
 defbatch(unspread_p, merged_images_rule(unspread_p, filters=(2,)))
 
@@ -134,11 +132,10 @@ def window_unpad(h, x, w, strides, padding, dilations):
     return innermost.process(window_unpad_p, h, x, w, strides=strides, padding=padding,
                 dilations=dilations)
 
-defvjp(window_pad_p, lambda ct, ans, x, w, **p: window_unpad(ct, x, w, **p), None, arrays=True)
-defjvp(window_pad_p, lambda x_dot, ans, x, w, **p: window_pad(x_dot, w, **p), None, arrays=True)
-defvjp(window_unpad_p, lambda ct, ans, h, x, w, **p: window_pad(ct, w, **p), None, None,
-       arrays=True)
+defvjp(window_pad_p, lambda ct, ans, x, w, **p: window_unpad(ct, x, w, **p), None)
+defjvp(window_pad_p, lambda x_dot, ans, x, w, **p: window_pad(x_dot, w, **p), None)
+defvjp(window_unpad_p, lambda ct, ans, h, x, w, **p: window_pad(ct, w, **p), None, None)
 defjvp(window_unpad_p, lambda h_dot, ans, h, x, w, **p: window_unpad(h_dot, x, w, **p),
-       None, None, arrays=True)
+       None, None)
 defbatch(window_pad_p, merged_images_rule(window_pad_p, filters=(1,)))
 defbatch(window_unpad_p, merged_images_rule(window_unpad_p, filters=(2,)))

@@ -96,8 +96,8 @@ max_pool2d_p = primitive("max_pool2d", _max_pool_kernel)
 defeffect(max_pool2d_p, "fresh")
 defbatch(max_pool2d_p, merged_images_rule(max_pool2d_p))
 defshape(max_pool2d_p, _pool_shape)
-defvjp(max_pool2d_p, lambda ct, ans, x, **p: max_pool2d_grad(ct, x, **p), arrays=True)
-defjvp(max_pool2d_p, lambda x_dot, ans, x, **p: max_pool2d_pick(x_dot, x, **p), arrays=True)
+defvjp(max_pool2d_p, lambda ct, ans, x, **p: max_pool2d_grad(ct, x, **p))
+defjvp(max_pool2d_p, lambda x_dot, ans, x, **p: max_pool2d_pick(x_dot, x, **p))
 
 
 def max_pool2d(input, ksize, strides, padding, dilations=1):
@@ -160,14 +160,10 @@ def max_pool2d_pick(h, x, ksize, strides, padding, dilations=(1, 1)):
     return innermost.process(max_pool2d_pick_p, h, x, ksize=ksize, strides=strides, padding=padding,
                 dilations=dilations)
 
-defvjp(max_pool2d_grad_p, lambda ct, ans, g, x, **p: max_pool2d_pick(ct, x, **p), None,
-       arrays=True)
-defjvp(max_pool2d_grad_p, lambda g_dot, ans, g, x, **p: max_pool2d_grad(g_dot, x, **p), None,
-       arrays=True)
-defvjp(max_pool2d_pick_p, lambda ct, ans, h, x, **p: max_pool2d_grad(ct, x, **p), None,
-       arrays=True)
-defjvp(max_pool2d_pick_p, lambda h_dot, ans, h, x, **p: max_pool2d_pick(h_dot, x, **p), None,
-       arrays=True)
+defvjp(max_pool2d_grad_p, lambda ct, ans, g, x, **p: max_pool2d_pick(ct, x, **p), None)
+defjvp(max_pool2d_grad_p, lambda g_dot, ans, g, x, **p: max_pool2d_grad(g_dot, x, **p), None)
+defvjp(max_pool2d_pick_p, lambda ct, ans, h, x, **p: max_pool2d_grad(ct, x, **p), None)
+defjvp(max_pool2d_pick_p, lambda h_dot, ans, h, x, **p: max_pool2d_pick(h_dot, x, **p), None)
 
 
 # -- average pooling -------------------------------------------------------------------
@@ -195,8 +191,8 @@ avg_pool2d_p = primitive("avg_pool2d", _avg_pool_kernel)
 defeffect(avg_pool2d_p, "fresh")
 defbatch(avg_pool2d_p, merged_images_rule(avg_pool2d_p))
 defshape(avg_pool2d_p, _pool_shape)
-defvjp(avg_pool2d_p, lambda ct, ans, x, **p: avg_pool2d_grad(ct, x, **p), arrays=True)
-defjvp(avg_pool2d_p, lambda x_dot, ans, x, **p: innermost.process(avg_pool2d_p, x_dot, **p), arrays=True)
+defvjp(avg_pool2d_p, lambda ct, ans, x, **p: avg_pool2d_grad(ct, x, **p))
+defjvp(avg_pool2d_p, lambda x_dot, ans, x, **p: innermost.process(avg_pool2d_p, x_dot, **p))
 
 
 def avg_pool2d(input, ksize, strides, padding, dilations=1):
@@ -236,10 +232,8 @@ def avg_pool2d_grad(g, x, ksize, strides, padding, dilations=(1, 1)):
     return innermost.process(avg_pool2d_grad_p, g, x, ksize=ksize, strides=strides, padding=padding,
                 dilations=dilations)
 
-defvjp(avg_pool2d_grad_p, lambda ct, ans, g, x, **p: innermost.process(avg_pool2d_p, ct, **p), None,
-       arrays=True)
-defjvp(avg_pool2d_grad_p, lambda g_dot, ans, g, x, **p: avg_pool2d_grad(g_dot, x, **p), None,
-       arrays=True)
+defvjp(avg_pool2d_grad_p, lambda ct, ans, g, x, **p: innermost.process(avg_pool2d_p, ct, **p), None)
+defjvp(avg_pool2d_grad_p, lambda g_dot, ans, g, x, **p: avg_pool2d_grad(g_dot, x, **p), None)
 
 
 

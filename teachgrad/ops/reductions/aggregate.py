@@ -48,9 +48,9 @@ def prod(a, axis=None, keepdims=False):
     keepdims = validate.boolean(keepdims, "keepdims", "tg.prod")
     return innermost.process(prod_p, x, axes=reduced_axes(axis, x.ndim, "tg.prod"), keepdims=keepdims)
 defvjp(prod_p, lambda ct, ans, x, axes, keepdims:
-       keep_reduced(ct, x, axes, keepdims) * conj_of(_others(x, ans, axes, keepdims)), arrays=True)
+       keep_reduced(ct, x, axes, keepdims) * conj_of(_others(x, ans, axes, keepdims)))
 defjvp(prod_p, lambda x_dot, ans, x, axes, keepdims:
-       sum(x_dot * _others(x, ans, axes, keepdims), axes, keepdims=keepdims), arrays=True)
+       sum(x_dot * _others(x, ans, axes, keepdims), axes, keepdims=keepdims))
 defbatch(prod_p, shifted_axes_rule(prod_p))
 
 

@@ -56,10 +56,8 @@ def cumsum(a, axis=None, dtype=None, reverse=False):
     if dtype is not None:
         x = cast(x, dtype)
     return innermost.process(cumsum_p, x, axis=axis, reverse=validate.boolean(reverse, "reverse", "tg.cumsum"))
-defvjp(cumsum_p, lambda ct, ans, x, axis, reverse: cumsum(ct, axis, reverse=not reverse),
-       arrays=True)
-defjvp(cumsum_p, lambda x_dot, ans, x, axis, reverse: cumsum(x_dot, axis, reverse=reverse),
-       arrays=True)
+defvjp(cumsum_p, lambda ct, ans, x, axis, reverse: cumsum(ct, axis, reverse=not reverse))
+defjvp(cumsum_p, lambda x_dot, ans, x, axis, reverse: cumsum(x_dot, axis, reverse=reverse))
 defbatch(cumsum_p, shifted_axes_rule(cumsum_p, "axis"))
 
 
@@ -86,7 +84,7 @@ def cumprod(a, axis=None, dtype=None):
     if dtype is not None:
         x = cast(x, dtype)
     return innermost.process(cumprod_p, x, axis=axis)
-defvjp(cumprod_p, _cumprod_vjp, arrays=True)
+defvjp(cumprod_p, _cumprod_vjp)
 defbatch(cumprod_p, shifted_axes_rule(cumprod_p, "axis"))
 
 
@@ -129,7 +127,7 @@ def sort(a, axis=-1, kind=None):
     x, axis = flat_or_axis(a, axis, "tg.sort")
     return innermost.process(sort_p, x, axis=axis, kind=validate.one_of(kind, "kind", "tg.sort", KINDS))
 defvjp(sort_p, lambda ct, ans, x, axis, kind:
-       take_along_axis(ct, argsort(argsort(x, axis, kind), axis), axis), arrays=True)
+       take_along_axis(ct, argsort(argsort(x, axis, kind), axis), axis))
 defjvp(sort_p, lambda x_dot, ans, x, axis, kind:
-       take_along_axis(x_dot, argsort(x, axis, kind), axis), arrays=True)
+       take_along_axis(x_dot, argsort(x, axis, kind), axis))
 defbatch(sort_p, shifted_axes_rule(sort_p, "axis"))

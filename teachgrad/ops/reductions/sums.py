@@ -61,9 +61,8 @@ def sum(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.sum")
     return innermost.process(sum_p, x, axes=reduced_axes(axis, x.ndim, "tg.sum", keepdims), keepdims=keepdims)
 defvjp(sum_p, lambda ct, ans, x, axes, keepdims:
-       broadcast_as(keep_reduced(ct, x, axes, keepdims), x), arrays=True)
-defjvp(sum_p, lambda x_dot, ans, x, axes, keepdims: sum(x_dot, axis=axes, keepdims=keepdims),
-       arrays=True)
+       broadcast_as(keep_reduced(ct, x, axes, keepdims), x))
+defjvp(sum_p, lambda x_dot, ans, x, axes, keepdims: sum(x_dot, axis=axes, keepdims=keepdims))
 defbatch(sum_p, shifted_axes_rule(sum_p))
 
 
@@ -90,10 +89,8 @@ def mean(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.mean")
     return innermost.process(mean_p, x, axes=reduced_axes(axis, x.ndim, "tg.mean", keepdims), keepdims=keepdims)
 defvjp(mean_p, lambda ct, ans, x, axes, keepdims:
-       broadcast_as(keep_reduced(ct, x, axes, keepdims) / reduced_count(x, axes, ct.dtype), x),
-       arrays=True)
-defjvp(mean_p, lambda x_dot, ans, x, axes, keepdims: mean(x_dot, axis=axes, keepdims=keepdims),
-       arrays=True)
+       broadcast_as(keep_reduced(ct, x, axes, keepdims) / reduced_count(x, axes, ct.dtype), x))
+defjvp(mean_p, lambda x_dot, ans, x, axes, keepdims: mean(x_dot, axis=axes, keepdims=keepdims))
 
 
 def _extremum_vjp(ct, ans, x, axes, keepdims):
@@ -111,7 +108,7 @@ def max(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.max")
     return innermost.process(max_p, x, axes=_nonempty(reduced_axes(axis, x.ndim, "tg.max", keepdims), x, "max"),
                 keepdims=keepdims)
-defvjp(max_p, _extremum_vjp, arrays=True)
+defvjp(max_p, _extremum_vjp)
 
 # min over axes: like max, for the smallest entry.
 min_p = primitive("min", lambda x, axes, keepdims: x.min(axis=axes, keepdims=keepdims))
@@ -122,7 +119,7 @@ def min(x, axis=None, keepdims=False):
     x = operand(x, "x", "tg.min")
     return innermost.process(min_p, x, axes=_nonempty(reduced_axes(axis, x.ndim, "tg.min", keepdims), x, "min"),
                 keepdims=keepdims)
-defvjp(min_p, _extremum_vjp, arrays=True)
+defvjp(min_p, _extremum_vjp)
 
 
 def _nonempty(axes, x, name):
@@ -173,9 +170,8 @@ def _logsumexp_weights(x, ans, axes, keepdims):
     return e / sum(e, axis=axes, keepdims=True)
 
 defvjp(logsumexp_p, lambda ct, ans, x, axes, keepdims:
-       keep_reduced(ct, x, axes, keepdims) * _logsumexp_weights(x, ans, axes, keepdims),
-       arrays=True)
+       keep_reduced(ct, x, axes, keepdims) * _logsumexp_weights(x, ans, axes, keepdims))
 defjvp(logsumexp_p, lambda x_dot, ans, x, axes, keepdims:
        sum(x_dot * _logsumexp_weights(x, ans, axes, keepdims), axis=axes,
-           keepdims=keepdims), arrays=True)
+           keepdims=keepdims))
 

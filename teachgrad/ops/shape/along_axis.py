@@ -57,10 +57,10 @@ def take_along_axis(arr, indices, axis):
 defvjp(take_along_axis_p,
        lambda ct, ans, arr, indices, axis:
        add_along_axis(zeros_like(arr, dtype=ct.dtype), indices, ct, axis),
-       None, arrays=True)
+       None)
 defjvp(take_along_axis_p,
        lambda arr_dot, ans, arr, indices, axis: take_along_axis(arr_dot, indices, axis),
-       None, arrays=True)
+       None)
 defbatch(take_along_axis_p, shifted_axes_rule(take_along_axis_p, "axis"))
 
 
@@ -83,11 +83,11 @@ def add_along_axis(x, indices, values, axis):
 defvjp(add_along_axis_p,
        lambda ct, ans, x, indices, values, axis: ct,
        None,
-       lambda ct, ans, x, indices, values, axis: take_along_axis(ct, indices, axis), arrays=True)
+       lambda ct, ans, x, indices, values, axis: take_along_axis(ct, indices, axis))
 defjvp(add_along_axis_p,
        lambda x_dot, ans, x, indices, values, axis: x_dot,
        None,
        lambda v_dot, ans, x, indices, values, axis:
-       add_along_axis(zeros_like(ans), indices, v_dot, axis), arrays=True)
+       add_along_axis(zeros_like(ans), indices, v_dot, axis))
 defbatch(add_along_axis_p, shifted_axes_rule(add_along_axis_p, "axis"))
 defshape(add_along_axis_p, lambda x, indices, values, axis: [(x.shape, x.dtype)])

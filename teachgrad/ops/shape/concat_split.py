@@ -35,7 +35,7 @@ def _concat_vjp(ct, ans, *xs, axis):
         raise ValueError("The gradient of concat needs the sizes along the joined axis; give the "
                          "placeholders of its inputs a known size there.")
     return split(ct, sizes, axis=axis)
-defvjp_all(concat_p, _concat_vjp, arrays=True)
+defvjp_all(concat_p, _concat_vjp)
 defbatch(concat_p, shifted_axes_rule(concat_p, "axis"))
 
 # stack: join along a new axis.  The cotangent is split along it and squeezed.
@@ -50,7 +50,7 @@ def stack(values, axis=0):
                          f"{sorted(shapes)}.")
     return innermost.process(stack_p, *values, axis=axis)
 defvjp_all(stack_p, lambda ct, ans, *xs, axis: [
-    reshape_as(piece, x) for piece, x in zip(split(ct, len(xs), axis=axis), xs)], arrays=True)
+    reshape_as(piece, x) for piece, x in zip(split(ct, len(xs), axis=axis), xs)])
 def _stack_batch(values, batched, axis):
     values = repeat_unbatched(values, batched)
     return stack(values, axis=batch_axis(axis, values[0].ndim)), True   # an axis of the result
@@ -87,6 +87,6 @@ def split(x, num_or_size_splits, axis=0):
             raise ValueError(f"split: sizes {list(sizes)} (num_or_size_splits) do not add up "
                              f"to {length}, the size of axis {axis}.")
     return list(innermost.process(split_p, x, sizes=sizes, axis=axis))
-defvjp_all(split_p, lambda cts, ans, x, sizes, axis: [concat(cts, axis=axis)], arrays=True)
+defvjp_all(split_p, lambda cts, ans, x, sizes, axis: [concat(cts, axis=axis)])
 defbatch(split_p, lambda values, batched, sizes, axis: (
     tuple(innermost.process(split_p, values[0], sizes=sizes, axis=axis + 1)), True))

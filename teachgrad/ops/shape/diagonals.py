@@ -44,9 +44,9 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     offset = _offset(offset, "tg.diagonal")
     return innermost.process(diagonal_p, x, offset=offset, axis1=axis1, axis2=axis2)
 defvjp(diagonal_p, lambda ct, ans, x, offset, axis1, axis2:
-       undiagonal(ct, x, offset, axis1, axis2), arrays=True)
+       undiagonal(ct, x, offset, axis1, axis2))
 defjvp(diagonal_p, lambda x_dot, ans, x, offset, axis1, axis2:
-       diagonal(x_dot, offset, axis1, axis2), arrays=True)
+       diagonal(x_dot, offset, axis1, axis2))
 defbatch(diagonal_p, lambda values, batched, offset, axis1, axis2: (   # past the batch axis
     innermost.process(diagonal_p, values[0], offset=offset, axis1=axis1 + 1, axis2=axis2 + 1), True))
 
@@ -71,9 +71,9 @@ def undiagonal(g, x, offset=0, axis1=0, axis2=1):
     axis1, axis2 = _diagonal_axes(x, axis1, axis2, "tg.ops.undiagonal", "x")
     return innermost.process(undiagonal_p, g, x, offset=int(offset), axis1=axis1, axis2=axis2)
 defvjp(undiagonal_p, lambda ct, ans, g, x, offset, axis1, axis2:
-       diagonal(ct, offset, axis1, axis2), None, arrays=True)
+       diagonal(ct, offset, axis1, axis2), None)
 defjvp(undiagonal_p, lambda g_dot, ans, g, x, offset, axis1, axis2:
-       undiagonal(g_dot, x, offset, axis1, axis2), None, arrays=True)
+       undiagonal(g_dot, x, offset, axis1, axis2), None)
 
 
 def _undiagonal_batch(values, batched, offset, axis1, axis2):
@@ -109,8 +109,8 @@ def diag(v, k=0):
     if x.shape[0] is not None:   # the matrix is (n + |k|) x (n + |k|)
         check_entries((x.shape[0] + abs(k)) ** 2, "k", k, "tg.diag")
     return innermost.process(diag_p, x, k=k)
-defvjp(diag_p, lambda ct, ans, v, k: diagonal(ct, k), arrays=True)
-defjvp(diag_p, lambda v_dot, ans, v, k: diag(v_dot, k), arrays=True)
+defvjp(diag_p, lambda ct, ans, v, k: diagonal(ct, k))
+defjvp(diag_p, lambda v_dot, ans, v, k: diag(v_dot, k))
 
 
 def _diag_batch(values, batched, k):
@@ -136,8 +136,8 @@ def _triangle(name, doc):
         return innermost.process(op, as_tensor(m, "m", f"tg.{name}"), k=_offset(k, f"tg.{name}", "k"))
     keep.__name__ = keep.__qualname__ = name
     keep.__doc__ = doc
-    defvjp(op, lambda ct, ans, x, k: unbroadcast(keep(ct, k), x), arrays=True)
-    defjvp(op, lambda x_dot, ans, x, k: keep(x_dot, k), arrays=True)
+    defvjp(op, lambda ct, ans, x, k: unbroadcast(keep(ct, k), x))
+    defjvp(op, lambda x_dot, ans, x, k: keep(x_dot, k))
     defbatch(op, _triangle_batch(op))
     return op, keep
 

@@ -100,10 +100,10 @@ def index_add(x, values, key):
     return innermost.process(index_add_p, x, values, key=_index_array(key))
 defvjp(index_add_p,
        lambda ct, ans, x, values, key: ct,
-       lambda ct, ans, x, values, key: getitem(ct, key), arrays=True)
+       lambda ct, ans, x, values, key: getitem(ct, key))
 defjvp(index_add_p,
        lambda x_dot, ans, x, values, key: x_dot,
-       lambda v_dot, ans, x, values, key: index_add(zeros_like(ans), v_dot, key), arrays=True)
+       lambda v_dot, ans, x, values, key: index_add(zeros_like(ans), v_dot, key))
 defshape(index_add_p, lambda x, values, key: [(x.shape, x.dtype)])
 
 
@@ -170,8 +170,8 @@ def _getitem_vjp(ct, ans, x, key):
         rows = backend.xp.reshape(backend.xp.asarray(key), (-1,))
         return IndexedSlices(reshape(ct, (rows.shape[0],) + x.shape[1:]), rows, x.shape)
     return index_add(zeros(x.shape, ct.dtype), ct, key)
-defvjp(getitem_p, _getitem_vjp, arrays=True)
-defjvp(getitem_p, lambda x_dot, ans, x, key: getitem(x_dot, key), arrays=True)
+defvjp(getitem_p, _getitem_vjp)
+defjvp(getitem_p, lambda x_dot, ans, x, key: getitem(x_dot, key))
 
 
 def _getitem_shape(x, key):
@@ -233,7 +233,7 @@ def _gather_vjp(ct, ans, params, indices, axis):
         rows = backend.xp.reshape(index_values, (-1,))
         return IndexedSlices(reshape(ct, (rows.shape[0],) + params.shape[1:]), rows, params.shape)
     return scatter_add(zeros_like(params, dtype=ct.dtype), indices, ct, axis=axis)
-defvjp(gather_p, _gather_vjp, None, arrays=True)
+defvjp(gather_p, _gather_vjp, None)
 
 
 def _gather_batch(values, batched, axis):
@@ -286,7 +286,7 @@ def scatter_add(x, indices, values, axis=0):
 defvjp(scatter_add_p,
        lambda ct, ans, x, indices, values, axis: ct,
        None,
-       lambda ct, ans, x, indices, values, axis: gather(ct, indices, axis=axis), arrays=True)
+       lambda ct, ans, x, indices, values, axis: gather(ct, indices, axis=axis))
 
 
 def _scatter_add_batch(values, batched, axis):

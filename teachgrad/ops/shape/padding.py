@@ -69,9 +69,9 @@ def pad(array, pad_width, mode="constant", constant_values=0):
                           "pair, or one pair per axis", constant_values)
     return innermost.process(pad_p, x, pad_width=widths, mode=mode, constant_values=constant)
 defvjp(pad_p, lambda ct, ans, x, pad_width, mode, constant_values:
-       unpad(ct, x, pad_width, mode), arrays=True)
+       unpad(ct, x, pad_width, mode))
 defjvp(pad_p, lambda x_dot, ans, x, pad_width, mode, constant_values:
-       pad(x_dot, pad_width, mode), arrays=True)
+       pad(x_dot, pad_width, mode))
 
 
 def _pad_batch(values, batched, pad_width, mode, constant_values):
@@ -108,9 +108,9 @@ takes_complex(unpad_p)
 def unpad(g, x, pad_width, mode):
     """The transpose of ``pad(x, pad_width, mode)`` (``pad_width``: one pair per axis)."""
     return innermost.process(unpad_p, g, x, pad_width=pad_width, mode=mode)
-defvjp(unpad_p, lambda ct, ans, g, x, pad_width, mode: pad(ct, pad_width, mode), None, arrays=True)
+defvjp(unpad_p, lambda ct, ans, g, x, pad_width, mode: pad(ct, pad_width, mode), None)
 defjvp(unpad_p, lambda g_dot, ans, g, x, pad_width, mode: unpad(g_dot, x, pad_width, mode),
-       None, arrays=True)
+       None)
 defshape(unpad_p, lambda g, x, pad_width, mode: [(x.shape, g.dtype)])
 defbatch(unpad_p, lambda values, batched, pad_width, mode: (
     innermost.process(unpad_p, *repeat_unbatched(values, batched), pad_width=((0, 0),) + pad_width,

@@ -55,8 +55,8 @@ def flip(m, axis=None):
     r"""$\mathrm{out}_i = x_{n - 1 - i}$ along ``axis`` (None: every axis).  VJP: ct flipped back."""
     x = as_tensor(m, "m", "tg.flip")
     return innermost.process(flip_p, x, axes=axes_tuple(axis, x.ndim, "tg.flip"))
-defvjp(flip_p, lambda ct, ans, x, axes: flip(ct, axes), arrays=True)
-defjvp(flip_p, lambda x_dot, ans, x, axes: flip(x_dot, axes), arrays=True)
+defvjp(flip_p, lambda ct, ans, x, axes: flip(ct, axes))
+defjvp(flip_p, lambda x_dot, ans, x, axes: flip(x_dot, axes))
 defbatch(flip_p, shifted_axes_rule(flip_p))
 
 
@@ -98,8 +98,8 @@ def roll(a, shift, axis=None):
     return innermost.process(roll_p, x, shift=shift, axis=axis)
 def _negated(shift):
     return -shift if isinstance(shift, int) else tuple(-s for s in shift)
-defvjp(roll_p, lambda ct, ans, x, shift, axis: roll(ct, _negated(shift), axis), arrays=True)
-defjvp(roll_p, lambda x_dot, ans, x, shift, axis: roll(x_dot, shift, axis), arrays=True)
+defvjp(roll_p, lambda ct, ans, x, shift, axis: roll(ct, _negated(shift), axis))
+defjvp(roll_p, lambda x_dot, ans, x, shift, axis: roll(x_dot, shift, axis))
 
 
 def _roll_batch(values, batched, shift, axis):

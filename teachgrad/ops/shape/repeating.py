@@ -70,8 +70,8 @@ def _repeat_shape(x, repeats, axis):   # counts need the exact size: no stand-in
     size = (None if n is None else n * repeats) if isinstance(repeats, int) else sum(repeats)
     return [(x.shape[:axis] + (size,) + x.shape[axis + 1:], x.dtype)]
 defshape(repeat_p, _repeat_shape)
-defvjp(repeat_p, lambda ct, ans, x, repeats, axis: unrepeat(ct, x, repeats, axis), arrays=True)
-defjvp(repeat_p, lambda x_dot, ans, x, repeats, axis: repeat(x_dot, repeats, axis), arrays=True)
+defvjp(repeat_p, lambda ct, ans, x, repeats, axis: unrepeat(ct, x, repeats, axis))
+defjvp(repeat_p, lambda x_dot, ans, x, repeats, axis: repeat(x_dot, repeats, axis))
 defbatch(repeat_p, shifted_axes_rule(repeat_p, "axis"))
 
 unrepeat_p = primitive("unrepeat", _unrepeat_kernel)
@@ -81,10 +81,9 @@ def unrepeat(g, x, repeats, axis):
     """The transpose of ``repeat(x, repeats, axis)``: shaped like ``x``, each entry the
     sum of the entries of ``g`` that were its copies."""
     return innermost.process(unrepeat_p, g, x, repeats=repeats, axis=axis)
-defvjp(unrepeat_p, lambda ct, ans, g, x, repeats, axis: repeat(ct, repeats, axis), None,
-       arrays=True)
+defvjp(unrepeat_p, lambda ct, ans, g, x, repeats, axis: repeat(ct, repeats, axis), None)
 defjvp(unrepeat_p, lambda g_dot, ans, g, x, repeats, axis: unrepeat(g_dot, x, repeats, axis),
-       None, arrays=True)
+       None)
 defshape(unrepeat_p, lambda g, x, repeats, axis: [(x.shape, g.dtype)])
 defbatch(unrepeat_p, shifted_axes_rule(unrepeat_p, "axis"))
 
@@ -115,8 +114,8 @@ def tile(A, reps):
     if known(x.shape):
         check_entries(math.prod(reps) * x.size, "reps", reps, where)
     return innermost.process(tile_p, x, reps=reps)
-defvjp(tile_p, lambda ct, ans, x, reps: untile(ct, x, reps), arrays=True)
-defjvp(tile_p, lambda x_dot, ans, x, reps: tile(x_dot, reps), arrays=True)
+defvjp(tile_p, lambda ct, ans, x, reps: untile(ct, x, reps))
+defjvp(tile_p, lambda x_dot, ans, x, reps: tile(x_dot, reps))
 
 
 def _batch_reps(x, reps):
@@ -139,8 +138,8 @@ takes_complex(untile_p)
 def untile(g, x, reps):
     """The transpose of ``tile(x, reps)``: the sum of ``g``'s tiles, shaped like ``x``."""
     return innermost.process(untile_p, g, x, reps=reps)
-defvjp(untile_p, lambda ct, ans, g, x, reps: tile(ct, reps), None, arrays=True)
-defjvp(untile_p, lambda g_dot, ans, g, x, reps: untile(g_dot, x, reps), None, arrays=True)
+defvjp(untile_p, lambda ct, ans, g, x, reps: tile(ct, reps), None)
+defjvp(untile_p, lambda g_dot, ans, g, x, reps: untile(g_dot, x, reps), None)
 defshape(untile_p, lambda g, x, reps: [(x.shape, g.dtype)])
 
 

@@ -37,8 +37,8 @@ repeat_like_p = primitive("repeat_like", lambda value, like: backend.xp.broadcas
 defeffect(repeat_like_p, "view", shape_only_inputs=(1,))
 takes_complex(repeat_like_p)
 def repeat_like(value, like): return innermost.process(repeat_like_p, value, like)
-defvjp(repeat_like_p, lambda ct, ans, value, like: ct.sum(axis=0), None, arrays=True)
-defjvp(repeat_like_p, lambda v_dot, ans, value, like: repeat_like(v_dot, like), None, arrays=True)
+defvjp(repeat_like_p, lambda ct, ans, value, like: ct.sum(axis=0), None)
+defjvp(repeat_like_p, lambda v_dot, ans, value, like: repeat_like(v_dot, like), None)
 defshape(repeat_like_p, lambda value, like: [(
  None if value.shape is None or like.shape is None else (like.shape[0],) + tuple(value.shape),
  value.dtype)])
@@ -91,7 +91,7 @@ def reshape(x, shape):
     if type(shape) is not tuple or not all(type(n) is int and n >= -1 for n in shape):
         shape = validate.shape(shape, "shape", "tg.reshape", inferred=True)
     return innermost.process(reshape_p, x, shape=shape)
-defvjp(reshape_p, lambda ct, ans, x, shape: reshape_as(ct, x), arrays=True)
+defvjp(reshape_p, lambda ct, ans, x, shape: reshape_as(ct, x))
 
 
 def _reshape_shape(x, shape):
@@ -108,7 +108,7 @@ def _reshape_shape(x, shape):
         raise ValueError(f"cannot reshape a tensor of shape {x.shape} into {shape}")
     return [(shape, x.dtype)]
 defshape(reshape_p, _reshape_shape)
-defjvp(reshape_p, lambda x_dot, ans, x, shape: reshape(x_dot, shape), arrays=True)
+defjvp(reshape_p, lambda x_dot, ans, x, shape: reshape(x_dot, shape))
 defbatch(reshape_p, lambda values, batched, shape: (
     reshape(values[0], (_batch_size(values[0]),) + tuple(shape)), True))
 
@@ -132,8 +132,8 @@ def transpose(x, axes=None):
     if sorted(axes) != list(range(ndim)):
         raise ValueError(f"transpose: axes {axes} are not a permutation of the {ndim} axes.")
     return innermost.process(transpose_p, x, axes=axes)
-defvjp(transpose_p, lambda ct, ans, x, axes: transpose(ct, tuple(np.argsort(axes))), arrays=True)
-defjvp(transpose_p, lambda x_dot, ans, x, axes: transpose(x_dot, axes), arrays=True)
+defvjp(transpose_p, lambda ct, ans, x, axes: transpose(ct, tuple(np.argsort(axes))))
+defjvp(transpose_p, lambda x_dot, ans, x, axes: transpose(x_dot, axes))
 defbatch(transpose_p, lambda values, batched, axes: (
     transpose(values[0], (0,) + tuple(a + 1 for a in axes)), True))
 
@@ -155,8 +155,8 @@ def expand_dims(x, axis):
         added = len(axis) if isinstance(axis, (list, tuple)) else 1
         validate.axis(axis, x.ndim + added, "axis", "tg.expand_dims")
     return innermost.process(expand_dims_p, x, axis=axis)
-defvjp(expand_dims_p, lambda ct, ans, x, axis: reshape_as(ct, x), arrays=True)
-defjvp(expand_dims_p, lambda x_dot, ans, x, axis: expand_dims(x_dot, axis), arrays=True)
+defvjp(expand_dims_p, lambda ct, ans, x, axis: reshape_as(ct, x))
+defjvp(expand_dims_p, lambda x_dot, ans, x, axis: expand_dims(x_dot, axis))
 defbatch(expand_dims_p, lambda values, batched, axis: (   # axes of the result
     expand_dims(values[0], batch_axis(axis, values[0].ndim - 1 + (
         len(axis) if isinstance(axis, (tuple, list)) else 1))), True))
@@ -173,8 +173,8 @@ def squeeze(x, axis=None):
             if x.shape[a] not in (1, None):
                 raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1 (shape {x.shape}).")
     return innermost.process(squeeze_p, x, axis=axis)
-defvjp(squeeze_p, lambda ct, ans, x, axis: reshape_as(ct, x), arrays=True)
-defjvp(squeeze_p, lambda x_dot, ans, x, axis: reshape_as(x_dot, ans), arrays=True)
+defvjp(squeeze_p, lambda ct, ans, x, axis: reshape_as(ct, x))
+defjvp(squeeze_p, lambda x_dot, ans, x, axis: reshape_as(x_dot, ans))
 defbatch(squeeze_p, lambda values, batched, axis: (
     squeeze(values[0], batch_axis(axis, values[0].ndim - 1) if axis is not None else tuple(
         i + 1 for i, n in enumerate(values[0].shape[1:]) if n == 1)), True))
@@ -185,8 +185,8 @@ defeffect(broadcast_to_p, "view")
 takes_complex(broadcast_to_p)
 def broadcast_to(x, shape):
     return innermost.process(broadcast_to_p, x, shape=validate.shape(shape, "shape", "tg.broadcast_to"))
-defvjp(broadcast_to_p, lambda ct, ans, x, shape: unbroadcast(ct, x), arrays=True)
-defjvp(broadcast_to_p, lambda x_dot, ans, x, shape: broadcast_to(x_dot, shape), arrays=True)
+defvjp(broadcast_to_p, lambda ct, ans, x, shape: unbroadcast(ct, x))
+defjvp(broadcast_to_p, lambda x_dot, ans, x, shape: broadcast_to(x_dot, shape))
 def _broadcast_to_batch(values, batched, shape):
     x = move_to_rank(values[0], len(shape))
     if x.shape[0] is None:   # a graph's batch of unknown size: add zeros repeated along it
@@ -201,7 +201,7 @@ reshape_like_p = primitive("reshape_like", lambda g, x: backend.xp.reshape(g, x.
 defeffect(reshape_like_p, "view", shape_only_inputs=(1,))
 takes_complex(reshape_like_p)
 def reshape_like(g, x): return innermost.process(reshape_like_p, g, x)
-defvjp(reshape_like_p, lambda ct, ans, g, x: reshape_as(ct, g), None, arrays=True)
+defvjp(reshape_like_p, lambda ct, ans, g, x: reshape_as(ct, g), None)
 defshape(reshape_like_p, lambda g, x: [(x.shape, g.dtype)])
 defbatch(reshape_like_p, lambda values, batched, **params: _to_example_shape(
     reshape_like, reshape, values, batched))
@@ -210,7 +210,7 @@ broadcast_like_p = primitive("broadcast_like", lambda g, x: backend.xp.broadcast
 defeffect(broadcast_like_p, "view", shape_only_inputs=(1,))
 takes_complex(broadcast_like_p)
 def broadcast_like(g, x): return innermost.process(broadcast_like_p, g, x)
-defvjp(broadcast_like_p, lambda ct, ans, g, x: unbroadcast(ct, g), None, arrays=True)
+defvjp(broadcast_like_p, lambda ct, ans, g, x: unbroadcast(ct, g), None)
 defshape(broadcast_like_p, lambda g, x: [(x.shape, g.dtype)])
 defbatch(broadcast_like_p, lambda values, batched, **params: _to_example_shape(
     broadcast_like, broadcast_to, values, batched))
@@ -228,7 +228,7 @@ takes_complex(sum_like_p)
 def sum_like(g, x):
     """Sum ``g`` down to the shape ``x`` has when the op runs (unbroadcast)."""
     return innermost.process(sum_like_p, g, x)
-defvjp(sum_like_p, lambda ct, ans, g, x: broadcast_as(ct, g), None, arrays=True)
+defvjp(sum_like_p, lambda ct, ans, g, x: broadcast_as(ct, g), None)
 defshape(sum_like_p, lambda g, x: [(x.shape, g.dtype)])
 defbatch(sum_like_p, lambda values, batched, **params: _to_example_shape(
     sum_like, unbroadcast, values, batched))

@@ -108,10 +108,9 @@ def resize_rows(x, n, x_rows):
     gradient goes back to): $\\partial/\\partial x$ is ``resize_rows(ct, x_rows, n)``."""
     _rows_of(x)
     return innermost.process(resize_rows_p, x, n, x_rows)
-defvjp(resize_rows_p, lambda ct, ans, x, n, x_rows: resize_rows(ct, x_rows, n), None, None,
-       arrays=True)
+defvjp(resize_rows_p, lambda ct, ans, x, n, x_rows: resize_rows(ct, x_rows, n), None, None)
 defjvp(resize_rows_p, lambda x_dot, ans, x, n, x_rows: resize_rows(x_dot, n, x_rows), None,
-       None, arrays=True)
+       None)
 
 
 def _resize_batch(values, batched):

@@ -58,12 +58,11 @@ def scatter_update(x, indices, values):
 defvjp(scatter_update_p,
        lambda ct, ans, x, indices, values: scatter_update(ct, indices, zeros_like(values)),
        None,
-       lambda ct, ans, x, indices, values: gather(ct, indices), arrays=True)
+       lambda ct, ans, x, indices, values: gather(ct, indices))
 defjvp(scatter_update_p,
        lambda x_dot, ans, x, indices, values: scatter_update(x_dot, indices, zeros_like(values)),
        None,
-       lambda v_dot, ans, x, indices, values: scatter_update(zeros_like(ans), indices, v_dot),
-       arrays=True)
+       lambda v_dot, ans, x, indices, values: scatter_update(zeros_like(ans), indices, v_dot))
 defshape(scatter_update_p, lambda x, indices, values: [(x.shape, x.dtype)])
 
 
