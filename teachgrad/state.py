@@ -11,6 +11,8 @@ Every op is handed to the thread's innermost **interpreter**
 * a variable watcher (``custom_gradient`` collects the Variables its function reads),
 * a ``tg.debug`` check (``check_numerics``, ``verify_gradients``, ``record_sources``),
   which also sees each node a ``Session`` runs (``checks()``).
+* a ``tg.viz.record()`` block (``teachgrad.autodiff.events.Recorder``), which keeps no
+  node but hears every backward pass: the engine reports to the innermost one.
 
 A recorder has one written interface, ``teachgrad.ops.core.recorder.Recorder``::
 
@@ -47,7 +49,7 @@ import threading
 class RecordingState:
     """The fields every op consults. Each thread has one (``current()``)."""
 
-    __slots__ = ("graph", "recorders", "observers", "gradient_of", "control_context",
+    __slots__ = ("graph", "recorders", "gradient_of", "control_context",
                  "native_jvp", "arrays", "batching", "_entries")
 
     def __init__(self):
@@ -55,8 +57,6 @@ class RecordingState:
         self.graph = None
         #: Recorders, in the order they were entered (innermost last).
         self.recorders = ()
-        #: ``tg.viz.record()`` blocks listening for backward passes, innermost last.
-        self.observers = ()
         #: The forward node whose VJP rule is running, if any: graphs group the
         #: gradient nodes it makes under it, and debug checks note it.
         self.gradient_of = None
@@ -77,11 +77,11 @@ class RecordingState:
 
     def unseen(self):
         """Would no one see the ops run now? True when no graph is being built, no
-        recorder is on (a tape, an accumulator, a tg.debug check, a watcher) and no
-        observer listens (the visualizers): ops may then run on raw arrays
-        (``arrays``), since nothing needs their Tensors or Nodes."""
-        return (self.graph is None and not self.recorders and not self.observers
-                and not self.batching)
+        recorder is on (a tape, an accumulator, a tg.debug check, a watcher, a
+        ``tg.viz.record()`` block listening for backward passes) and no
+        ``tg.vectorized_map`` runs: ops may then run on raw arrays (``arrays``), since
+        nothing needs their Tensors or Nodes."""
+        return self.graph is None and not self.recorders and not self.batching
 
     def next_entry(self):
         """An entry number later than every recorder's so far (the stack's order)."""
@@ -98,13 +98,17 @@ class RecordingState:
         self.recorders = tuple(r for r in self.recorders if r is not recorder)
 
     def recorders_below(self, recorder):
-        """The recorders entered before ``recorder``: those that see what it computes."""
-        return tuple(r for r in self.recorders if r.entry < recorder.entry)
+        """The recorders entered before ``recorder``: those that see what it computes
+        (and every ``tg.viz.record()`` block, which hears backward passes wherever
+        they run)."""
+        return self.recorders_before(recorder.entry)
 
     def recorders_before(self, entry):
         """The recorders entered before entry number ``entry`` (a recorder's, or a
-        ``vectorized_map``'s)."""
-        return tuple(r for r in self.recorders if r.entry < entry)
+        ``vectorized_map``'s), and those that hear every backward pass (``hears_backward``:
+        a ``tg.viz.record()`` block, entered before or after)."""
+        return tuple(r for r in self.recorders
+                     if r.entry < entry or getattr(r, "hears_backward", False))
 
     def without_derivatives(self):
         """The recorders other than tapes and accumulators (watchers, checks)."""

@@ -44,8 +44,12 @@ class Contributions:
         """Which of a node's ``inputs`` need a cotangent: those a pending node made
         (``parents``: None for the others), and the sources."""
         source_ids = self._source_ids
-        return [p is not None or (x.id in source_ids and trainable(x))
-                for x, p in zip(inputs, parents)]
+        needed = [True] * len(parents)
+        for i, p in enumerate(parents):   # a plain loop: it runs for every node
+            if p is None:   # made by no pending node: needed only if it is a source
+                x = inputs[i]
+                needed[i] = x.id in source_ids and trainable(x)
+        return needed
 
     def add_each(self, tensors, grads):
         """``grads[i]`` (None: nothing) is one more contribution to ``tensors[i]``'s."""
@@ -58,19 +62,25 @@ class Contributions:
                     by_id[x.id] = [g]
 
     def of_outputs(self, node, report):
-        """The summed cotangent of each output of ``node`` (None where none arrived)."""
+        """The summed cotangent of each output of ``node`` (None where none arrived), or
+        None when none of them got one: then the node's rule does not run."""
         outputs = node.outputs
         if len(outputs) == 1:   # most nodes: no list comprehension to set up
             tensor_id = outputs[0].id
             contributions = self._by_id.get(tensor_id)
-            if contributions is not None and len(contributions) == 1 \
-                    and tensor_id not in self._source_ids:
+            if contributions is None:
+                return None
+            if len(contributions) == 1 and tensor_id not in self._source_ids:
                 # One contribution, nothing to sum or keep: the list it arrived in is
                 # the list of this node's output cotangents.
                 del self._by_id[tensor_id]
                 return contributions
             return [self.total(outputs[0], node, 0, report)]
-        return [self.total(t, node, i, report) for i, t in enumerate(outputs)]
+        totals = [self.total(t, node, i, report) for i, t in enumerate(outputs)]
+        for g in totals:
+            if g is not None:
+                return totals
+        return None
 
     def total(self, tensor, node, index, report):
         """The sum of ``tensor``'s contributions (output ``index`` of ``node``), or None."""

@@ -6,8 +6,10 @@ has handed back its contribution, so the engine keeps, for each node, a
 **pending count**: how many consumer edges between sources and targets have
 not reported yet. A node whose count reaches zero joins a FIFO **queue**; the
 loop pops a node, sums the contributions for each of its outputs, calls its
-VJP rule, hands each input its cotangent, and releases the producers of the
-inputs, enqueuing those that become ready.
+VJP rule (``call_vjp``, the one function between the engine and a rule), hands
+each input its cotangent, and releases the producers of the inputs, enqueuing
+those that become ready. A node's rule does not run without any output
+cotangent, for a stop node, or for an op that has no derivative.
 
 This is TensorFlow's ``_GradientsHelper``. A queue instead of recursion means
 no Python recursion limit and a deterministic order that the BackpropStepper
@@ -31,15 +33,12 @@ from .rule_calls import call_vjp
 def backward(targets, target_grads, sources, producer,
              aggregation_method=None, stop_tensors=(), observer=None, on_done=None,
              all_reached=False):
-    """Gradients of ``targets`` (seeded with ``target_grads``) for each of ``sources``.
+    """Gradients of ``targets`` (seeded with ``target_grads``) for each of ``sources``:
+    a list with, per source, a Tensor, an IndexedSlices, or None (no path to it).
 
-    ``on_done(node)``, if given, is called once a node's rule has run; a
-    one-shot tape uses it to let go of the node (and the arrays it saved) early.
-    ``all_reached=True`` promises that every node the targets depend on depends
-    on a source (see ``pending_counts``). ``observer`` is told each step as an event.
-
-    Returns a list with one entry per source: a Tensor, an IndexedSlices, or
-    None when no path connects the source to the targets.
+    ``on_done(node)``, if given, is called once a node is done (a one-shot tape lets go
+    of it there); ``all_reached=True`` promises that every node the targets depend on
+    depends on a source (see ``pending_counts``); ``observer`` hears each step as an event.
     """
     parents, pending = pending_counts(targets, sources, producer, all_reached=all_reached)
     stop_nodes = nodes_to_stop_at(sources, stop_tensors, producer, pending)
@@ -60,7 +59,7 @@ def backward(targets, target_grads, sources, producer,
             del pending[node]
             if report: report.pop(node, queue)
             out_grads = grads.of_outputs(node, report)          # Aggregate each output's
-            if _rule_runs(node, out_grads, stop_nodes):
+            if out_grads is not None and node.op.differentiable and node not in stop_nodes:
                 needed = grads.needed(node.inputs, node_parents)
                 in_grads = call_vjp(node, out_grads, needed, arrays)   # CallVJP
                 grads.add_each(node.inputs, in_grads)           # hand each input its ct
@@ -69,7 +68,13 @@ def backward(targets, target_grads, sources, producer,
                 report.skip(node)                               # Skip
             if on_done is not None:
                 on_done(node)
-            _release(node_parents, pending, queue, report)      # Release, Enqueue
+            for parent in node_parents:                         # Release: one less to wait
+                if parent is not None:                          # for; Enqueue at zero
+                    count = pending[parent] = pending[parent] - 1
+                    if report: report.release(parent, count)
+                    if count == 0:
+                        queue.append(parent)
+                        if report: report.enqueue(parent)
         results = [grads.result(s, report) for s in sources]
     if report: report.finish(results)
     return results
@@ -96,30 +101,6 @@ def _rules_take_arrays(observer):
     most of a rule's cost on small values: the same rules, at numpy's speed.
     """
     return observer is None and state.unseen()
-
-
-def _release(node_parents, pending, queue, report):
-    """A node has reported to the producers of its inputs (``node_parents``): lower
-    their pending counts, and enqueue each one whose count reaches zero (it is ready)."""
-    for parent in node_parents:
-        if parent is not None:
-            count = pending[parent] - 1
-            pending[parent] = count
-            if report: report.release(parent, count)
-            if count == 0:
-                queue.append(parent)
-                if report: report.enqueue(parent)
-
-
-def _rule_runs(node, out_grads, stop_nodes):
-    """Does ``node``'s VJP rule run? Not without any output cotangent, not for a
-    stop node, and not for an op that has no derivative."""
-    if not node.op.differentiable or node in stop_nodes:
-        return False
-    for g in out_grads:
-        if g is not None:
-            return True
-    return False
 
 
 class Reporter:

@@ -9,7 +9,8 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ..state import override, state
+from ..ops.core.recorder import ANY_GRAPH
+from ..state import state
 
 
 @dataclass(frozen=True)
@@ -124,20 +125,51 @@ class Trace:
 
 
 class Recorder:
-    """Collects one ``Trace`` per backward pass run while it is active."""
+    """Collects one ``Trace`` per backward pass run while it is active.
+
+    It is a recorder on the ordinary recorder stack (``teachgrad.ops.core.recorder``),
+    entered by ``record()``: it sees ops in every context (``graph = ANY_GRAPH``) but
+    keeps none of them, so ``record`` and the other notes are no-ops. What it listens
+    to is backward passes: the engine reports to the innermost recorder whose
+    ``hears_backward`` is True (``current_observer``). Being on the stack is also what
+    tells the engine someone watches (``state.unseen()`` is False), so the rules then
+    run on Tensors, which the events show.
+    """
+
+    graph = ANY_GRAPH
+    differentiates = False
+    hears_backward = True   # the engine reports its passes here (``current_observer``)
 
     def __init__(self):
         self.traces = []
+        self.entry = -1   # its place on the recorder stack, set when ``record()`` enters
 
     def new_trace(self):
         trace = Trace()
         self.traces.append(trace)
         return trace
 
+    # -- the recorder interface: it keeps no node (it listens to backward passes)
+    def record(self, node):
+        """An op ran: nothing to keep."""
+
+    def read_variable(self, variable, tensor):
+        """An op read a Variable: nothing to keep."""
+
+    def capture(self, outer, inner):
+        """A loop body or branch captured a tensor: nothing to keep."""
+
+    def output_added(self, node, tensor):
+        """A While or If node gained an output: nothing to keep."""
+
 
 def current_observer() -> Optional[Trace]:
-    """A fresh trace to report to, if someone is recording; else None."""
-    return state.observers[-1].new_trace() if state.observers else None
+    """A fresh trace of the innermost ``record()`` block to report a backward pass to,
+    or None when nobody records."""
+    for recorder in reversed(state.recorders):
+        if getattr(recorder, "hears_backward", False):
+            return recorder.new_trace()
+    return None
 
 
 @contextlib.contextmanager
@@ -150,5 +182,9 @@ def record():
     Start(...)
     """
     recorder = Recorder()
-    with override(observers=state.observers + (recorder,)):
+    recorder.entry = state.next_entry()
+    state.push(recorder)
+    try:
         yield recorder
+    finally:
+        state.remove(recorder)

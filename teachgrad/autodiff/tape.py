@@ -28,7 +28,16 @@ from ..state import state
 from ..tensor import Tensor, next_tensor_id
 from . import jacobians as _jacobians
 from .aggregation import UnconnectedGradients, unconnected as unconnected_option
-from .tape_gradient import as_tensor, dense_target, differentiate, in_own_context, local
+from .engine import backward
+from .events import current_observer
+from .tape_gradient import (
+    TapeQuestion,
+    as_tensor,
+    dense_target,
+    differentiate,
+    in_own_context,
+    local,
+)
 from .tape_record import RELEASED, TapeRecord
 
 
@@ -202,8 +211,12 @@ class GradientTape:
         """
         unconnected = self._ready_to_differentiate(unconnected_gradients)
         with in_own_context(self, target):
-            grads = differentiate(self, target, sources, output_gradients, unconnected,
-                                  free=not self.persistent)
+            asked = TapeQuestion(self, target, sources, output_gradients,
+                                 free=not self.persistent)
+            found = backward(asked.targets, asked.seeds, asked.watched, asked.producer,
+                             observer=current_observer(), on_done=asked.on_done,
+                             all_reached=asked.all_reached)
+            grads = asked.answer(found, unconnected)
         if self.persistent:   # for drawings of what it recorded (tg.viz.draw)
             self._last = {s.id: g for s, g in zip(nest.flatten(sources), nest.flatten(grads))
                           if g is not None and hasattr(s, "id")}

@@ -1,12 +1,13 @@
 """How a GradientTape's ``gradient`` is computed from what it recorded.
 
-``GradientTape.gradient`` (``teachgrad/autodiff/tape.py``) hands its targets and sources
-here. ``differentiate`` seeds the targets, finds what the engine should differentiate
-with respect to (each watched source, and for a Variable the snapshots of it that ops
-read) and runs the one backward engine (``teachgrad/autodiff/engine.py``) over the
-tape's ``TapeRecord``, whose ``producer`` leads from each tensor to the op that made it.
-The jacobians (``teachgrad/autodiff/jacobians.py``) call it once per seed, or once
-mapped over every seed.
+``GradientTape.gradient`` (``teachgrad/autodiff/tape.py``) puts its question to the one
+backward engine (``teachgrad/autodiff/engine.py``) in the engine's terms with a
+``TapeQuestion``: it seeds the targets, finds what to differentiate with respect to
+(each watched source, and for a Variable the snapshots of it that ops read), and leads
+the engine over the tape's ``TapeRecord``, whose ``producer`` gives the op that made each
+tensor; then it calls ``backward`` itself, and the question's ``answer`` packs what the
+engine found. ``differentiate`` is the same run for the jacobians
+(``teachgrad/autodiff/jacobians.py``), once per seed or once mapped over every seed.
 """
 from .. import nest, validate
 from ..ops import IndexedSlices, zeros_like
@@ -21,46 +22,70 @@ from .seeds import seed_gradients
 from .why_none import warn_why_none
 
 
+class TapeQuestion:
+    """One gradient asked of a tape, in the engine's terms: the targets and their seed
+    cotangents, what to differentiate with respect to (``watched``), and ``producer``,
+    which leads from each tensor to the recorded op that made it. ``answer`` turns the
+    engine's gradients back into the gradients of the ``sources`` asked for.
+
+    ``free``: drop each recorded node once the engine has used it (``on_done``), for a
+    one-shot tape.
+    """
+
+    def __init__(self, tape, target, sources, output_gradients, free=False):
+        self.tape, self.sources = tape, sources
+        record = tape.recorded
+        # A Variable target is its value as last read (a watched Variable is its own
+        # gradient's source: d v / d v is ones, as for a watched constant).
+        flat_targets = [as_tensor(dense_target(tape, t), "target") for t in nest.flatten(target)]
+        self.targets = [_read_target(record, t) if isinstance(t, Variable) else t
+                        for t in flat_targets]
+        self.flat_sources = [local(tape.graph, as_tensor(s, "sources"))
+                             for s in nest.flatten(sources)]
+        if output_gradients is not None:
+            # For a single target, a list is that target's cotangent, not a structure;
+            # but [None] or [a tensor] is a list of one cotangent, as TensorFlow reads it.
+            output_gradients = (nest.flatten(output_gradients) if nest.is_nested(target)
+                                or _one_cotangent(output_gradients) else [output_gradients])
+        producers = record.producers
+        self.seeds = seed_gradients(self.targets, output_gradients, producers.get)
+        # What the engine differentiates with respect to: each watched tensor, and for
+        # each Variable the snapshots of it that ops read. A source the tape never
+        # watched gets no gradient, even if it met watched tensors.
+        self.watched = []
+        for s in self.flat_sources:
+            if isinstance(s, Variable):
+                self.watched.extend(record.snapshots(s))
+            elif record.is_watched(s):
+                self.watched.append(s)
+        across = _producer_for(tape, target)
+        self.producer = across or producers.get
+        self.on_done = _forgetter(producers) if free else None
+        self.all_reached = across is None and record.starts_from(self.watched)
+
+    def answer(self, found, unconnected):
+        """The gradients of the sources, packed as they were given, from the engine's
+        ``found`` (one per watched tensor; ``unconnected``: an ``UnconnectedGradients``)."""
+        record, flat_sources = self.tape.recorded, self.flat_sources
+        by_source = {s.id: g for s, g in zip(self.watched, found)}
+        grads = [_variable_gradient(record, s, by_source) if isinstance(s, Variable)
+                 else by_source.get(s.id) for s in flat_sources]
+        if unconnected is UnconnectedGradients.ZERO:
+            grads = [zeros_like(s) if g is None else g for g, s in zip(grads, flat_sources)]
+        elif self.tape.explain_none and any(g is None for g in grads):
+            warn_why_none(self.tape, flat_sources, grads)
+        return nest.pack_sequence_as(self.sources, grads)
+
+
 def differentiate(tape, target, sources, output_gradients, unconnected, free=False):
     """The gradients of ``target`` with respect to ``sources`` on ``tape``, packed as
-    ``sources`` (``unconnected``: an ``UnconnectedGradients``; ``free``: drop each
-    recorded node once the engine has used it, for a one-shot tape)."""
-    record = tape.recorded
-    # A Variable target is its value as last read (a watched Variable is its own
-    # gradient's source: d v / d v is ones, as for a watched constant).
-    flat_targets = [as_tensor(dense_target(tape, t), "target") for t in nest.flatten(target)]
-    flat_targets = [_read_target(record, t) if isinstance(t, Variable) else t
-                    for t in flat_targets]
-    flat_sources = [local(tape.graph, as_tensor(s, "sources")) for s in nest.flatten(sources)]
-    if output_gradients is not None:
-        # For a single target, a list is that target's cotangent, not a structure;
-        # but [None] or [a tensor] is a list of one cotangent, as TensorFlow reads it.
-        output_gradients = (nest.flatten(output_gradients) if nest.is_nested(target)
-                            or _one_cotangent(output_gradients) else [output_gradients])
-    producers = record.producers
-    seeds = seed_gradients(flat_targets, output_gradients, producers.get)
-    # What the engine differentiates with respect to: each watched tensor, and for
-    # each Variable the snapshots of it that ops read. A source the tape never
-    # watched gets no gradient, even if it met watched tensors.
-    watched = []
-    for s in flat_sources:
-        if isinstance(s, Variable):
-            watched.extend(record.snapshots(s))
-        elif record.is_watched(s):
-            watched.append(s)
-    across = _producer_for(tape, target)
-    found = backward(flat_targets, seeds, watched, across or producers.get,
-                     observer=events.current_observer(),
-                     on_done=_forgetter(producers) if free else None,
-                     all_reached=across is None and record.starts_from(watched))
-    by_source = {s.id: g for s, g in zip(watched, found)}
-    grads = [_variable_gradient(record, s, by_source) if isinstance(s, Variable)
-             else by_source.get(s.id) for s in flat_sources]
-    if unconnected is UnconnectedGradients.ZERO:
-        grads = [zeros_like(s) if g is None else g for g, s in zip(grads, flat_sources)]
-    elif tape.explain_none and any(g is None for g in grads):
-        warn_why_none(tape, flat_sources, grads)
-    return nest.pack_sequence_as(sources, grads)
+    ``sources``: one run of the engine, as ``GradientTape.gradient`` makes it (the
+    jacobians call this once per seed, or once mapped over every seed)."""
+    asked = TapeQuestion(tape, target, sources, output_gradients, free)
+    found = backward(asked.targets, asked.seeds, asked.watched, asked.producer,
+                     observer=events.current_observer(), on_done=asked.on_done,
+                     all_reached=asked.all_reached)
+    return asked.answer(found, unconnected)
 
 
 def local(graph, tensor):

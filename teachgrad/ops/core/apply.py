@@ -94,10 +94,11 @@ class mode(override):
 
 
 def unobserved():
-    """A block that nothing the user set up sees: no graph, recorder or observer, and
-    no enclosing gradient rule or loop iteration (for a check's own computations)."""
-    return mode(graph=None, recorders=(), observers=(), gradient_of=None,
-                control_context=None, arrays=False)
+    """A block that nothing the user set up sees: no graph or recorder (nor a
+    ``tg.viz.record()`` block, one of them), and no enclosing gradient rule or loop
+    iteration (for a check's own computations)."""
+    return mode(graph=None, recorders=(), gradient_of=None, control_context=None,
+                arrays=False)
 
 
 def interpreter_for(now):
@@ -225,14 +226,15 @@ class Batching:
         return outputs if op.multiple_results else outputs[0]
 
     def recorders_split(self, recorders):
-        """``recorders`` as (those that see the batches: entered before the map, and the
-        tg.debug checks, which look at values wherever they were entered; those that see
-        the mapped function's ops). Worked out again only when the stack changed (a tape
+        """``recorders`` as (those that see the batches: entered before the map, the
+        tg.debug checks, which look at values wherever they were entered, and the
+        ``tg.viz.record()`` blocks, which hear every backward pass; those that see the
+        mapped function's ops). Worked out again only when the stack changed (a tape
         entered inside the map, a block that sets recorders aside)."""
         if recorders is not self._split_of:
             entry = self.frame.entry
-            sees = tuple(r for r in recorders if r.entry < entry
-                         or getattr(r, "checks_ops", False))
+            sees = tuple(r for r in recorders if r.entry < entry or getattr(
+                r, "checks_ops", False) or getattr(r, "hears_backward", False))
             self._split = sees, tuple(r for r in recorders if r not in sees)
             self._split_of = recorders
         return self._split

@@ -3,8 +3,9 @@
 An ``Op`` holds every fact about an operation: its forward computation, its VJP and
 JVP rules, its batching rule, what the graph optimiser may assume. Its module sets
 them with the functions of ``teachgrad.ops.core.declare``, right after the forward
-computation. ``Op.vjp`` is how the backward engine runs its rules. A ``Node`` is what
-``bind`` records each time the op runs: the engine only ever sees Nodes.
+computation; the backward engine runs its VJP rules through one function,
+``teachgrad.autodiff.rule_calls.call_vjp``. A ``Node`` is what ``bind`` records each
+time the op runs: the engine only ever sees Nodes.
 """
 import itertools
 
@@ -62,47 +63,6 @@ class Op:
 
     def __repr__(self):
         return f"<op {self.name}>"
-
-    def vjp(self, node, output_grads, needed, arrays=False):
-        """Input cotangents for ``node``, given its outputs' cotangents.
-
-        ``needed[i]`` says whether input i leads to a source; rules for the
-        others are not run at all (that saves, e.g., the gradient of a matmul
-        with respect to the input data). ``arrays=True`` hands the rule the node's
-        raw arrays instead of its Tensors (the cotangents are arrays then too).
-        """
-        if not self.differentiable:
-            return [None] * len(node.inputs)
-        inputs, params = node.inputs, node.params
-        if self.multiple_results:
-            ct, ans = tuple(output_grads), node.outputs
-            if arrays:
-                ans = tuple([t.value for t in ans])
-        else:
-            ct, ans = output_grads[0], node.outputs[0]
-            if arrays:
-                ans = ans.value
-        if arrays:
-            inputs = arrays_of(inputs)
-        rules = self.vjp_rules
-        if rules is not None:
-            # A plain loop: it runs once per node of every backward pass, and costs less
-            # than a comprehension over zip() on the two inputs of most ops.
-            grads = [None] * len(rules)
-            for i, rule in enumerate(rules):
-                if needed[i]:
-                    grads[i] = rule(ct, ans, *inputs, **params)
-            return grads
-        if self.vjp_all is not None:
-            grads = list(self.vjp_all(ct, ans, *inputs, **params))
-            if len(grads) != len(needed):
-                raise ValueError(f"The VJP rule of {node.name} returned {len(grads)} "
-                                 f"gradients for {len(needed)} inputs.")
-            return [grad if need else None for grad, need in zip(grads, needed)]
-        raise LookupError(
-            f"No gradient defined for operation '{node.name}' (op type: {self.name}). "
-            f"Define one with tg.ops.defvjp(<the op>, rule, ...), or wrap the input in "
-            f"tg.stop_gradient(...) if it should be treated as a constant.")
 
 
 def arrays_of(tensors):
