@@ -18,7 +18,7 @@ from .core.user_rules import defjvp, defvjp, defvjp_all
 from .core.batching import BatchedTensor
 from .elementwise.casts import (cast, identity, identity_n, ones, ones_like, stop_gradient,
                                 zeros, zeros_like)
-from .elementwise.math import (abs, cos, exp, log, log1p, negative, round, sigmoid,
+from .elementwise.math import (abs, cos, exp, fabs, log, log1p, negative, round, sigmoid,
                                sigmoid_grad, sign, sin, sqrt, square, tanh, tanh_grad)
 from .shape.reshape import (broadcast_like, broadcast_to, expand_dims, repeat_like, reshape,
                             reshape_like, squeeze, sum_like, transpose)
@@ -48,7 +48,7 @@ from .shape.padding import pad, unpad
 from .shape.stacking import array_split, column_stack, dstack, hstack, vstack
 from .shape.selection import select, take
 from .shape.ranges import arange, linspace
-from .elementwise.complex_parts import (angle, complex, conj, conjugate, fabs, imag, real,
+from .elementwise.complex_parts import (angle, complex, conj, conjugate, imag, real,
                                         real_if_close)
 from .shape.appending import append, c_, r_, rollaxis, row_stack
 from .reductions.partition import argpartition, partition

@@ -21,7 +21,6 @@ from ..core.grad_util import as_tensor
 from ..shape.reshape import broadcast_as, move_to_rank, unbroadcast
 from .casts import cast, identity
 from .conjugate import conj_op, real_part
-from .math import abs as _abs
 
 
 def real(val):
@@ -156,16 +155,3 @@ def _complex_batch(values, batched):
 
 
 defbatch(complex_p, _complex_batch)
-
-
-def fabs(x):
-    r"""$\lvert x \rvert$ as a float tensor (numpy's ``fabs``: integers become float64), made of
-    ``abs``.  $\frac{d}{dx}\lvert x \rvert = \operatorname{sign} x$. Complex input is
-    refused, as numpy's ``fabs`` refuses it: ``tg.abs`` is the modulus."""
-    x = as_tensor(x, "x", "tg.fabs")
-    if _is_complex(x):
-        validate.fail(TypeError, "tg.fabs", "x", "real (numpy's fabs has no complex "
-                      "version)", x, "Use tg.abs(x) for the modulus of complex numbers.")
-    if x.dtype is not None and x.dtype.kind != "f":
-        x = cast(x, "float64")
-    return _abs(x)

@@ -4,7 +4,7 @@ Each block is one op: the kernel (``backend.xp``), the public function, and
 the VJP rule, written with teachgrad ops so that it can be differentiated again.
 ``g`` is the cotangent of the output, ``ans`` the output itself.
 """
-from ... import backend
+from ... import backend, validate
 from ..core.apply import innermost, leading_axes_rule
 from ..core.declare import (
     defbatch,
@@ -16,7 +16,8 @@ from ..core.declare import (
     primitive,
     takes_complex,
 )
-from ..core.grad_util import require_same_shape
+from ..core.grad_util import as_tensor, require_same_shape
+from .casts import cast
 from .conjugate import conj_of, conj_op, real_part
 
 # -x.  d/dx (-x) = -1
@@ -100,6 +101,19 @@ takes_complex(abs_p)
 def abs(x): return innermost.process(abs_p, x)
 defvjp(abs_p, lambda ct, ans, x: ct * _abs_slope(ans, x))
 defjvp(abs_p, _abs_jvp)
+
+
+def fabs(x):
+    r"""$\lvert x \rvert$ as a float tensor (numpy's ``fabs``: integers become float64), made of
+    ``abs``.  $\frac{d}{dx}\lvert x \rvert = \operatorname{sign} x$. Complex input is
+    refused, as numpy's ``fabs`` refuses it: ``tg.abs`` is the modulus."""
+    x = as_tensor(x, "x", "tg.fabs")
+    if x.dtype is not None and x.dtype.kind == "c":
+        validate.fail(TypeError, "tg.fabs", "x", "real (numpy's fabs has no complex "
+                      "version)", x, "Use tg.abs(x) for the modulus of complex numbers.")
+    if x.dtype is not None and x.dtype.kind != "f":
+        x = cast(x, "float64")
+    return abs(x)
 
 # sin x.  d/dx sin x = cos x
 sin_p = primitive("sin", lambda x: backend.xp.sin(x))
