@@ -183,14 +183,15 @@ class override:
 
     def __enter__(self):
         owner = self.owner = per_thread.state
-        self.saved = {name: getattr(owner, name) for name in self.fields}
+        saved = self.saved = []   # (plain loops: no comprehension to set up per block)
         for name, value in self.fields.items():
+            saved.append(getattr(owner, name))
             setattr(owner, name, value)
         return owner
 
     def __exit__(self, *exc_info):
         owner = self.owner
-        for name, value in self.saved.items():
+        for name, value in zip(self.fields, self.saved):
             setattr(owner, name, value)
         return False
 

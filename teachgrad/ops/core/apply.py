@@ -44,11 +44,11 @@ class Innermost(threading.local):
     with eager computation; ``mode`` switches it."""
 
     def __init__(self):
-        self.use(interpreter_for(per_thread.state))
+        self.process = interpreter_for(per_thread.state).process
 
-    def use(self, interpreter):
-        self.interpreter = interpreter
-        self.process = interpreter.process
+    @property
+    def interpreter(self):
+        return self.process.__self__
 
 
 def bind(op, *args, **params):
@@ -78,18 +78,18 @@ class mode(override):
         """``interpreter``: the one those fields give, when the caller has it at hand (a
         map's ``Batching`` running a rule on the interpreter below it); else it is worked
         out from the fields (``interpreter_for``)."""
-        super().__init__(**fields)
+        self.fields = fields
         self.interpreter = interpreter
 
     def __enter__(self):
-        self.outer = innermost.interpreter   # (before the fields change: a thread's first
-        owner = super().__enter__()          # read of ``innermost`` works it out from them)
-        innermost.use(self.interpreter or interpreter_for(owner))
+        self.outer = innermost.process   # (before the fields change: a thread's first
+        owner = override.__enter__(self)  # read of ``innermost`` works it out from them)
+        innermost.process = (self.interpreter or interpreter_for(owner)).process
         return owner
 
     def __exit__(self, *exc_info):
-        super().__exit__(*exc_info)
-        innermost.use(self.outer)
+        override.__exit__(self, *exc_info)
+        innermost.process = self.outer
         return False
 
 
