@@ -39,9 +39,9 @@ from .recorder import ANY_GRAPH, hand_to_recorders
 
 
 class Innermost(threading.local):
-    """The calling thread's innermost interpreter (``innermost.interpreter``), and its
-    ``process`` (``innermost.process``: each op function calls it). Each thread starts
-    with eager computation; ``mode`` switches it."""
+    """The calling thread's innermost interpreter's ``process`` (each op function calls
+    ``innermost.process``). A thread's first read works it out from the thread's state
+    (a new thread computes eagerly); ``mode`` switches it."""
 
     def __init__(self):
         self.process = interpreter_for(per_thread.state).process
@@ -82,8 +82,8 @@ class mode(override):
         self.interpreter = interpreter
 
     def __enter__(self):
-        self.outer = innermost.process   # (before the fields change: a thread's first
-        owner = override.__enter__(self)  # read of ``innermost`` works it out from them)
+        self.outer = innermost.process   # read before the fields change (see Innermost)
+        owner = override.__enter__(self)
         innermost.process = (self.interpreter or interpreter_for(owner)).process
         return owner
 
