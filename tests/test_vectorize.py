@@ -342,3 +342,25 @@ def test_a_map_inside_a_loop_body(context):
         return tg.while_loop(lambda i, a: i < 2, body, (0, tg.zeros((3,))))[1]
     run = tg.function(twice) if context == "function" else twice
     np.testing.assert_allclose(run(xs).numpy(), 2 * np.sin(xs.numpy()) * xs.numpy())
+
+
+def test_a_record_block_hears_per_example_gradients_inside_and_around_a_map():
+    """tg.viz.record() is a recorder on the stack like a tape: entered inside the mapped
+    function or around the map, it hears the backward pass of tg.grad, and the gradient
+    is the one without it."""
+    xs = tg.constant([0.5, 1.0, 2.0])
+    f = tg.grad(lambda x: tg.sin(x) * x)
+    want = np.cos(xs.numpy()) * xs.numpy() + np.sin(xs.numpy())
+
+    def listened(x):
+        with tg.viz.record() as rec:
+            g = f(x)
+        heard.append(len(rec.traces))
+        return g
+
+    heard = []
+    np.testing.assert_allclose(tg.vmap(listened)(xs).numpy(), want)
+    assert heard == [1]
+    with tg.viz.record() as rec:
+        np.testing.assert_allclose(tg.vmap(f)(xs).numpy(), want)
+    assert len(rec.traces) == 1 and rec.traces[0].start is not None

@@ -166,9 +166,16 @@ class Recorder:
 def current_observer() -> Optional[Trace]:
     """A fresh trace of the innermost ``record()`` block to report a backward pass to,
     or None when nobody records."""
-    for recorder in reversed(state.recorders):
+    recorder = listener(state.recorders)
+    return recorder.new_trace() if recorder is not None else None
+
+
+def listener(recorders):
+    """The innermost ``record()`` block among ``recorders`` (one that hears backward
+    passes), or None."""
+    for recorder in reversed(recorders):
         if getattr(recorder, "hears_backward", False):
-            return recorder.new_trace()
+            return recorder
     return None
 
 

@@ -177,7 +177,7 @@ class ForwardAccumulator:
         recorders = now.recorders   # ordered by entry: first on it, none before it
         return (self._observer is None and now.graph is None and not now.batching
                 and bool(recorders) and recorders[0] is self
-                and (len(recorders) == 1 or not _visualized(recorders)))
+                and (len(recorders) == 1 or events.listener(recorders) is None))
 
     def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
         """The JVPs computed for ``primals`` (a tensor or a structure of them).
@@ -242,15 +242,6 @@ def jvp_on_arrays(node, tangents):
     with override(recorders=()):
         out = jvp_of(node, [boxed(t) for t in tangents])
     return [None if t is None else unboxed(t) for t in _dense_all(out)]
-
-
-def _visualized(recorders):
-    """Does a ``tg.viz.record()`` block (entered after the accumulator) listen? Its
-    events show Tensors, so the tangents are computed on them."""
-    for recorder in recorders:
-        if getattr(recorder, "hears_backward", False):
-            return True
-    return False
 
 
 def _dense_all(grads):

@@ -88,11 +88,7 @@ def call_vjp(node, out_grads, needed, arrays=False):
                     _check_shape(node, in_grads, i)
         return in_grads
     if op.vjp_all is not None:
-        in_grads = _all_at_once(node, op.vjp_all(ct, ans, *inputs, **params), needed)
-        for i, g in enumerate(in_grads):
-            if g is not None and g.shape != node.inputs[i].shape:
-                _check_shape(node, in_grads, i)
-        return in_grads
+        return _all_at_once(node, op.vjp_all(ct, ans, *inputs, **params), needed)
     raise _no_rule(node)
 
 
@@ -122,12 +118,17 @@ def _no_rule(node):
 
 
 def _all_at_once(node, grads, needed):
-    """The cotangents a ``vjp_all`` rule returned, for the inputs that need one."""
+    """The cotangents a ``vjp_all`` rule returned, for the inputs that need one, their
+    shapes checked as ``call_vjp`` checks one rule's."""
     grads = list(grads)
     if len(grads) != len(needed):
         raise ValueError(f"The VJP rule of {node.name} returned {len(grads)} "
                          f"gradients for {len(needed)} inputs.")
-    return [grad if need else None for grad, need in zip(grads, needed)]
+    in_grads = [grad if need else None for grad, need in zip(grads, needed)]
+    for i, g in enumerate(in_grads):
+        if g is not None and g.shape != node.inputs[i].shape:
+            _check_shape(node, in_grads, i)
+    return in_grads
 
 
 def _check_shape(node, in_grads, i):

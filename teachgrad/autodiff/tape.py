@@ -213,9 +213,7 @@ class GradientTape:
         with in_own_context(self, target):
             asked = TapeQuestion(self, target, sources, output_gradients,
                                  free=not self.persistent)
-            found = backward(asked.targets, asked.seeds, asked.watched, asked.producer,
-                             observer=current_observer(), on_done=asked.on_done,
-                             all_reached=asked.all_reached)
+            found = backward(**asked.engine_arguments(), observer=current_observer())
             grads = asked.answer(found, unconnected)
         if self.persistent:   # for drawings of what it recorded (tg.viz.draw)
             self._last = {s.id: g for s, g in zip(nest.flatten(sources), nest.flatten(grads))

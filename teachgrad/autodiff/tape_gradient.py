@@ -63,6 +63,12 @@ class TapeQuestion:
         self.on_done = _forgetter(producers) if free else None
         self.all_reached = across is None and record.starts_from(self.watched)
 
+    def engine_arguments(self):
+        """``backward``'s arguments for this question (all but the observer)."""
+        return dict(targets=self.targets, target_grads=self.seeds, sources=self.watched,
+                    producer=self.producer, on_done=self.on_done,
+                    all_reached=self.all_reached)
+
     def answer(self, found, unconnected):
         """The gradients of the sources, packed as they were given, from the engine's
         ``found`` (one per watched tensor; ``unconnected``: an ``UnconnectedGradients``)."""
@@ -82,9 +88,7 @@ def differentiate(tape, target, sources, output_gradients, unconnected, free=Fal
     ``sources``: one run of the engine, as ``GradientTape.gradient`` makes it (the
     jacobians call this once per seed, or once mapped over every seed)."""
     asked = TapeQuestion(tape, target, sources, output_gradients, free)
-    found = backward(asked.targets, asked.seeds, asked.watched, asked.producer,
-                     observer=events.current_observer(), on_done=asked.on_done,
-                     all_reached=asked.all_reached)
+    found = backward(**asked.engine_arguments(), observer=events.current_observer())
     return asked.answer(found, unconnected)
 
 

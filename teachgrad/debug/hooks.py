@@ -3,7 +3,7 @@
 A check is a recorder (see ``teachgrad.state``) that sees ops in every
 context. While it is on the recorder stack,
 
-* ``bind`` calls ``check.record(node)``: ``ran(node)`` after an eager op has
+* the interpreters call ``check.record(node)``: ``ran(node)`` after an eager op has
   computed its outputs, ``built(node)`` when an op is added to a graph,
 * a ``Session`` calls ``check.ran_in_graph(node, inputs, outputs)`` with the
   arrays of each graph node it runs.

@@ -4,7 +4,7 @@ Inside ``tg.vectorized_map(fn, elems)`` (or ``tg.vmap``), ``fn`` is written for 
 example, but it runs once, on the whole batch. Each value that differs from example to
 example is a ``BatchedTensor``: it shows ``fn`` one example's shape, and holds the
 whole batch underneath (``.batched``, with the batch on axis 0). When an op meets one,
-``bind`` hands it here instead of computing: the op's **batching rule** says how to
+the map's interpreter (``Batching``) takes it instead of computing: the op's **batching rule** says how to
 compute the op for every example at once with ordinary ops on the batch::
 
     rule(values, batched, **params) -> (outputs, out_batched)

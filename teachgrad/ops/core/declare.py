@@ -12,7 +12,7 @@ An ``Op`` is a name plus the math that defines it:
 * what the graph optimiser may assume (``defeffect``), and whether it is a fused op.
 
 An op's module declares all of them right after its forward computation: one op,
-one block. ``teachgrad.ops.core`` applies ops (``bind``); the backward engine only
+one block. ``teachgrad.ops.core.apply`` applies ops (its interpreters); the backward engine only
 ever sees ``Node``s, the records of applications.
 
 **Which rules run on arrays.** A backward pass that nothing records runs its rules in

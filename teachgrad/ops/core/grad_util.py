@@ -49,7 +49,7 @@ def value_of(t):
 
 def as_tensor(x, name, where):
     """``x`` (the argument ``name`` of ``where``) as a Tensor, for an op that reads its
-    shape before ``bind``: a number or nested list becomes a constant (checked, with a
+    shape before it hands itself over: a number or nested list becomes a constant (checked, with a
     message naming the argument); a Tensor, Variable or symbolic tensor is kept; a list
     holding tensors is their ``tg.stack``."""
     if isinstance(x, Tensor):
