@@ -11,17 +11,28 @@ times, in µs per op (median of many runs, interleaved so that noise hits all al
 * ``backward``: ``tape.gradient`` alone, on a persistent tape recorded once per
   repeat (the pending counts, the engine's loop, the VJP rules);
 * ``backward, rules on Tensors``: the same with the rules handed Tensors, as when
-  something records the backward pass (issue 21's boxed path, forced here).
+  something records the backward pass (issue 21's boxed path, forced here);
+* ``bare loop, same rules``: the floor under ``backward``: the same recording walked by
+  ``bare_backward``, a loop with nothing but the pending counts, a queue and a dict
+  of cotangents, calling the same VJP rules on the same arrays. What ``backward``
+  costs over it is the engine's machinery (the events' hooks, summing and keeping
+  contributions, which inputs need one, the rule call's checks, letting go of nodes);
+* ``pending counts``: the walk back that both start with (``pending_counts``).
 
 The process is pinned to one core when the platform allows it (``os.sched_setaffinity``).
 """
 import argparse
+import collections
 import os
 import statistics
 import time
 
+import numpy as np
+
 import teachgrad as tg
 from teachgrad.autodiff import engine
+from teachgrad.autodiff.pending import pending_counts
+from teachgrad.ops.core.apply import mode
 
 N_OPS = 2000
 
@@ -67,6 +78,61 @@ def backward_timer(tensors):
     return timed
 
 
+def bare_backward(tape, x, y):
+    """d y / d x for the chain on ``tape``, by the least loop that can compute it: the
+    engine's pending counts (the same walk) and queue, one cotangent per tensor (a chain
+    sums nothing), the same VJP rules on the nodes' arrays. It leaves out all the engine
+    does for other graphs and for the people watching (events, several contributions,
+    stop nodes, shape checks, IndexedSlices, letting go of nodes): a floor, not an engine."""
+    producers = tape.recorded.producers
+    parents, pending = pending_counts([y], [x], producers.get, all_reached=True)
+    cotangents = {y.id: np.float64(1.0)}
+    queue = collections.deque([producers[y.id]])
+    with mode(arrays=True):
+        while queue:
+            node = queue.popleft()
+            node_parents = parents.pop(node)
+            ct = cotangents.pop(node.outputs[0].id)
+            inputs = node.inputs
+            values = [t.value for t in inputs]
+            ans = node.outputs[0].value
+            for i, rule in enumerate(node.op.vjp_rules):
+                if node_parents[i] is not None or inputs[i].id == x.id:
+                    cotangents[inputs[i].id] = rule(ct, ans, *values, **node.params)
+            for parent in node_parents:
+                if parent is not None:
+                    pending[parent] -= 1
+                    if pending[parent] == 0:
+                        queue.append(parent)
+    return cotangents[x.id]
+
+
+def bare_timer():
+    """A function timing ``bare_backward`` (the recording made outside the clock); the
+    first call checks it against ``tape.gradient``."""
+    def timed():
+        tape, x, y = recorded()
+        t0 = time.perf_counter()
+        bare_backward(tape, x, y)
+        return time.perf_counter() - t0
+    tape, x, y = recorded()
+    got = float(bare_backward(tape, x, y))
+    want = float(tape.gradient(y, x))
+    if got != want:
+        raise AssertionError(f"the bare loop gives {got!r}, tape.gradient {want!r}")
+    return timed
+
+
+def pending_timer():
+    """A function timing the pending counts' walk alone, on a fresh recording."""
+    def timed():
+        tape, x, y = recorded()
+        t0 = time.perf_counter()
+        pending_counts([y], [x], tape.recorded.producers.get, all_reached=True)
+        return time.perf_counter() - t0
+    return timed
+
+
 def clocked(f):
     def timed():
         t0 = time.perf_counter()
@@ -84,7 +150,8 @@ def main(argv=None):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     tasks = {"run": clocked(forward_only), "run + record": clocked(recorded),
              "backward": backward_timer(False),
-             "backward, rules on Tensors": backward_timer(True)}
+             "backward, rules on Tensors": backward_timer(True),
+             "bare loop, same rules": bare_timer(), "pending counts": pending_timer()}
     if not hasattr(engine, "_rules_take_arrays"):   # before issue 21: always on Tensors
         del tasks["backward, rules on Tensors"]
     times = {name: [] for name in tasks}
