@@ -481,6 +481,19 @@ def test_a_traced_jacobian_of_a_matrix_vector_layer_is_one_matrix_product():
     assert "call" not in ops
 
 
+def test_a_fused_cotangent_op_computes_its_shared_input_once_per_jacobian():
+    """Under the Jacobian's map the seeds are batched and tanh's output y is shared: the
+    cotangent ``(1 - y * y) * seeds`` is computed by the fused op's own steps, which
+    broadcast, so ``1 - y * y`` is worked out once for the 4 rows, not on y repeated
+    along the batch (no ``repeat_like`` node in the traced graph)."""
+    x = tg.constant(X)
+    traced = tg.function(tg.jacrev(_matmul_tanh))
+    want = (1 - np.tanh(W @ X + B) ** 2)[:, None] * W
+    np.testing.assert_allclose(traced(x).numpy(), want, rtol=1e-12, atol=1e-14)
+    _, ops = _products(traced, x)
+    assert "repeat_like" not in ops
+
+
 def test_a_traced_hvp_runs_as_many_products_as_forward_over_reverse_needs():
     """tg.function over tg.hvp is one graph the optimiser sees whole: the gradient's
     own products for the weights (which only their tangents need) are pruned, leaving

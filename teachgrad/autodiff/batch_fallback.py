@@ -14,9 +14,10 @@ import os
 import sys
 import warnings
 
+from .. import ops
 from ..ops import getitem, stack
 from ..ops.core.apply import innermost, mode
-from ..ops.shape.reshape import move_to_rank, repeat_like
+from ..ops.shape.reshape import move_to_rank
 from ..state import state
 
 
@@ -62,18 +63,25 @@ def elementwise_rule(op):
     along the batch axis by themselves).
 
     A fused op (``tanh_grad``...) takes no broadcasting: its VJP rules give each input a
-    cotangent of the output's shape. So its unbatched inputs are repeated along the
-    batch first (``repeat_like``, whose VJP sums the batch back): a tape around the map,
-    differentiating it again (a Jacobian of a Jacobian), then sees inputs of one shape."""
+    cotangent of the output's shape. So where one of its inputs is shared by every
+    example, the batch is computed by its elementwise recipe instead, the ops it fuses
+    (``(1 - y * y) * g``), which broadcast: the shared part is computed once, not once
+    per example, and a tape around the map, differentiating it again (a Jacobian of a
+    Jacobian), sees ops whose rules sum a shared input's cotangent back."""
     def rule(values, batched, **params):
-        if op.fused:
-            like = next(v for v, b in zip(values, batched) if b)
-            values = [v if b else repeat_like(v, like) for v, b in zip(values, batched)]
-            return innermost.process(op, *values, **params), True
         rank = max(v.ndim - b for v, b in zip(values, batched))
         aligned = [move_to_rank(v, rank) if b else v for v, b in zip(values, batched)]
+        if op.fused and not all(batched):
+            return op.elementwise(_public_op, *aligned, **params), True
         return innermost.process(op, *aligned, **params), True
     return rule
+
+
+def _public_op(name, *args, dtype=None):
+    """One step of a fused op's recipe, as the public op of that name (``"multiply"``
+    is ``tg.multiply``). ``dtype`` is the optimiser's note of the step's result dtype,
+    which the op gives by itself."""
+    return getattr(ops, name)(*args)
 
 
 def loop_rule(op, warn=True):
