@@ -79,9 +79,10 @@ def elementwise_rule(op):
 
 def _public_op(name, *args, dtype=None):
     """One step of a fused op's recipe, as the public op of that name (``"multiply"``
-    is ``tg.multiply``). ``dtype`` is the optimiser's note of the step's result dtype,
-    which the op gives by itself."""
-    return getattr(ops, name)(*args)
+    is ``tg.multiply``), its result in the recipe's ``dtype`` where the step names one
+    (``greater``'s bool, which the op gives by itself)."""
+    out = getattr(ops, name)(*args)
+    return out if dtype is None or out.dtype == dtype else ops.cast(out, dtype)
 
 
 def loop_rule(op, warn=True):
